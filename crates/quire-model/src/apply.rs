@@ -1,0 +1,782 @@
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use crate::error::{OpError, OpErrorCode};
+use crate::ids::generated_id;
+use crate::op::{NewTabKind, Op, OpOutcome, SlideInput};
+use crate::tab::{Deck, FileMeta, Sheet, SheetTab, Slide, Source, Tab, TabData};
+use crate::url_norm::{normalize_url, web_url};
+use crate::{Note, TabId, TabKind, Timestamp, limits};
+
+/// What `apply` needs from the outside world: the time and who is writing.
+#[derive(Debug, Clone, Copy)]
+pub struct ApplyCtx<'a> {
+    pub now: Timestamp,
+    pub author: &'a str,
+}
+
+/// The result of applying a batch: the new Note (its `version` not yet bumped: the store does
+/// that when it commits), which tabs changed, and what each operation produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Applied {
+    pub note: Note,
+    /// Tabs whose content, label or position changed, or that were created or deleted, in the
+    /// order they were first touched.
+    pub changed_tab_ids: Vec<TabId>,
+    pub title_changed: bool,
+    pub outcomes: Vec<OpOutcome>,
+    /// A short human summary for the history.
+    pub summary: String,
+}
+
+impl Applied {
+    /// True when the batch left the Note as it was (e.g. citing a page already attached).
+    pub fn is_noop(&self) -> bool {
+        self.changed_tab_ids.is_empty() && !self.title_changed
+    }
+}
+
+/// Applies `ops` to `note`, all or nothing. Pure: the input is untouched, the time and author
+/// come from `ctx`, generated IDs come from the Note's own counter.
+pub fn apply(note: &Note, ops: &[Op], ctx: &ApplyCtx<'_>) -> Result<Applied, OpError> {
+    if ops.is_empty() {
+        return Err(OpError::invalid(
+            "changes",
+            "at least one change is required",
+        ));
+    }
+    let mut next = note.clone();
+    let mut touched = Vec::new();
+    let mut outcomes = Vec::with_capacity(ops.len());
+    let mut summaries = Vec::with_capacity(ops.len());
+    for (index, op) in ops.iter().enumerate() {
+        let (outcome, summary) =
+            apply_one(&mut next, op, ctx, &mut touched).map_err(|e| OpError { index, ..e })?;
+        outcomes.push(outcome);
+        summaries.push(summary);
+    }
+    let changed_tab_ids = really_changed(note, &next, touched);
+    let title_changed = note.title != next.title;
+    Ok(Applied {
+        note: next,
+        changed_tab_ids,
+        title_changed,
+        outcomes,
+        summary: clip(&summaries.join("; "), 240),
+    })
+}
+
+/// A new state equal to `old`, to be committed on top of `current`: restoring a version is an
+/// ordinary write (history is never rewritten). The ID counter never goes back.
+pub fn restore(current: &Note, old: &Note) -> Applied {
+    let mut note = old.clone();
+    note.id = current.id.clone();
+    note.version = current.version;
+    note.seq = current.seq.max(old.seq);
+    let mut touched: Vec<TabId> = current.tab_ids();
+    for id in old.tab_ids() {
+        if !touched.contains(&id) {
+            touched.push(id);
+        }
+    }
+    let changed_tab_ids = really_changed(current, &note, touched);
+    let title_changed = current.title != note.title;
+    Applied {
+        summary: format!("restored version {}", old.version),
+        note,
+        changed_tab_ids,
+        title_changed,
+        outcomes: Vec::new(),
+    }
+}
+
+/// Keeps the touched tabs whose state differs between `before` and `after`.
+fn really_changed(before: &Note, after: &Note, touched: Vec<TabId>) -> Vec<TabId> {
+    let mut seen = HashSet::new();
+    touched
+        .into_iter()
+        .filter(|id| seen.insert(id.clone()))
+        .filter(|id| {
+            let a = before.tabs.iter().position(|t| &t.id == id);
+            let b = after.tabs.iter().position(|t| &t.id == id);
+            match (a, b) {
+                (Some(i), Some(j)) => i != j || before.tabs[i] != after.tabs[j],
+                (None, None) => false,
+                _ => true,
+            }
+        })
+        .collect()
+}
+
+fn clip(s: &str, max_chars: usize) -> String {
+    if s.chars().count() <= max_chars {
+        return s.to_owned();
+    }
+    let mut out: String = s.chars().take(max_chars - 1).collect();
+    out.push('…');
+    out
+}
+
+type OpResult = Result<(OpOutcome, String), OpError>;
+
+fn apply_one(note: &mut Note, op: &Op, ctx: &ApplyCtx<'_>, touched: &mut Vec<TabId>) -> OpResult {
+    match op {
+        Op::ReplaceText { tab_id, text } => {
+            let tab = tab_mut(note, tab_id)?;
+            let TabData::Markdown(current) = &mut tab.data else {
+                return Err(wrong_kind(tab, "replace_text", "a markdown"));
+            };
+            *current = text.clone();
+            touched.push(tab_id.clone());
+            Ok((
+                OpOutcome::Edited {
+                    tab_id: tab_id.clone(),
+                },
+                format!("replaced the text of {tab_id}"),
+            ))
+        }
+        Op::ReplaceTabData { tab_id, data } => {
+            let tab = tab_mut(note, tab_id)?;
+            tab.data = parse_tab_data(tab, data)?;
+            touched.push(tab_id.clone());
+            Ok((
+                OpOutcome::Edited {
+                    tab_id: tab_id.clone(),
+                },
+                format!("replaced the content of {tab_id}"),
+            ))
+        }
+        Op::SlideAdd {
+            tab_id,
+            title,
+            body,
+            notes,
+        } => {
+            let input = SlideInput {
+                title: title.clone(),
+                body: body.clone(),
+                notes: notes.clone(),
+            };
+            let slide_ids = add_slides(note, tab_id, std::slice::from_ref(&input), ctx)?;
+            touched.push(tab_id.clone());
+            Ok((
+                OpOutcome::SlidesAdded {
+                    tab_id: tab_id.clone(),
+                    slide_ids,
+                },
+                format!("added slide \"{}\" to {tab_id}", clip(title, 40)),
+            ))
+        }
+        Op::SlidesAddOutline { tab_id, slides } => {
+            check_outline(slides)?;
+            let slide_ids = add_slides(note, tab_id, slides, ctx)?;
+            touched.push(tab_id.clone());
+            Ok((
+                OpOutcome::SlidesAdded {
+                    tab_id: tab_id.clone(),
+                    slide_ids,
+                },
+                format!("added {} slides to {tab_id}", slides.len()),
+            ))
+        }
+        Op::SheetSetRange {
+            tab_id,
+            sheet_id,
+            start_row,
+            start_col,
+            values,
+        } => {
+            let tab = tab_mut(note, tab_id)?;
+            let TabData::Sheet(sheets) = &mut tab.data else {
+                return Err(wrong_kind(tab, "sheet_set_range", "a sheet"));
+            };
+            let sheet = match sheet_id {
+                Some(id) => sheets
+                    .sheets
+                    .iter_mut()
+                    .find(|s| &s.id == id)
+                    .ok_or_else(|| {
+                        OpError::new(
+                            OpErrorCode::ItemNotFound,
+                            "sheet_id",
+                            format!("no sheet {id:?} in tab {tab_id}"),
+                        )
+                    })?,
+                None => sheets
+                    .sheets
+                    .first_mut()
+                    .ok_or_else(|| OpError::invalid("sheet_id", "this tab has no sheet"))?,
+            };
+            let cells = set_range(sheet, *start_row, *start_col, values)?;
+            touched.push(tab_id.clone());
+            Ok((
+                OpOutcome::Edited {
+                    tab_id: tab_id.clone(),
+                },
+                format!("set {cells} cells in {tab_id}"),
+            ))
+        }
+        Op::CreateTab {
+            tab_type,
+            label,
+            slides,
+        } => {
+            let kind = TabKind::from(*tab_type);
+            let label = match label {
+                Some(l) => check_label(l)?,
+                None => match tab_type {
+                    NewTabKind::Slides => "Slides".to_owned(),
+                    NewTabKind::Sheet => "Sheet".to_owned(),
+                },
+            };
+            note.seq += 1;
+            let id = TabId::new(generated_id(kind.as_str(), note.seq, ctx.now));
+            let data = match (tab_type, slides) {
+                (NewTabKind::Sheet, Some(_)) => {
+                    return Err(OpError::invalid(
+                        "slides",
+                        "only a slides tab starts from an outline",
+                    ));
+                }
+                (NewTabKind::Sheet, None) => TabData::Sheet(SheetTab {
+                    sheets: vec![Sheet {
+                        id: "s1".to_owned(),
+                        name: "Sheet 1".to_owned(),
+                        rows: Vec::new(),
+                    }],
+                }),
+                (NewTabKind::Slides, outline) => {
+                    let mut deck = Deck {
+                        theme: Default::default(),
+                        slides: Vec::new(),
+                    };
+                    if let Some(outline) = outline {
+                        check_outline(outline)?;
+                        push_slides(&mut deck, &mut note.seq, outline, ctx.now);
+                    }
+                    TabData::Slides(deck)
+                }
+            };
+            note.tabs.push(Tab {
+                id: id.clone(),
+                label,
+                data,
+            });
+            touched.push(id.clone());
+            Ok((
+                OpOutcome::TabCreated { tab_id: id.clone() },
+                format!("created {kind} tab {id}"),
+            ))
+        }
+        Op::RenameTab { tab_id, label } => {
+            let label = check_label(label)?;
+            let tab = tab_mut(note, tab_id)?;
+            let summary = format!("renamed {tab_id} to \"{}\"", clip(&label, 40));
+            tab.label = label;
+            touched.push(tab_id.clone());
+            Ok((
+                OpOutcome::Edited {
+                    tab_id: tab_id.clone(),
+                },
+                summary,
+            ))
+        }
+        Op::MoveTab { tab_id, index } => {
+            let from = tab_index(note, tab_id)?;
+            let last = note.tabs.len() - 1;
+            if *index > last {
+                return Err(OpError::invalid(
+                    "index",
+                    format!("{index} is past the end of the strip (0 to {last})"),
+                ));
+            }
+            let tab = note.tabs.remove(from);
+            note.tabs.insert(*index, tab);
+            touched.push(tab_id.clone());
+            Ok((
+                OpOutcome::Edited {
+                    tab_id: tab_id.clone(),
+                },
+                format!("moved {tab_id} to position {index}"),
+            ))
+        }
+        Op::DeleteTab { tab_id } => {
+            let at = tab_index(note, tab_id)?;
+            let kind = note.tabs[at].kind();
+            if kind.is_fixed() {
+                return Err(OpError::invalid(
+                    "tab_id",
+                    format!("the {kind} tab is fixed and cannot be deleted"),
+                ));
+            }
+            note.tabs.remove(at);
+            touched.push(tab_id.clone());
+            Ok((
+                OpOutcome::TabDeleted {
+                    tab_id: tab_id.clone(),
+                },
+                format!("deleted {tab_id}"),
+            ))
+        }
+        Op::SetTitle { title } => {
+            let title = title.trim();
+            if title.chars().count() > limits::TITLE_CHARS {
+                return Err(OpError::invalid(
+                    "title",
+                    format!("longer than {} characters", limits::TITLE_CHARS),
+                ));
+            }
+            note.title = title.to_owned();
+            Ok((
+                OpOutcome::TitleSet,
+                format!("retitled \"{}\"", clip(title, 40)),
+            ))
+        }
+        Op::AddSource { title, url } => {
+            let title = title.trim();
+            if title.is_empty() {
+                return Err(OpError::invalid("title", "must not be empty"));
+            }
+            let normalized = normalize_url(url)
+                .map_err(|e| OpError::new(OpErrorCode::InvalidUrl, "url", e.to_string()))?;
+            let display = web_url(url)
+                .map_err(|e| OpError::new(OpErrorCode::InvalidUrl, "url", e.to_string()))?;
+            let seq = note.seq + 1;
+            let tab = fixed_tab_mut(note, TabId::SOURCES)?;
+            let TabData::Sources(sources) = &mut tab.data else {
+                return Err(wrong_kind(tab, "add_source", "the sources"));
+            };
+            if let Some(existing) = sources.iter().find(|s| s.normalized_url == normalized) {
+                return Ok((
+                    OpOutcome::SourceAdded {
+                        source_id: existing.id.clone(),
+                        already_attached: true,
+                    },
+                    format!("source already attached: {normalized}"),
+                ));
+            }
+            let id = generated_id("src", seq, ctx.now);
+            sources.push(Source {
+                id: id.clone(),
+                title: title.to_owned(),
+                url: display,
+                normalized_url: normalized.clone(),
+                added_by: ctx.author.to_owned(),
+                added_at: ctx.now.to_rfc3339(),
+            });
+            note.seq = seq;
+            touched.push(TabId::new(TabId::SOURCES));
+            Ok((
+                OpOutcome::SourceAdded {
+                    source_id: id,
+                    already_attached: false,
+                },
+                format!("cited {normalized}"),
+            ))
+        }
+        Op::RemoveSource { source_id } => {
+            let tab = fixed_tab_mut(note, TabId::SOURCES)?;
+            let TabData::Sources(sources) = &mut tab.data else {
+                return Err(wrong_kind(tab, "remove_source", "the sources"));
+            };
+            let at = sources
+                .iter()
+                .position(|s| &s.id == source_id)
+                .ok_or_else(|| not_found("source_id", "source", source_id))?;
+            let removed = sources.remove(at);
+            touched.push(TabId::new(TabId::SOURCES));
+            Ok((
+                OpOutcome::Removed {
+                    tab_id: TabId::new(TabId::SOURCES),
+                    id: source_id.clone(),
+                },
+                format!("removed source {}", removed.normalized_url),
+            ))
+        }
+        Op::AddFile {
+            name,
+            mime,
+            size,
+            sha256,
+        } => {
+            let name = name.trim();
+            if name.is_empty() {
+                return Err(OpError::invalid("name", "must not be empty"));
+            }
+            if !mime.contains('/') {
+                return Err(OpError::invalid(
+                    "mime",
+                    format!("{mime:?} is not a media type such as text/plain"),
+                ));
+            }
+            if sha256.len() != 64
+                || !sha256
+                    .bytes()
+                    .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+            {
+                return Err(OpError::invalid(
+                    "sha256",
+                    "must be 64 lower-case hex digits",
+                ));
+            }
+            let seq = note.seq + 1;
+            let tab = fixed_tab_mut(note, TabId::FILES)?;
+            let TabData::Files(files) = &mut tab.data else {
+                return Err(wrong_kind(tab, "add_file", "the files"));
+            };
+            let id = generated_id("file", seq, ctx.now);
+            files.push(FileMeta {
+                id: id.clone(),
+                name: name.to_owned(),
+                mime: mime.clone(),
+                size: *size,
+                sha256: sha256.clone(),
+                added_by: ctx.author.to_owned(),
+                added_at: ctx.now.to_rfc3339(),
+            });
+            note.seq = seq;
+            touched.push(TabId::new(TabId::FILES));
+            Ok((
+                OpOutcome::FileAdded { file_id: id },
+                format!("attached {}", clip(name, 60)),
+            ))
+        }
+        Op::RemoveFile { file_id } => {
+            let tab = fixed_tab_mut(note, TabId::FILES)?;
+            let TabData::Files(files) = &mut tab.data else {
+                return Err(wrong_kind(tab, "remove_file", "the files"));
+            };
+            let at = files
+                .iter()
+                .position(|f| &f.id == file_id)
+                .ok_or_else(|| not_found("file_id", "file", file_id))?;
+            let removed = files.remove(at);
+            touched.push(TabId::new(TabId::FILES));
+            Ok((
+                OpOutcome::Removed {
+                    tab_id: TabId::new(TabId::FILES),
+                    id: file_id.clone(),
+                },
+                format!("removed file {}", clip(&removed.name, 60)),
+            ))
+        }
+        Op::SetSlideLayout {
+            tab_id,
+            slide_id,
+            layout,
+        } => {
+            let deck = deck_mut(note, tab_id, "set_slide_layout")?;
+            let slide = deck
+                .slides
+                .iter_mut()
+                .find(|s| &s.id == slide_id)
+                .ok_or_else(|| not_found("slide_id", "slide", slide_id))?;
+            slide.layout = *layout;
+            touched.push(tab_id.clone());
+            Ok((
+                OpOutcome::Edited {
+                    tab_id: tab_id.clone(),
+                },
+                format!("changed a slide layout in {tab_id}"),
+            ))
+        }
+        Op::SetTheme { tab_id, theme } => {
+            let deck = deck_mut(note, tab_id, "set_theme")?;
+            deck.theme = *theme;
+            touched.push(tab_id.clone());
+            Ok((
+                OpOutcome::Edited {
+                    tab_id: tab_id.clone(),
+                },
+                format!("changed the theme of {tab_id}"),
+            ))
+        }
+    }
+}
+
+fn tab_list(note: &Note) -> String {
+    note.tabs
+        .iter()
+        .map(|t| t.id.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn tab_index(note: &Note, id: &TabId) -> Result<usize, OpError> {
+    note.tabs.iter().position(|t| &t.id == id).ok_or_else(|| {
+        OpError::new(
+            OpErrorCode::TabNotFound,
+            "tab_id",
+            format!(
+                "no tab {:?} in this note (its tabs are: {}); use an exact tab ID",
+                id.as_str(),
+                tab_list(note)
+            ),
+        )
+    })
+}
+
+fn tab_mut<'n>(note: &'n mut Note, id: &TabId) -> Result<&'n mut Tab, OpError> {
+    let at = tab_index(note, id)?;
+    Ok(&mut note.tabs[at])
+}
+
+fn fixed_tab_mut<'n>(note: &'n mut Note, id: &str) -> Result<&'n mut Tab, OpError> {
+    tab_mut(note, &TabId::new(id))
+}
+
+fn deck_mut<'n>(note: &'n mut Note, id: &TabId, op: &str) -> Result<&'n mut Deck, OpError> {
+    let tab = tab_mut(note, id)?;
+    if !matches!(tab.data, TabData::Slides(_)) {
+        return Err(wrong_kind(tab, op, "a slides"));
+    }
+    match &mut tab.data {
+        TabData::Slides(deck) => Ok(deck),
+        _ => Err(OpError::invalid("tab_id", "not a slides tab")),
+    }
+}
+
+fn wrong_kind(tab: &Tab, op: &str, wanted: &str) -> OpError {
+    OpError::invalid(
+        "tab_id",
+        format!(
+            "{:?} is a {} tab; {op} works on {wanted} tab",
+            tab.id.as_str(),
+            tab.kind()
+        ),
+    )
+}
+
+fn not_found(field: &str, what: &str, id: &str) -> OpError {
+    OpError::new(
+        OpErrorCode::ItemNotFound,
+        field,
+        format!("no {what} {id:?} in this note"),
+    )
+}
+
+fn check_label(label: &str) -> Result<String, OpError> {
+    let label = label.trim();
+    if label.is_empty() {
+        return Err(OpError::invalid("label", "must not be empty"));
+    }
+    if label.chars().count() > limits::LABEL_CHARS {
+        return Err(OpError::invalid(
+            "label",
+            format!("longer than {} characters", limits::LABEL_CHARS),
+        ));
+    }
+    Ok(label.to_owned())
+}
+
+fn check_outline(slides: &[SlideInput]) -> Result<(), OpError> {
+    if slides.is_empty() {
+        return Err(OpError::invalid(
+            "slides",
+            "minItems 1: an outline needs a slide",
+        ));
+    }
+    if slides.len() > limits::OUTLINE_SLIDES {
+        return Err(OpError::invalid(
+            "slides",
+            format!(
+                "maxItems {}: {} slides given; send the rest with another call",
+                limits::OUTLINE_SLIDES,
+                slides.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn add_slides(
+    note: &mut Note,
+    tab_id: &TabId,
+    slides: &[SlideInput],
+    ctx: &ApplyCtx<'_>,
+) -> Result<Vec<String>, OpError> {
+    let mut seq = note.seq;
+    let deck = deck_mut(note, tab_id, "adding slides")?;
+    let ids = push_slides(deck, &mut seq, slides, ctx.now);
+    note.seq = seq;
+    Ok(ids)
+}
+
+fn push_slides(
+    deck: &mut Deck,
+    seq: &mut u64,
+    slides: &[SlideInput],
+    now: Timestamp,
+) -> Vec<String> {
+    slides
+        .iter()
+        .map(|s| {
+            *seq += 1;
+            let id = generated_id("slide", *seq, now);
+            deck.slides.push(Slide {
+                id: id.clone(),
+                title: s.title.clone(),
+                body: s.body.clone(),
+                notes: s.notes.clone(),
+                layout: Default::default(),
+            });
+            id
+        })
+        .collect()
+}
+
+fn parse_tab_data(tab: &Tab, data: &Value) -> Result<TabData, OpError> {
+    let kind = tab.kind();
+    if matches!(kind, TabKind::Sources | TabKind::Files) {
+        return Err(OpError::invalid(
+            "tab_id",
+            format!(
+                "the {kind} tab changes only through its own operations (add/remove), not replace_tab_data"
+            ),
+        ));
+    }
+    let parsed = TabData::from_value(kind, data.clone())
+        .map_err(|e| OpError::invalid("data", format!("not {kind} tab data: {e}")))?;
+    match &parsed {
+        TabData::Sheet(sheets) => check_sheets(sheets)?,
+        TabData::Slides(deck) => check_deck(deck)?,
+        _ => {}
+    }
+    Ok(parsed)
+}
+
+fn check_sheets(tab: &SheetTab) -> Result<(), OpError> {
+    if tab.sheets.is_empty() {
+        return Err(OpError::invalid(
+            "data.sheets",
+            "a sheet tab holds at least one sheet",
+        ));
+    }
+    let mut ids = HashSet::new();
+    for (i, sheet) in tab.sheets.iter().enumerate() {
+        if sheet.id.trim().is_empty() {
+            return Err(OpError::invalid(
+                format!("data.sheets[{i}].id"),
+                "must not be empty",
+            ));
+        }
+        if !ids.insert(sheet.id.as_str()) {
+            return Err(OpError::invalid(
+                format!("data.sheets[{i}].id"),
+                format!("{:?} is used twice", sheet.id),
+            ));
+        }
+        check_grid(&sheet.rows, &format!("data.sheets[{i}].rows"))?;
+    }
+    Ok(())
+}
+
+fn check_grid(rows: &[Vec<Value>], field: &str) -> Result<(), OpError> {
+    if rows.len() > limits::SHEET_ROWS {
+        return Err(OpError::invalid(
+            field,
+            format!("more than {} rows", limits::SHEET_ROWS),
+        ));
+    }
+    let mut cells = 0usize;
+    for (r, row) in rows.iter().enumerate() {
+        if row.len() > limits::SHEET_COLS {
+            return Err(OpError::invalid(
+                format!("{field}[{r}]"),
+                format!("more than {} columns", limits::SHEET_COLS),
+            ));
+        }
+        cells += row.len();
+        for (c, cell) in row.iter().enumerate() {
+            if cell.is_array() || cell.is_object() {
+                return Err(OpError::invalid(
+                    format!("{field}[{r}][{c}]"),
+                    "a cell is a string, number, boolean or null",
+                ));
+            }
+        }
+    }
+    if cells > limits::SHEET_CELLS {
+        return Err(OpError::invalid(
+            field,
+            format!("more than {} cells", limits::SHEET_CELLS),
+        ));
+    }
+    Ok(())
+}
+
+fn check_deck(deck: &Deck) -> Result<(), OpError> {
+    let mut ids = HashSet::new();
+    for (i, slide) in deck.slides.iter().enumerate() {
+        if slide.id.trim().is_empty() {
+            return Err(OpError::invalid(
+                format!("data.slides[{i}].id"),
+                "must not be empty",
+            ));
+        }
+        if !ids.insert(slide.id.as_str()) {
+            return Err(OpError::invalid(
+                format!("data.slides[{i}].id"),
+                format!("{:?} is used twice", slide.id),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Writes `values` at (`start_row`, `start_col`), growing the grid with nulls. Returns the
+/// number of cells written.
+fn set_range(
+    sheet: &mut Sheet,
+    start_row: u64,
+    start_col: u64,
+    values: &[Vec<Value>],
+) -> Result<usize, OpError> {
+    if values.is_empty() {
+        return Err(OpError::invalid("values", "at least one row is required"));
+    }
+    check_grid(values, "values")?;
+    let width = values.iter().map(Vec::len).max().unwrap_or(0) as u64;
+    let end_row = start_row.saturating_add(values.len() as u64);
+    let end_col = start_col.saturating_add(width);
+    if end_row > limits::SHEET_ROWS as u64 {
+        return Err(OpError::invalid(
+            "start_row",
+            format!("the range ends past row {}", limits::SHEET_ROWS),
+        ));
+    }
+    if end_col > limits::SHEET_COLS as u64 {
+        return Err(OpError::invalid(
+            "start_col",
+            format!("the range ends past column {}", limits::SHEET_COLS),
+        ));
+    }
+    let (start_row, start_col) = (start_row as usize, start_col as usize);
+    let new_cells: usize =
+        sheet.rows.iter().map(Vec::len).sum::<usize>() + values.iter().map(Vec::len).sum::<usize>();
+    if new_cells > limits::SHEET_CELLS {
+        return Err(OpError::invalid(
+            "values",
+            format!(
+                "the sheet would hold more than {} cells",
+                limits::SHEET_CELLS
+            ),
+        ));
+    }
+    if sheet.rows.len() < start_row + values.len() {
+        sheet.rows.resize_with(start_row + values.len(), Vec::new);
+    }
+    let mut written = 0;
+    for (r, row) in values.iter().enumerate() {
+        let target = &mut sheet.rows[start_row + r];
+        if target.len() < start_col + row.len() {
+            target.resize(start_col + row.len(), Value::Null);
+        }
+        for (c, cell) in row.iter().enumerate() {
+            target[start_col + c] = cell.clone();
+            written += 1;
+        }
+    }
+    Ok(written)
+}

@@ -1,0 +1,64 @@
+use serde::{Deserialize, Serialize};
+
+use crate::{NoteId, Tab, TabData, TabId, Version};
+
+/// A Note: a title and a strip of tabs, at one version.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Note {
+    pub id: NoteId,
+    pub title: String,
+    pub version: Version,
+    pub tabs: Vec<Tab>,
+    /// The counter behind generated IDs (tabs, slides, sources, files). Never goes back, so no
+    /// ID is ever reused, not even after a restore.
+    #[serde(default)]
+    pub seq: u64,
+}
+
+/// A Note as listed: no tab contents.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NoteSummary {
+    pub id: NoteId,
+    pub title: String,
+    pub version: Version,
+    pub updated_at: String,
+    pub agent_access: bool,
+}
+
+impl Note {
+    /// A new Note at version 1 with the fixed tabs `markdown`, `files`, `sources`.
+    pub fn new(id: NoteId, title: String) -> Self {
+        Note {
+            id,
+            title,
+            version: Version(1),
+            tabs: vec![
+                Tab {
+                    id: TabId::new(TabId::MARKDOWN),
+                    label: "Note".to_owned(),
+                    data: TabData::Markdown(String::new()),
+                },
+                Tab {
+                    id: TabId::new(TabId::FILES),
+                    label: "Files".to_owned(),
+                    data: TabData::Files(Vec::new()),
+                },
+                Tab {
+                    id: TabId::new(TabId::SOURCES),
+                    label: "Sources".to_owned(),
+                    data: TabData::Sources(Vec::new()),
+                },
+            ],
+            seq: 0,
+        }
+    }
+
+    /// The tab with exactly this instance ID. Never matches by type, label or position.
+    pub fn tab(&self, id: &TabId) -> Option<&Tab> {
+        self.tabs.iter().find(|t| &t.id == id)
+    }
+
+    pub fn tab_ids(&self) -> Vec<TabId> {
+        self.tabs.iter().map(|t| t.id.clone()).collect()
+    }
+}

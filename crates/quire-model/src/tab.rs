@@ -1,0 +1,201 @@
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::{TabId, TabKind};
+
+/// One tab instance in a Note's strip. On the wire: `{id, type, label, data}`, where `data`'s
+/// shape follows `type` (a Markdown tab's `data` is its text, a JSON string).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawTab", into = "RawTab")]
+pub struct Tab {
+    pub id: TabId,
+    pub label: String,
+    pub data: TabData,
+}
+
+impl Tab {
+    pub fn kind(&self) -> TabKind {
+        self.data.kind()
+    }
+}
+
+/// The content of a tab, one variant per kind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TabData {
+    Markdown(String),
+    Sheet(SheetTab),
+    Slides(Deck),
+    Sources(Vec<Source>),
+    Files(Vec<FileMeta>),
+}
+
+impl TabData {
+    pub fn kind(&self) -> TabKind {
+        match self {
+            TabData::Markdown(_) => TabKind::Markdown,
+            TabData::Sheet(_) => TabKind::Sheet,
+            TabData::Slides(_) => TabKind::Slides,
+            TabData::Sources(_) => TabKind::Sources,
+            TabData::Files(_) => TabKind::Files,
+        }
+    }
+
+    /// The `data` member of the wire form.
+    pub fn to_value(&self) -> Value {
+        let v = match self {
+            TabData::Markdown(t) => serde_json::to_value(t),
+            TabData::Sheet(s) => serde_json::to_value(s),
+            TabData::Slides(d) => serde_json::to_value(d),
+            TabData::Sources(s) => serde_json::to_value(s),
+            TabData::Files(f) => serde_json::to_value(f),
+        };
+        // Serialising these plain structs cannot fail (no maps with non-string keys).
+        v.unwrap_or(Value::Null)
+    }
+
+    /// Parses the `data` member for a tab of `kind`.
+    pub fn from_value(kind: TabKind, data: Value) -> Result<Self, serde_json::Error> {
+        Ok(match kind {
+            TabKind::Markdown => TabData::Markdown(serde_json::from_value(data)?),
+            TabKind::Sheet => TabData::Sheet(serde_json::from_value(data)?),
+            TabKind::Slides => TabData::Slides(serde_json::from_value(data)?),
+            TabKind::Sources => TabData::Sources(serde_json::from_value(data)?),
+            TabKind::Files => TabData::Files(serde_json::from_value(data)?),
+        })
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct RawTab {
+    id: TabId,
+    #[serde(rename = "type")]
+    kind: TabKind,
+    label: String,
+    data: Value,
+}
+
+impl TryFrom<RawTab> for Tab {
+    type Error = serde_json::Error;
+    fn try_from(raw: RawTab) -> Result<Self, Self::Error> {
+        Ok(Tab {
+            id: raw.id,
+            label: raw.label,
+            data: TabData::from_value(raw.kind, raw.data)?,
+        })
+    }
+}
+
+impl From<Tab> for RawTab {
+    fn from(tab: Tab) -> Self {
+        RawTab {
+            id: tab.id,
+            kind: tab.data.kind(),
+            label: tab.label,
+            data: tab.data.to_value(),
+        }
+    }
+}
+
+/// A cell: a JSON scalar (null, boolean, number or string).
+pub type Cell = Value;
+
+/// A Sheet tab holds one or more sheets (grids of cells).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SheetTab {
+    pub sheets: Vec<Sheet>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sheet {
+    pub id: String,
+    pub name: String,
+    #[serde(default)]
+    pub rows: Vec<Vec<Cell>>,
+}
+
+/// A Slides deck: the person picks the theme and per-slide layouts; the agent writes only
+/// titles, bodies and speaker notes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Deck {
+    #[serde(default)]
+    pub theme: Theme,
+    #[serde(default)]
+    pub slides: Vec<Slide>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Slide {
+    pub id: String,
+    pub title: String,
+    #[serde(default)]
+    pub body: String,
+    #[serde(default)]
+    pub notes: String,
+    #[serde(default)]
+    pub layout: Layout,
+}
+
+/// The five deck themes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Theme {
+    #[default]
+    Paper,
+    Ink,
+    Ocean,
+    Forest,
+    Sunset,
+}
+
+impl Theme {
+    pub const ALL: [Theme; 5] = [
+        Theme::Paper,
+        Theme::Ink,
+        Theme::Ocean,
+        Theme::Forest,
+        Theme::Sunset,
+    ];
+}
+
+/// Per-slide layouts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Layout {
+    #[default]
+    TitleAndBody,
+    TitleOnly,
+    Section,
+    TwoColumn,
+    Quote,
+}
+
+/// A web citation. `normalized_url` is the Note-wide key: one source per page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Source {
+    pub id: String,
+    pub title: String,
+    pub url: String,
+    pub normalized_url: String,
+    pub added_by: String,
+    pub added_at: String,
+}
+
+/// Attachment metadata. The content never travels through the agent's channel.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileMeta {
+    pub id: String,
+    pub name: String,
+    pub mime: String,
+    pub size: u64,
+    pub sha256: String,
+    #[serde(default)]
+    pub added_by: String,
+    #[serde(default)]
+    pub added_at: String,
+}

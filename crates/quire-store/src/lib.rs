@@ -1,0 +1,56 @@
+//! The `Store` trait — where Quire's guarded write lives — and its SQLite implementation.
+//!
+//! Every write is one transaction: idempotency key first (a hit replays the stored result,
+//! whatever the version says now), then the compare-and-swap on the Note's version (stale: a
+//! typed [`Conflict`] naming the tabs changed since), then apply, bump, history, key + result.
+#![forbid(unsafe_code)]
+
+mod types;
+
+pub use types::{
+    Change, Conflict, NewNote, NoteMeta, Scope, StoreError, StoredNote, TokenRecord, VersionInfo,
+    WriteRequest, WriteResult,
+};
+
+use async_trait::async_trait;
+use quire_model::{Note, NoteId, NoteSummary, Version};
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// A place Notes live. Implementations: SQLite (this crate); PostgreSQL later, held to the same
+/// conformance suite (`tests/conformance.rs`).
+#[async_trait]
+pub trait Store: Send + Sync + 'static {
+    /// Creates a Note at version 1 with the fixed tabs. A repeated `idempotency_key` (scoped to
+    /// the author) returns the first Note, flagged as a replay.
+    async fn create_note(&self, new: NewNote) -> Result<(StoredNote, bool)>;
+
+    /// Every Note, most recently updated first.
+    async fn list_notes(&self) -> Result<Vec<NoteSummary>>;
+
+    /// The current state of a Note.
+    async fn get_note(&self, id: &NoteId) -> Result<StoredNote>;
+
+    /// The guarded write. See the crate docs for the order of checks.
+    async fn write(&self, req: WriteRequest) -> Result<WriteResult>;
+
+    /// Every version of the Note, oldest first.
+    async fn history(&self, id: &NoteId) -> Result<Vec<VersionInfo>>;
+
+    /// The Note as it was at `version`.
+    async fn note_at(&self, id: &NoteId, version: Version) -> Result<Note>;
+
+    /// Whether agents (MCP) may see this Note. Not a content change: no new version.
+    async fn set_agent_access(&self, id: &NoteId, approved: bool) -> Result<NoteMeta>;
+
+    /// Stores a bearer token by its hash (the token itself is never stored).
+    async fn create_token(
+        &self,
+        name: &str,
+        scopes: &[Scope],
+        token_hash: &str,
+    ) -> Result<TokenRecord>;
+
+    /// The token with this hash, if any.
+    async fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>>;
+}

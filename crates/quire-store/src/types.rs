@@ -1,0 +1,137 @@
+use quire_model::{Note, NoteId, Op, OpError, OpOutcome, TabId, Timestamp, Version};
+use serde::{Deserialize, Serialize};
+
+/// A Note to create. The caller passes the ID (a UUIDv7) and the time.
+#[derive(Debug, Clone)]
+pub struct NewNote {
+    pub id: NoteId,
+    pub title: String,
+    pub author: String,
+    pub now: Timestamp,
+    pub idempotency_key: Option<String>,
+}
+
+/// A Note with what the store knows about it beyond its content.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredNote {
+    #[serde(flatten)]
+    pub note: Note,
+    #[serde(flatten)]
+    pub meta: NoteMeta,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NoteMeta {
+    pub agent_access: bool,
+    pub created_at: String,
+    /// Metadata only: the version, never this, is what writes are checked against.
+    pub updated_at: String,
+}
+
+/// What a write does: a batch of operations, or a restore of an earlier version.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Change {
+    Ops(Vec<Op>),
+    Restore { version: Version },
+}
+
+/// One guarded write.
+#[derive(Debug, Clone)]
+pub struct WriteRequest {
+    pub note_id: NoteId,
+    pub expected_version: Version,
+    /// Scoped to the Note. `None`: the write cannot be safely resent.
+    pub idempotency_key: Option<String>,
+    /// The token's name; recorded in history.
+    pub author: String,
+    pub change: Change,
+    pub now: Timestamp,
+}
+
+/// The stored result of an accepted write; a replay returns it again with `replayed: true`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WriteResult {
+    pub note_id: NoteId,
+    /// The Note's version after this write.
+    pub version: Version,
+    pub changed_tab_ids: Vec<TabId>,
+    pub outcomes: Vec<OpOutcome>,
+    #[serde(default)]
+    pub replayed: bool,
+    /// On a replay: the resent request was not byte-identical to the first (the first result is
+    /// returned all the same; a key names an intent).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub request_differs: bool,
+}
+
+/// A stale write: the Note moved on since `expected_version`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Conflict {
+    pub current_version: Version,
+    /// Tabs changed by the versions after the expected one.
+    pub changed_tab_ids: Vec<TabId>,
+}
+
+/// One entry of a Note's history.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VersionInfo {
+    pub version: Version,
+    pub author: String,
+    pub created_at: String,
+    pub summary: String,
+    pub changed_tab_ids: Vec<TabId>,
+}
+
+/// What a bearer token may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Scope {
+    #[serde(rename = "notes:read")]
+    NotesRead,
+    #[serde(rename = "notes:write")]
+    NotesWrite,
+}
+
+impl Scope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::NotesRead => "notes:read",
+            Scope::NotesWrite => "notes:write",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Scope> {
+        match s {
+            "notes:read" => Some(Scope::NotesRead),
+            "notes:write" => Some(Scope::NotesWrite),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TokenRecord {
+    pub id: i64,
+    /// The author name recorded in history for this token's writes.
+    pub name: String,
+    pub scopes: Vec<Scope>,
+    pub created_at: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("no note {0}")]
+    NoteNotFound(NoteId),
+    #[error("note {note_id} has no version {version}")]
+    VersionNotFound { note_id: NoteId, version: Version },
+    #[error("version conflict: the note is at version {}", .0.current_version)]
+    Conflict(Conflict),
+    #[error(transparent)]
+    Invalid(#[from] OpError),
+    #[error("idempotency_key: {0}")]
+    BadKey(String),
+    #[error("storage failure: {0}")]
+    Backend(String),
+    #[error("the store is shut down")]
+    Closed,
+}
