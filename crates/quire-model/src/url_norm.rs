@@ -35,11 +35,11 @@ pub fn normalize_url(raw: &str) -> Result<String, UrlError> {
     let query = if kept.is_empty() {
         String::new()
     } else {
-        let mut ser = url::form_urlencoded::Serializer::new(String::from("?"));
+        let mut ser = url::form_urlencoded::Serializer::new(String::new());
         for (k, v) in &kept {
             ser.append_pair(k, v);
         }
-        ser.finish()
+        format!("?{}", ser.finish())
     };
     Ok(format!("https://{host}{port}{path}{query}"))
 }
@@ -136,9 +136,10 @@ mod tests {
             ("https://wwwexample.org/a", Ok("https://wwwexample.org/a")),
         ];
         for (raw, want) in cases {
+            let want: Result<&str, UrlError> = want;
             assert_eq!(
-                normalize_url(raw).as_deref(),
-                want.map_err(|e: UrlError| e),
+                normalize_url(raw).as_deref().map_err(Clone::clone),
+                want,
                 "{raw}"
             );
         }
