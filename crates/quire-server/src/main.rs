@@ -1,1 +1,200 @@
-fn main() {}
+//! `quire-server serve` and `quire-server token create`.
+
+use std::io::IsTerminal;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand, ValueEnum};
+use quire_server::{DEFAULT_BODY_LIMIT, ServeConfig};
+use quire_store::{Scope, SqliteOptions, SqliteStore, Store, Synchronous};
+
+/// How long in-flight requests get to finish after SIGTERM or Ctrl-C.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
+
+#[derive(Parser)]
+#[command(
+    name = "quire-server",
+    version,
+    about = "Quire's notes server: REST for the app, MCP for agents."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve REST, MCP (/mcp) and /healthz. Prints `listening on http://ADDR` once bound.
+    Serve {
+        /// The SQLite database file (created if missing).
+        #[arg(long)]
+        db: PathBuf,
+        /// Address to listen on; port 0 picks a free one.
+        #[arg(long, default_value = "127.0.0.1:7878")]
+        listen: SocketAddr,
+        /// Largest request body in bytes; larger ones get 413.
+        #[arg(long, default_value_t = DEFAULT_BODY_LIMIT)]
+        body_limit: usize,
+        /// full: acknowledged writes survive power loss; normal: they survive a crash of
+        /// the server, not of the machine.
+        #[arg(long, value_enum, default_value_t = SyncMode::Full)]
+        synchronous: SyncMode,
+    },
+    /// Serve MCP on stdin/stdout, relaying every call to a running server's /mcp (for MCP
+    /// hosts that only launch local commands).
+    McpStdio {
+        /// The server's MCP endpoint.
+        #[arg(long, default_value = "http://127.0.0.1:7878/mcp")]
+        url: String,
+        /// A bearer token (`quire-server token create`).
+        #[arg(long)]
+        token: String,
+    },
+    /// Manage bearer tokens.
+    Token {
+        #[command(subcommand)]
+        command: TokenCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum TokenCommand {
+    /// Make a token; prints it alone on stdout (only its hash is stored).
+    Create {
+        #[arg(long)]
+        db: PathBuf,
+        /// Who uses it: the author recorded in history.
+        #[arg(long)]
+        name: String,
+        /// notes:read and/or notes:write; repeat the flag for both.
+        #[arg(long = "scope", required = true, value_parser = parse_scope)]
+        scopes: Vec<Scope>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SyncMode {
+    Full,
+    Normal,
+}
+
+impl From<SyncMode> for Synchronous {
+    fn from(mode: SyncMode) -> Self {
+        match mode {
+            SyncMode::Full => Synchronous::Full,
+            SyncMode::Normal => Synchronous::Normal,
+        }
+    }
+}
+
+fn parse_scope(s: &str) -> Result<Scope, String> {
+    Scope::parse(s).ok_or_else(|| format!("unknown scope {s:?}: use notes:read or notes:write"))
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    match Cli::parse().command {
+        Command::Serve {
+            db,
+            listen,
+            body_limit,
+            synchronous,
+        } => {
+            serve(ServeConfig {
+                db,
+                listen,
+                body_limit,
+                synchronous: synchronous.into(),
+            })
+            .await
+        }
+        Command::McpStdio { url, token } => {
+            Ok(quire_server::mcp::stdio_bridge(&url, &token).await?)
+        }
+        Command::Token {
+            command: TokenCommand::Create { db, name, scopes },
+        } => create_token(&db, &name, &scopes).await,
+    }
+}
+
+async fn serve(config: ServeConfig) -> anyhow::Result<()> {
+    let fresh = !config.db.exists();
+    let db = config.db.clone();
+    let running = quire_server::serve(config)
+        .await
+        .with_context(|| format!("cannot start the server on {}", db.display()))?;
+    // The first line on stdout: scripts and tests read the bound address from it.
+    println!("listening on {}", running.url());
+    if fresh {
+        eprintln!(
+            "quire-server: new database {db}. Make a token, then call the API:\n  \
+             quire-server token create --db {db} --name me --scope notes:read --scope notes:write\n  \
+             curl -H \"Authorization: Bearer $TOKEN\" -d '{{\"title\": \"First note\"}}' {url}/notes",
+            db = db.display(),
+            url = running.url(),
+        );
+    }
+    let handle = running.shutdown_handle();
+    let signal = shutdown_signal().await;
+    tracing::info!(signal, "shutting down: finishing in-flight requests");
+    handle.shutdown();
+    tokio::time::timeout(DRAIN_TIMEOUT, running.wait())
+        .await
+        .context("in-flight requests did not finish in time")??;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// Resolves on Ctrl-C or SIGTERM, naming which.
+async fn shutdown_signal() -> &'static str {
+    let ctrl_c = async {
+        if let Err(e) = tokio::signal::ctrl_c().await {
+            tracing::error!(error = %e, "cannot listen for Ctrl-C");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut term) => {
+                term.recv().await;
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => "Ctrl-C",
+        () = terminate => "SIGTERM",
+    }
+}
+
+async fn create_token(db: &Path, name: &str, scopes: &[Scope]) -> anyhow::Result<()> {
+    let store = SqliteStore::open(db, SqliteOptions::default())
+        .with_context(|| format!("cannot open {}", db.display()))?;
+    let made = quire_server::tokens::create(&store, name, scopes).await?;
+    store.close().await?;
+    println!("{}", made.token);
+    let scopes: Vec<&str> = made.record.scopes.iter().map(|s| s.as_str()).collect();
+    eprintln!(
+        "quire-server: token for {:?} ({}); it is shown only now. Send it as \
+         Authorization: Bearer <token>",
+        made.record.name,
+        scopes.join(", ")
+    );
+    Ok(())
+}

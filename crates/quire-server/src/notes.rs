@@ -1,6 +1,7 @@
 //! The application core every transport calls: scopes, agent approval, the guarded write and
 //! the event feed. REST handlers and MCP tools are adapters over these functions.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use quire_model::{Note, NoteId, NoteSummary, TabId, Timestamp, Version};
@@ -8,7 +9,7 @@ use quire_store::{
     Change, NewNote, NoteMeta, Scope, Store, StoreError, StoredNote, TokenRecord, VersionInfo,
     WriteRequest, WriteResult,
 };
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
 /// Who is calling: the token's name (the author in history) and its scopes.
@@ -36,7 +37,7 @@ pub enum Channel {
 }
 
 /// One accepted write, as the event stream announces it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NoteEvent {
     pub note_id: NoteId,
     pub version: Version,
@@ -95,9 +96,38 @@ impl Notes {
         &self.store
     }
 
-    /// Every accepted write from now on.
+    /// Every accepted write from now on, of every Note, as published (a lagging receiver loses
+    /// events, and concurrent writers may publish out of version order). Prefer [`Notes::watch`].
     pub fn subscribe(&self) -> broadcast::Receiver<NoteEvent> {
         self.events.subscribe()
+    }
+
+    /// The writes to one Note, gap-free and in version order: every version after `since` (or,
+    /// without it, after the current version), for as long as the feed is polled. Returns the
+    /// current version with the feed, so a client can tell what it missed while away.
+    pub async fn watch(
+        &self,
+        caller: &Caller,
+        id: &NoteId,
+        channel: Channel,
+        since: Option<Version>,
+    ) -> Result<(Version, NoteFeed)> {
+        // Subscribe before reading the version: a write committed after the read is announced
+        // to this receiver; one committed before it is covered by the version (or by history).
+        let rx = self.events.subscribe();
+        let current = self.get_note(caller, id, channel).await?.note.version;
+        let last = since.filter(|v| *v < current).unwrap_or(current);
+        let mut feed = NoteFeed {
+            store: self.store.clone(),
+            note_id: id.clone(),
+            rx,
+            last,
+            backlog: VecDeque::new(),
+        };
+        if last < current {
+            feed.catch_up().await?;
+        }
+        Ok((current, feed))
     }
 
     pub async fn create_note(
@@ -217,6 +247,58 @@ impl Notes {
     }
 }
 
+/// One subscriber's view of one Note's writes (see [`Notes::watch`]). Events arrive from the
+/// broadcast; a gap (a lagging receiver, or writers publishing out of order) is filled from the
+/// Note's history, so nothing accepted while the feed is alive is skipped.
+pub struct NoteFeed {
+    store: Arc<dyn Store>,
+    note_id: NoteId,
+    rx: broadcast::Receiver<NoteEvent>,
+    /// The last version handed out.
+    last: Version,
+    backlog: VecDeque<NoteEvent>,
+}
+
+impl NoteFeed {
+    /// The next write, in version order. `None` once the server stops publishing.
+    pub async fn next(&mut self) -> Result<Option<NoteEvent>> {
+        loop {
+            if let Some(event) = self.backlog.pop_front() {
+                self.last = event.version;
+                return Ok(Some(event));
+            }
+            match self.rx.recv().await {
+                Ok(event) if event.note_id != self.note_id || event.version <= self.last => {}
+                Ok(event) if event.version == self.last.next() => {
+                    self.last = event.version;
+                    return Ok(Some(event));
+                }
+                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => self.catch_up().await?,
+                Err(broadcast::error::RecvError::Closed) => return Ok(None),
+            }
+        }
+    }
+
+    /// Queues every version after the last one handed out, from history.
+    async fn catch_up(&mut self) -> Result<()> {
+        let history = self.store.history(&self.note_id).await?;
+        let last = self.last;
+        self.backlog.extend(
+            history
+                .into_iter()
+                .filter(|v| v.version > last)
+                .map(|v| NoteEvent {
+                    note_id: self.note_id.clone(),
+                    version: v.version,
+                    author: v.author,
+                    changed_tab_ids: v.changed_tab_ids,
+                    at: v.created_at,
+                }),
+        );
+        Ok(())
+    }
+}
+
 fn require(caller: &Caller, scope: Scope) -> Result<()> {
     if caller.scopes.contains(&scope) {
         Ok(())
@@ -229,5 +311,91 @@ fn visible(meta: &NoteMeta, id: &NoteId, channel: Channel) -> Result<()> {
     match channel {
         Channel::Agent if !meta.agent_access => Err(StoreError::NoteNotFound(id.clone()).into()),
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use quire_model::Op;
+    use quire_store::{SqliteOptions, SqliteStore};
+
+    use super::*;
+
+    struct FixedClock;
+
+    impl Clock for FixedClock {
+        fn now(&self) -> Timestamp {
+            Timestamp(1_796_019_881_123)
+        }
+    }
+
+    fn text(t: &str) -> Change {
+        Change::Ops(vec![Op::ReplaceText {
+            tab_id: TabId::new(TabId::MARKDOWN),
+            text: t.to_owned(),
+        }])
+    }
+
+    /// Writes the broadcast never carried (as if lagged, or published out of order) are filled
+    /// in from history: the feed hands out every version, once, in order.
+    #[tokio::test]
+    async fn a_feed_fills_gaps_from_history() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("n.db"), SqliteOptions::default()).unwrap();
+        let store: Arc<dyn Store> = Arc::new(store);
+        let notes = Notes::new(store.clone(), Arc::new(FixedClock));
+        let caller = Caller {
+            name: "me".to_owned(),
+            scopes: vec![Scope::NotesRead, Scope::NotesWrite],
+        };
+        let (note, _) = notes
+            .create_note(&caller, "t".to_owned(), None)
+            .await
+            .unwrap();
+        let id = note.note.id;
+        let (current, mut feed) = notes.watch(&caller, &id, Channel::App, None).await.unwrap();
+        assert_eq!(current, Version(1));
+
+        // Versions 2 and 3 bypass the broadcast; 4 is announced.
+        for (v, t) in [(1, "a"), (2, "b")] {
+            store
+                .write(WriteRequest {
+                    note_id: id.clone(),
+                    expected_version: Version(v),
+                    idempotency_key: None,
+                    author: "elsewhere".to_owned(),
+                    change: text(t),
+                    now: FixedClock.now(),
+                })
+                .await
+                .unwrap();
+        }
+        notes
+            .write(
+                &caller,
+                Channel::App,
+                id.clone(),
+                Version(3),
+                None,
+                text("c"),
+            )
+            .await
+            .unwrap();
+        let mut got = Vec::new();
+        for _ in 0..3 {
+            let event = feed.next().await.unwrap().unwrap();
+            got.push((event.version.0, event.author));
+        }
+        let want = [(2, "elsewhere"), (3, "elsewhere"), (4, "me")];
+        assert_eq!(got, want.map(|(v, a)| (v, a.to_owned())));
+
+        // Resuming from version 2 replays 3 and 4 first.
+        let (_, mut resumed) = notes
+            .watch(&caller, &id, Channel::App, Some(Version(2)))
+            .await
+            .unwrap();
+        assert_eq!(resumed.next().await.unwrap().unwrap().version, Version(3));
+        assert_eq!(resumed.next().await.unwrap().unwrap().version, Version(4));
     }
 }

@@ -5,8 +5,12 @@
 //! typed [`Conflict`] naming the tabs changed since), then apply, bump, history, key + result.
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "conformance")]
+pub mod conformance;
+mod sqlite;
 mod types;
 
+pub use sqlite::{SqliteOptions, SqliteStore, Synchronous};
 pub use types::{
     Change, Conflict, NewNote, NoteMeta, Scope, StoreError, StoredNote, TokenRecord, VersionInfo,
     WriteRequest, WriteResult,
@@ -18,7 +22,7 @@ use quire_model::{Note, NoteId, NoteSummary, Version};
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
 /// A place Notes live. Implementations: SQLite (this crate); PostgreSQL later, held to the same
-/// conformance suite (`tests/conformance.rs`).
+/// conformance suite (`quire_store::conformance`, feature `conformance`).
 #[async_trait]
 pub trait Store: Send + Sync + 'static {
     /// Creates a Note at version 1 with the fixed tabs. A repeated `idempotency_key` (scoped to
@@ -53,4 +57,11 @@ pub trait Store: Send + Sync + 'static {
 
     /// The token with this hash, if any.
     async fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>>;
+
+    /// Stops taking writes and waits until every write already queued is committed and
+    /// acknowledged. Later writes fail with [`StoreError::Closed`]. Dropping the store does the
+    /// same.
+    async fn close(&self) -> Result<()> {
+        Ok(())
+    }
 }

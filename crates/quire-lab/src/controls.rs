@@ -1,0 +1,279 @@
+//! The lab's controls: what the articles compared Quire's rules against. Each wraps the
+//! product's own store (every write still commits through the real guarded write) and changes
+//! one rule, so a difference in outcome comes from that rule alone. They live here only; the
+//! product has no unguarded path, no timestamp versions and one order of checks.
+//!
+//! Each implements [`Store`], so the same wrapper serves in-process editors and, through
+//! `quire_server::serve_store`, a real server on loopback.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use quire_model::{Note, NoteId, NoteSummary, Op, TabId, Version};
+use quire_server::notes::Clock;
+use quire_store::{
+    Change, Conflict, NewNote, NoteMeta, Result, Scope, Store, StoreError, StoredNote, TokenRecord,
+    VersionInfo, WriteRequest, WriteResult,
+};
+use tokio::sync::Mutex;
+
+/// `impl Store for $ty` with the methods given, everything else going straight to
+/// `self.inner`.
+macro_rules! wrap_store {
+    ($ty:ty, { $($custom:tt)* }) => {
+        #[async_trait]
+        impl Store for $ty {
+            $($custom)*
+
+        async fn create_note(&self, new: NewNote) -> Result<(StoredNote, bool)> {
+            self.inner.create_note(new).await
+        }
+        async fn list_notes(&self) -> Result<Vec<NoteSummary>> {
+            self.inner.list_notes().await
+        }
+        async fn history(&self, id: &NoteId) -> Result<Vec<VersionInfo>> {
+            self.inner.history(id).await
+        }
+        async fn note_at(&self, id: &NoteId, version: Version) -> Result<Note> {
+            self.inner.note_at(id, version).await
+        }
+        async fn set_agent_access(&self, id: &NoteId, approved: bool) -> Result<NoteMeta> {
+            self.inner.set_agent_access(id, approved).await
+        }
+        async fn create_token(
+            &self,
+            name: &str,
+            scopes: &[Scope],
+            token_hash: &str,
+        ) -> Result<TokenRecord> {
+            self.inner.create_token(name, scopes, token_hash).await
+        }
+        async fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>> {
+            self.inner.find_token(token_hash).await
+        }
+        async fn close(&self) -> Result<()> {
+            self.inner.close().await
+        }
+        }
+    };
+}
+
+/// No check: every write lands on whatever is there (last writer wins). The write is still
+/// the product's: it is retried at the current version until it commits, so the payload the
+/// editor computed from its (possibly old) read replaces what is there.
+pub struct LastWriterWins {
+    inner: Arc<dyn Store>,
+}
+
+impl LastWriterWins {
+    pub fn new(inner: Arc<dyn Store>) -> Self {
+        LastWriterWins { inner }
+    }
+}
+
+wrap_store!(LastWriterWins, {
+    async fn get_note(&self, id: &NoteId) -> Result<StoredNote> {
+        self.inner.get_note(id).await
+    }
+
+    async fn write(&self, mut req: WriteRequest) -> Result<WriteResult> {
+        loop {
+            req.expected_version = self.inner.get_note(&req.note_id).await?.note.version;
+            match self.inner.write(req.clone()).await {
+                Err(StoreError::Conflict(_)) => continue, // someone committed in between
+                other => return other,
+            }
+        }
+    }
+});
+
+/// Tab-scoped versions: a write is refused only if a tab it touches changed since the version
+/// the editor read. Built on the product's conflict, which names the tabs changed since:
+/// when none of them is one this write touches, the write is retried at the newer version.
+pub struct TabScoped {
+    inner: Arc<dyn Store>,
+}
+
+impl TabScoped {
+    pub fn new(inner: Arc<dyn Store>) -> Self {
+        TabScoped { inner }
+    }
+}
+
+/// The tabs a batch writes to (a created tab is new, so it cannot collide).
+fn touched_tabs(change: &Change) -> BTreeSet<TabId> {
+    let Change::Ops(ops) = change else {
+        return BTreeSet::new();
+    };
+    ops.iter()
+        .filter_map(|op| match op {
+            Op::ReplaceText { tab_id, .. }
+            | Op::ReplaceTabData { tab_id, .. }
+            | Op::SlideAdd { tab_id, .. }
+            | Op::SlidesAddOutline { tab_id, .. }
+            | Op::SheetSetRange { tab_id, .. }
+            | Op::RenameTab { tab_id, .. }
+            | Op::MoveTab { tab_id, .. }
+            | Op::DeleteTab { tab_id }
+            | Op::SetSlideLayout { tab_id, .. }
+            | Op::SetTheme { tab_id, .. } => Some(tab_id.clone()),
+            Op::AddSource { .. } | Op::RemoveSource { .. } => Some(TabId::new(TabId::SOURCES)),
+            Op::AddFile { .. } | Op::RemoveFile { .. } => Some(TabId::new(TabId::FILES)),
+            Op::CreateTab { .. } | Op::SetTitle { .. } => None,
+        })
+        .collect()
+}
+
+wrap_store!(TabScoped, {
+    async fn get_note(&self, id: &NoteId) -> Result<StoredNote> {
+        self.inner.get_note(id).await
+    }
+
+    async fn write(&self, mut req: WriteRequest) -> Result<WriteResult> {
+        let mine = touched_tabs(&req.change);
+        loop {
+            match self.inner.write(req.clone()).await {
+                // `changed_tab_ids` covers (expected, current]; earlier rounds covered the
+                // versions before, so together they cover everything since the editor's read.
+                Err(StoreError::Conflict(c))
+                    if !c.changed_tab_ids.iter().any(|t| mine.contains(t)) =>
+                {
+                    req.expected_version = c.current_version;
+                }
+                other => return other,
+            }
+        }
+    }
+});
+
+/// Versions as wall-clock milliseconds, the way a store that stamps `updated_at` and compares
+/// it would do: the Note's version is the millisecond of its last commit. Two commits in one
+/// millisecond share a version. One lock makes read-compare-write atomic, as the single
+/// transaction of such a store would.
+pub struct MillisVersions {
+    inner: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+    /// The millisecond version of each Note.
+    stamps: Mutex<HashMap<NoteId, u64>>,
+}
+
+impl MillisVersions {
+    pub fn new(inner: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Self {
+        MillisVersions {
+            inner,
+            clock,
+            stamps: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn stamp(&self) -> u64 {
+        self.clock.now().millis().max(0) as u64
+    }
+}
+
+#[async_trait]
+impl Store for MillisVersions {
+    async fn create_note(&self, new: NewNote) -> Result<(StoredNote, bool)> {
+        let mut stamps = self.stamps.lock().await;
+        let (mut note, replayed) = self.inner.create_note(new).await?;
+        let stamp = *stamps
+            .entry(note.note.id.clone())
+            .or_insert_with(|| self.stamp());
+        note.note.version = Version(stamp);
+        Ok((note, replayed))
+    }
+    async fn list_notes(&self) -> Result<Vec<NoteSummary>> {
+        self.inner.list_notes().await
+    }
+    async fn history(&self, id: &NoteId) -> Result<Vec<VersionInfo>> {
+        self.inner.history(id).await
+    }
+    async fn note_at(&self, id: &NoteId, version: Version) -> Result<Note> {
+        self.inner.note_at(id, version).await
+    }
+    async fn set_agent_access(&self, id: &NoteId, approved: bool) -> Result<NoteMeta> {
+        self.inner.set_agent_access(id, approved).await
+    }
+    async fn create_token(
+        &self,
+        name: &str,
+        scopes: &[Scope],
+        token_hash: &str,
+    ) -> Result<TokenRecord> {
+        self.inner.create_token(name, scopes, token_hash).await
+    }
+    async fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>> {
+        self.inner.find_token(token_hash).await
+    }
+    async fn close(&self) -> Result<()> {
+        self.inner.close().await
+    }
+
+    async fn get_note(&self, id: &NoteId) -> Result<StoredNote> {
+        let stamps = self.stamps.lock().await;
+        let mut note = self.inner.get_note(id).await?;
+        let stamp = stamps
+            .get(id)
+            .copied()
+            .ok_or_else(|| StoreError::NoteNotFound(id.clone()))?;
+        note.note.version = Version(stamp);
+        Ok(note)
+    }
+
+    async fn write(&self, mut req: WriteRequest) -> Result<WriteResult> {
+        let mut stamps = self.stamps.lock().await;
+        let current = stamps
+            .get(&req.note_id)
+            .copied()
+            .ok_or_else(|| StoreError::NoteNotFound(req.note_id.clone()))?;
+        if req.expected_version != Version(current) {
+            return Err(StoreError::Conflict(Conflict {
+                current_version: Version(current),
+                changed_tab_ids: Vec::new(),
+            }));
+        }
+        // The stamp matched: commit on the real store at its real (counter) version.
+        req.expected_version = self.inner.get_note(&req.note_id).await?.note.version;
+        let mut result = self.inner.write(req).await?;
+        let stamp = self.stamp();
+        stamps.insert(result.note_id.clone(), stamp);
+        result.version = Version(stamp);
+        Ok(result)
+    }
+}
+
+/// The version checked before the idempotency key: a resend after a lost answer, which
+/// carries the version from before its own commit, is refused as stale instead of replayed.
+pub struct VersionThenKey {
+    inner: Arc<dyn Store>,
+    /// Makes check-then-write atomic, as one transaction would.
+    order: Mutex<()>,
+}
+
+impl VersionThenKey {
+    pub fn new(inner: Arc<dyn Store>) -> Self {
+        VersionThenKey {
+            inner,
+            order: Mutex::new(()),
+        }
+    }
+}
+
+wrap_store!(VersionThenKey, {
+    async fn get_note(&self, id: &NoteId) -> Result<StoredNote> {
+        self.inner.get_note(id).await
+    }
+
+    async fn write(&self, req: WriteRequest) -> Result<WriteResult> {
+        let _serial = self.order.lock().await;
+        let current = self.inner.get_note(&req.note_id).await?.note.version;
+        if req.expected_version != current {
+            return Err(StoreError::Conflict(Conflict {
+                current_version: current,
+                changed_tab_ids: Vec::new(),
+            }));
+        }
+        self.inner.write(req).await
+    }
+});

@@ -1,0 +1,160 @@
+//! The guarded write over HTTP on loopback: one client, one keep-alive connection, sequential
+//! requests. Small `GET /notes/{id}` and a 200-character `replace_text` PATCH, p50 / p99, under
+//! `synchronous=FULL` (the default) and `NORMAL`.
+//!
+//! `cargo run --release -p quire-server --example http_bench [-- ITERATIONS]`
+#![allow(clippy::unwrap_used)]
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use quire_server::{ServeConfig, ShutdownHandle};
+use quire_store::{Scope, SqliteOptions, SqliteStore, Store, Synchronous};
+use serde_json::{Value, json};
+
+const WARMUP: usize = 300;
+
+fn main() {
+    let iterations: usize = std::env::args()
+        .nth(1)
+        .map(|n| n.parse().expect("ITERATIONS is a number"))
+        .unwrap_or(5_000);
+    println!("HTTP on loopback, one keep-alive connection, {iterations} requests each");
+    println!("| synchronous | request | p50 | p99 | mean |");
+    println!("| --- | --- | --- | --- | --- |");
+    for (name, mode) in [("FULL", Synchronous::Full), ("NORMAL", Synchronous::Normal)] {
+        run(name, mode, iterations);
+    }
+}
+
+fn run(name: &str, mode: Synchronous, iterations: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bench.db");
+    let token = make_token(&db);
+
+    // The server on its own runtime and threads, as the binary runs it.
+    let (ready, started) = std::sync::mpsc::channel::<(SocketAddr, ShutdownHandle)>();
+    let config = ServeConfig {
+        synchronous: mode,
+        ..ServeConfig::new(&db, SocketAddr::from(([127, 0, 0, 1], 0)))
+    };
+    let server = std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let running = quire_server::serve(config).await.unwrap();
+            ready
+                .send((running.addr(), running.shutdown_handle()))
+                .unwrap();
+            running.wait().await.unwrap();
+        });
+    });
+    let (addr, stop) = started.recv().unwrap();
+
+    let client_rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    client_rt.block_on(async {
+        let http = reqwest::Client::builder()
+            .pool_max_idle_per_host(1)
+            .build()
+            .unwrap();
+        let base = format!("http://{addr}");
+        let note: Value = http
+            .post(format!("{base}/notes"))
+            .bearer_auth(&token)
+            .json(&json!({ "title": "bench" }))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let url = format!("{base}/notes/{}", note["id"].as_str().unwrap());
+        let mut version = note["version"].as_u64().unwrap();
+
+        let mut gets = Vec::with_capacity(iterations);
+        for i in 0..WARMUP + iterations {
+            let t = Instant::now();
+            let resp = http.get(&url).bearer_auth(&token).send().await.unwrap();
+            assert!(resp.status().is_success());
+            resp.bytes().await.unwrap();
+            if i >= WARMUP {
+                gets.push(t.elapsed());
+            }
+        }
+
+        let mut patches = Vec::with_capacity(iterations);
+        for i in 0..WARMUP + iterations {
+            let text = text_200(i);
+            let body = json!({
+                "expected_version": version,
+                "changes": [{ "op": "replace_text", "tab_id": "markdown", "text": text }],
+            });
+            let t = Instant::now();
+            let resp = http
+                .patch(&url)
+                .bearer_auth(&token)
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
+            assert!(resp.status().is_success(), "{}", resp.status());
+            let result: Value = resp.json().await.unwrap();
+            if i >= WARMUP {
+                patches.push(t.elapsed());
+            }
+            version = result["version"].as_u64().unwrap();
+        }
+        report(name, "GET /notes/{id}", &mut gets);
+        report(name, "PATCH 200-char replace_text", &mut patches);
+    });
+    stop.shutdown();
+    server.join().unwrap();
+}
+
+fn make_token(db: &std::path::Path) -> String {
+    let store = SqliteStore::open(db, SqliteOptions::default()).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let made =
+            quire_server::tokens::create(&store, "bench", &[Scope::NotesRead, Scope::NotesWrite])
+                .await
+                .unwrap();
+        store.close().await.unwrap();
+        made.token
+    })
+}
+
+/// 200 characters, different for every `i` (an identical text would be a no-op write).
+fn text_200(i: usize) -> String {
+    let head = format!("edit {i:08} ");
+    let mut text = head.clone();
+    while text.len() < 200 {
+        text.push_str("lorem ipsum ");
+    }
+    text.truncate(200);
+    text
+}
+
+fn report(mode: &str, what: &str, samples: &mut [Duration]) {
+    samples.sort_unstable();
+    let pick = |q: f64| samples[((samples.len() as f64 * q) as usize).min(samples.len() - 1)];
+    let mean = samples.iter().sum::<Duration>() / samples.len() as u32;
+    println!(
+        "| {mode} | {what} | {} | {} | {} |",
+        us(pick(0.50)),
+        us(pick(0.99)),
+        us(mean)
+    );
+}
+
+fn us(d: Duration) -> String {
+    format!("{:.0} us", d.as_secs_f64() * 1e6)
+}

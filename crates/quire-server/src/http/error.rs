@@ -1,0 +1,241 @@
+//! The one mapping from failures to HTTP responses: `application/problem+json` (RFC 9457) with
+//! a stable `error` code that clients switch on. Client errors are not logged; internal errors
+//! are logged once, here.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use quire_model::{NoteId, OpError, Version};
+use quire_store::{Conflict, Scope, StoreError};
+use serde::Serialize;
+
+use crate::notes::NotesError;
+
+/// Everything a REST request can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("{0}")]
+    Unauthorized(&'static str),
+    #[error("this token lacks the {} scope", .0.as_str())]
+    Forbidden(Scope),
+    #[error("no note {0}")]
+    NoteNotFound(String),
+    #[error("note {note_id} has no version {version}")]
+    VersionNotFound { note_id: NoteId, version: String },
+    /// The Note moved on. `if_match`: the version came in `If-Match` (412), not the body (409).
+    #[error("the note is at version {}; re-read it and redo the change on what is there", .conflict.current_version)]
+    Conflict { conflict: Conflict, if_match: bool },
+    #[error(
+        "send the version you read, as expected_version in the body or as If-Match: \"<version>\""
+    )]
+    PreconditionRequired,
+    #[error("If-Match says {if_match} but expected_version says {body}; send one")]
+    ConflictingPreconditions { if_match: Version, body: Version },
+    #[error("If-Match must be one quoted version such as \"7\", got {0:?}")]
+    InvalidIfMatch(String),
+    #[error("{0}")]
+    Op(OpError),
+    #[error("Idempotency-Key: {0}")]
+    BadIdempotencyKey(String),
+    #[error("{detail}")]
+    MalformedJson {
+        detail: String,
+        field: Option<String>,
+    },
+    #[error("{field}: {detail}")]
+    UnknownField { field: String, detail: String },
+    #[error("{field}: {detail}")]
+    InvalidField { field: String, detail: String },
+    #[error("the request body is larger than the limit of {limit} bytes")]
+    PayloadTooLarge { limit: usize },
+    #[error("no route {0}")]
+    RouteNotFound(String),
+    #[error("{0} is not allowed here")]
+    MethodNotAllowed(String),
+    #[error("the server is shutting down")]
+    Unavailable,
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl ApiError {
+    /// The stable code clients switch on.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ApiError::Unauthorized(_) => "unauthorized",
+            ApiError::Forbidden(_) => "forbidden",
+            ApiError::NoteNotFound(_) => "note_not_found",
+            ApiError::VersionNotFound { .. } => "version_not_found",
+            ApiError::Conflict { .. } => "version_conflict",
+            ApiError::PreconditionRequired => "precondition_required",
+            ApiError::ConflictingPreconditions { .. } => "conflicting_preconditions",
+            ApiError::InvalidIfMatch(_) => "invalid_if_match",
+            ApiError::Op(e) => e.code.as_str(),
+            ApiError::BadIdempotencyKey(_) => "bad_idempotency_key",
+            ApiError::MalformedJson { .. } => "malformed_json",
+            ApiError::UnknownField { .. } => "unknown_field",
+            ApiError::InvalidField { .. } => "invalid_field",
+            ApiError::PayloadTooLarge { .. } => "payload_too_large",
+            ApiError::RouteNotFound(_) => "not_found",
+            ApiError::MethodNotAllowed(_) => "method_not_allowed",
+            ApiError::Unavailable => "unavailable",
+            ApiError::Internal(_) => "internal",
+        }
+    }
+
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::NoteNotFound(_)
+            | ApiError::VersionNotFound { .. }
+            | ApiError::RouteNotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::Conflict {
+                if_match: false, ..
+            } => StatusCode::CONFLICT,
+            ApiError::Conflict { if_match: true, .. } => StatusCode::PRECONDITION_FAILED,
+            ApiError::PreconditionRequired => StatusCode::PRECONDITION_REQUIRED,
+            ApiError::ConflictingPreconditions { .. }
+            | ApiError::InvalidIfMatch(_)
+            | ApiError::BadIdempotencyKey(_)
+            | ApiError::MalformedJson { .. } => StatusCode::BAD_REQUEST,
+            ApiError::Op(_) | ApiError::UnknownField { .. } | ApiError::InvalidField { .. } => {
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
+            ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The request member at fault, when there is one (`changes[1].tab_id`, `If-Match`).
+    pub fn field(&self) -> Option<String> {
+        match self {
+            ApiError::Op(e) => Some(e.path()),
+            ApiError::MalformedJson { field, .. } => field.clone(),
+            ApiError::UnknownField { field, .. } | ApiError::InvalidField { field, .. } => {
+                Some(field.clone())
+            }
+            ApiError::ConflictingPreconditions { .. } => Some("expected_version".to_owned()),
+            ApiError::InvalidIfMatch(_) => Some("If-Match".to_owned()),
+            ApiError::BadIdempotencyKey(_) => Some("Idempotency-Key".to_owned()),
+            ApiError::PreconditionRequired => Some("expected_version".to_owned()),
+            _ => None,
+        }
+    }
+
+    /// A write that came with its version in `If-Match`: a conflict is then 412, not 409.
+    pub fn with_if_match(self, if_match: bool) -> Self {
+        match self {
+            ApiError::Conflict { conflict, .. } => ApiError::Conflict { conflict, if_match },
+            other => other,
+        }
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::NoteNotFound(id) => ApiError::NoteNotFound(id.to_string()),
+            StoreError::VersionNotFound { note_id, version } => ApiError::VersionNotFound {
+                note_id,
+                version: version.to_string(),
+            },
+            StoreError::Conflict(conflict) => ApiError::Conflict {
+                conflict,
+                if_match: false,
+            },
+            StoreError::Invalid(op) => ApiError::Op(op),
+            StoreError::BadKey(reason) => ApiError::BadIdempotencyKey(reason),
+            StoreError::Closed => ApiError::Unavailable,
+            StoreError::Backend(reason) => ApiError::Internal(reason),
+        }
+    }
+}
+
+impl From<NotesError> for ApiError {
+    fn from(e: NotesError) -> Self {
+        match e {
+            NotesError::MissingScope(scope) => ApiError::Forbidden(scope),
+            NotesError::Store(e) => e.into(),
+        }
+    }
+}
+
+/// The problem+json body.
+#[derive(Serialize)]
+struct Problem<'a> {
+    #[serde(rename = "type")]
+    kind: String,
+    title: &'a str,
+    status: u16,
+    detail: String,
+    error: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    field: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    current_version: Option<Version>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    changed_tab_ids: Option<&'a [quire_model::TabId]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scope: Option<&'static str>,
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        if status.is_server_error() {
+            tracing::error!(error = %self, code = self.code(), "request failed");
+        }
+        let code = self.code();
+        let (current_version, changed_tab_ids) = match &self {
+            ApiError::Conflict { conflict, .. } => (
+                Some(conflict.current_version),
+                Some(conflict.changed_tab_ids.as_slice()),
+            ),
+            _ => (None, None),
+        };
+        let problem = Problem {
+            kind: format!("urn:quire:error:{code}"),
+            title: status.canonical_reason().unwrap_or("Error"),
+            status: status.as_u16(),
+            // Internal details stay in the log.
+            detail: match &self {
+                ApiError::Internal(_) => "internal error; see the server log".to_owned(),
+                other => other.to_string(),
+            },
+            error: code,
+            field: self.field(),
+            current_version,
+            changed_tab_ids,
+            scope: match &self {
+                ApiError::Forbidden(scope) => Some(scope.as_str()),
+                _ => None,
+            },
+        };
+        let body = match serde_json::to_vec(&problem) {
+            Ok(body) => body,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot serialise a problem");
+                b"{\"error\":\"internal\"}".to_vec()
+            }
+        };
+        let mut response = (status, body).into_response();
+        let headers = response.headers_mut();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/problem+json"),
+        );
+        if status == StatusCode::PAYLOAD_TOO_LARGE {
+            // The rest of the body is not read: the connection cannot carry another request.
+            headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
+        if status == StatusCode::UNAUTHORIZED {
+            headers.insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"quire\""),
+            );
+        }
+        response
+    }
+}

@@ -1,0 +1,88 @@
+//! `GET /notes/{id}/events`: server-sent events, one `write` event per accepted write, in
+//! version order, none missed while connected. The first event is `hello` with the current
+//! version, so a client that was away can tell it missed writes. Each event's `id` is its
+//! version: a client reconnecting with `Last-Event-ID: N` first gets every write after N.
+
+use std::convert::Infallible;
+
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use futures::{Stream, StreamExt, stream};
+use quire_model::{NoteId, Version};
+use serde::Serialize;
+
+use super::AppState;
+use super::auth::Auth;
+use super::error::ApiError;
+use super::rest::NotePath;
+use crate::notes::Channel;
+
+#[derive(Serialize)]
+struct Hello<'a> {
+    note_id: &'a NoteId,
+    version: Version,
+}
+
+pub(super) async fn stream(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    NotePath { id, .. }: NotePath,
+    headers: HeaderMap,
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
+    let since = last_event_id(&headers)?;
+    let (current, feed) = state.notes.watch(&caller, &id, Channel::App, since).await?;
+    let hello = event(
+        "hello",
+        current,
+        &Hello {
+            note_id: &id,
+            version: current,
+        },
+    );
+    let writes = stream::unfold(feed, |mut feed| async move {
+        match feed.next().await {
+            Ok(Some(write)) => Some((event("write", write.version, &write), feed)),
+            Ok(None) => None,
+            Err(e) => {
+                tracing::error!(error = %e, "event stream ended");
+                None
+            }
+        }
+    });
+    let events = stream::iter(hello)
+        .chain(writes.filter_map(|e| async move { e }))
+        .map(Ok)
+        .take_until(state.shutdown.clone().cancelled_owned());
+    Ok(Sse::new(events).keep_alive(KeepAlive::default()))
+}
+
+fn event<T: Serialize>(name: &str, version: Version, data: &T) -> Option<Event> {
+    match serde_json::to_string(data) {
+        Ok(json) => Some(
+            Event::default()
+                .event(name)
+                .id(version.to_string())
+                .data(json),
+        ),
+        Err(e) => {
+            tracing::error!(error = %e, "cannot serialise an event");
+            None
+        }
+    }
+}
+
+fn last_event_id(headers: &HeaderMap) -> Result<Option<Version>, ApiError> {
+    let Some(value) = headers.get("last-event-id") else {
+        return Ok(None);
+    };
+    value
+        .to_str()
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(|v| Some(Version(v)))
+        .ok_or_else(|| ApiError::InvalidField {
+            field: "Last-Event-ID".to_owned(),
+            detail: "must be a version number, the id of the last event received".to_owned(),
+        })
+}

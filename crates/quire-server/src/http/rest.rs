@@ -1,0 +1,346 @@
+//! REST handlers for the app. Each parses, calls one [`Notes`](crate::notes::Notes) function
+//! and maps the result.
+
+use std::collections::HashMap;
+
+use axum::extract::{FromRequestParts, Path, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post, put};
+use axum::{Json, Router};
+use quire_model::{NoteId, NoteSummary, Op, Version};
+use quire_store::{Change, NoteMeta, StoredNote, VersionInfo};
+use serde::{Deserialize, Serialize};
+
+use super::AppState;
+use super::auth::Auth;
+use super::body::JsonBody;
+use super::error::ApiError;
+use super::events;
+use crate::notes::Channel;
+
+pub(super) fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/notes", post(create_note).get(list_notes))
+        .route("/notes/{id}", get(get_note).patch(patch_note))
+        .route("/notes/{id}/agent-access", put(set_agent_access))
+        .route("/notes/{id}/versions", get(history))
+        .route("/notes/{id}/versions/{version}", get(note_at))
+        .route("/notes/{id}/restore", post(restore))
+        .route("/notes/{id}/events", get(events::stream))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CreateNote {
+    title: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PatchNote {
+    #[serde(default)]
+    expected_version: Option<Version>,
+    changes: Vec<Op>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RestoreNote {
+    version: Version,
+    #[serde(default)]
+    expected_version: Option<Version>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AgentAccess {
+    approved: bool,
+}
+
+#[derive(Serialize)]
+struct NoteList {
+    notes: Vec<NoteSummary>,
+}
+
+#[derive(Serialize)]
+struct VersionList {
+    versions: Vec<VersionInfo>,
+}
+
+#[derive(Serialize)]
+struct AgentAccessSet {
+    id: NoteId,
+    #[serde(flatten)]
+    meta: NoteMeta,
+}
+
+async fn create_note(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<CreateNote>,
+) -> Result<Response, ApiError> {
+    let key = idempotency_key(&headers)?;
+    let (note, replayed) = state.notes.create_note(&caller, body.title, key).await?;
+    let status = if replayed {
+        StatusCode::OK
+    } else {
+        StatusCode::CREATED
+    };
+    let location = format!("/notes/{}", note.note.id);
+    let mut response = with_etag(note.note.version, (status, Json(note)).into_response());
+    if let Ok(location) = HeaderValue::from_str(&location) {
+        response.headers_mut().insert(header::LOCATION, location);
+    }
+    Ok(response)
+}
+
+async fn list_notes(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+) -> Result<Json<NoteList>, ApiError> {
+    let notes = state.notes.list_notes(&caller, Channel::App).await?;
+    Ok(Json(NoteList { notes }))
+}
+
+async fn get_note(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    NotePath { id, .. }: NotePath,
+) -> Result<Response, ApiError> {
+    let note: StoredNote = state.notes.get_note(&caller, &id, Channel::App).await?;
+    Ok(with_etag(note.note.version, Json(note).into_response()))
+}
+
+async fn patch_note(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    NotePath { id, .. }: NotePath,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<PatchNote>,
+) -> Result<Response, ApiError> {
+    guarded_write(
+        &state,
+        &caller,
+        id,
+        &headers,
+        body.expected_version,
+        Change::Ops(body.changes),
+    )
+    .await
+}
+
+async fn restore(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    NotePath { id, .. }: NotePath,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<RestoreNote>,
+) -> Result<Response, ApiError> {
+    guarded_write(
+        &state,
+        &caller,
+        id,
+        &headers,
+        body.expected_version,
+        Change::Restore {
+            version: body.version,
+        },
+    )
+    .await
+}
+
+/// PATCH and restore: the version from the body or `If-Match`, the optional key, one write.
+async fn guarded_write(
+    state: &AppState,
+    caller: &crate::notes::Caller,
+    id: NoteId,
+    headers: &HeaderMap,
+    body_version: Option<Version>,
+    change: Change,
+) -> Result<Response, ApiError> {
+    let precondition = precondition(headers, body_version)?;
+    let key = idempotency_key(headers)?;
+    let result = state
+        .notes
+        .write(caller, Channel::App, id, precondition.expected, key, change)
+        .await
+        .map_err(|e| ApiError::from(e).with_if_match(precondition.if_match))?;
+    Ok(with_etag(result.version, Json(result).into_response()))
+}
+
+async fn set_agent_access(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    NotePath { id, .. }: NotePath,
+    JsonBody(body): JsonBody<AgentAccess>,
+) -> Result<Json<AgentAccessSet>, ApiError> {
+    let meta = state
+        .notes
+        .set_agent_access(&caller, &id, body.approved)
+        .await?;
+    Ok(Json(AgentAccessSet { id, meta }))
+}
+
+async fn history(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    NotePath { id, .. }: NotePath,
+) -> Result<Json<VersionList>, ApiError> {
+    let versions = state.notes.history(&caller, &id, Channel::App).await?;
+    Ok(Json(VersionList { versions }))
+}
+
+async fn note_at(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    NotePath { id, version }: NotePath,
+) -> Result<Response, ApiError> {
+    let raw = version.unwrap_or_default();
+    let version = raw
+        .parse::<u64>()
+        .map(Version)
+        .map_err(|_| ApiError::VersionNotFound {
+            note_id: id.clone(),
+            version: format!("{raw:?} (versions are whole numbers from 1)"),
+        })?;
+    let note = state
+        .notes
+        .note_at(&caller, &id, version, Channel::App)
+        .await?;
+    Ok(with_etag(note.version, Json(note).into_response()))
+}
+
+/// The `{id}` (and `{version}`) of a `/notes/{id}/...` path. A malformed ID is a Note that
+/// does not exist.
+pub(super) struct NotePath {
+    pub id: NoteId,
+    pub version: Option<String>,
+}
+
+impl FromRequestParts<AppState> for NotePath {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let Path(mut params) = Path::<HashMap<String, String>>::from_request_parts(parts, state)
+            .await
+            .map_err(|e| {
+                ApiError::RouteNotFound(format!("{}: {}", parts.uri.path(), e.body_text()))
+            })?;
+        let raw = params.remove("id").unwrap_or_default();
+        let id = raw
+            .parse::<NoteId>()
+            .map_err(|e| ApiError::NoteNotFound(e.to_string()))?;
+        Ok(NotePath {
+            id,
+            version: params.remove("version"),
+        })
+    }
+}
+
+/// Where the expected version came from. A stale `If-Match` is 412, a stale body 409.
+struct Precondition {
+    expected: Version,
+    if_match: bool,
+}
+
+fn precondition(headers: &HeaderMap, body: Option<Version>) -> Result<Precondition, ApiError> {
+    let if_match = match headers.get(header::IF_MATCH) {
+        None => None,
+        Some(value) => Some(parse_if_match(value)?),
+    };
+    match (body, if_match) {
+        (None, None) => Err(ApiError::PreconditionRequired),
+        (Some(body), Some(header)) if body != header => Err(ApiError::ConflictingPreconditions {
+            if_match: header,
+            body,
+        }),
+        (Some(expected), _) => Ok(Precondition {
+            expected,
+            if_match: false,
+        }),
+        (None, Some(expected)) => Ok(Precondition {
+            expected,
+            if_match: true,
+        }),
+    }
+}
+
+/// `If-Match: "7"`: one strong entity tag holding a version.
+fn parse_if_match(value: &HeaderValue) -> Result<Version, ApiError> {
+    let text = value.to_str().unwrap_or_default().trim();
+    text.strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .and_then(|t| t.parse::<u64>().ok())
+        .map(Version)
+        .ok_or_else(|| {
+            ApiError::InvalidIfMatch(String::from_utf8_lossy(value.as_bytes()).into_owned())
+        })
+}
+
+fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    match headers.get("idempotency-key") {
+        None => Ok(None),
+        Some(value) => value
+            .to_str()
+            .map(|k| Some(k.to_owned()))
+            .map_err(|_| ApiError::BadIdempotencyKey("must be visible ASCII".to_owned())),
+    }
+}
+
+/// `ETag: "<version>"`.
+fn with_etag(version: Version, mut response: Response) -> Response {
+    if let Ok(tag) = HeaderValue::from_str(&format!("\"{version}\"")) {
+        response.headers_mut().insert(header::ETAG, tag);
+    }
+    response
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.insert(*k, HeaderValue::from_static(v));
+        }
+        h
+    }
+
+    #[test]
+    fn precondition_table() {
+        let v = |n| Some(Version(n));
+        let ok = |n, if_match| Ok::<_, &'static str>((Version(n), if_match));
+        type Case = (
+            &'static [(&'static str, &'static str)],
+            Option<Version>,
+            Result<(Version, bool), &'static str>,
+        );
+        let cases: &[Case] = &[
+            (&[], None, Err("precondition_required")),
+            (&[], v(3), ok(3, false)),
+            (&[("if-match", "\"3\"")], None, ok(3, true)),
+            (&[("if-match", " \"3\" ")], None, ok(3, true)),
+            (&[("if-match", "\"3\"")], v(3), ok(3, false)),
+            (
+                &[("if-match", "\"3\"")],
+                v(4),
+                Err("conflicting_preconditions"),
+            ),
+            (&[("if-match", "3")], None, Err("invalid_if_match")),
+            (&[("if-match", "W/\"3\"")], None, Err("invalid_if_match")),
+            (&[("if-match", "*")], None, Err("invalid_if_match")),
+            (&[("if-match", "\"-1\"")], None, Err("invalid_if_match")),
+        ];
+        for (pairs, body, want) in cases {
+            let got = precondition(&headers(pairs), *body)
+                .map(|p| (p.expected, p.if_match))
+                .map_err(|e| e.code());
+            assert_eq!(&got, want, "{pairs:?} {body:?}");
+        }
+    }
+}

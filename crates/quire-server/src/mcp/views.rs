@@ -1,0 +1,354 @@
+//! What the read tools show the agent: pure projections of a Note, no I/O.
+
+use quire_model::{Note, Tab, TabData, TabId};
+use serde_json::{Value, json};
+
+use super::args::AttachmentKind;
+use super::schema::Violation;
+
+/// Most cells `read_note_tab` returns inline for a sheet; past it, `read_sheet_range`.
+pub(crate) const INLINE_SHEET_CELLS: usize = 100 * 100;
+/// The most items one `list_note_attachments` call returns (the schema's `maximum`).
+pub(crate) const ATTACHMENTS_MAX_LIMIT: u64 = 50;
+
+/// `{note_id, title, version, tabs: [{id, type, label}]}` in strip order.
+pub(crate) fn tab_list(note: &Note) -> Value {
+    let tabs: Vec<Value> = note
+        .tabs
+        .iter()
+        .map(|t| json!({"id": t.id, "type": t.kind(), "label": t.label}))
+        .collect();
+    json!({
+        "note_id": note.id,
+        "title": note.title,
+        "version": note.version,
+        "tabs": tabs,
+    })
+}
+
+/// The tab with exactly this ID, or a refusal naming `tab_id` that lists the real IDs.
+pub(crate) fn find_tab<'n>(note: &'n Note, tab_id: &TabId) -> Result<&'n Tab, Violation> {
+    note.tab(tab_id).ok_or_else(|| {
+        let ids: Vec<&str> = note.tabs.iter().map(|t| t.id.as_str()).collect();
+        Violation::at_field(
+            "tab_id",
+            format!(
+                "no tab {:?} in this note (its tabs are: {}); use an exact tab ID from list_note_tabs, never a type or a label",
+                tab_id.as_str(),
+                ids.join(", ")
+            ),
+        )
+    })
+}
+
+/// `{tab_id, type, label, version, data}`. A sheet tab over [`INLINE_SHEET_CELLS`] comes
+/// with each sheet's size instead of its cells, and `cells_omitted: true`.
+pub(crate) fn tab_content(note: &Note, tab: &Tab) -> Value {
+    let mut out = json!({
+        "note_id": note.id,
+        "tab_id": tab.id,
+        "type": tab.kind(),
+        "label": tab.label,
+        "version": note.version,
+    });
+    let data = match &tab.data {
+        TabData::Sheet(sheets) => {
+            let cells: usize = sheets
+                .sheets
+                .iter()
+                .flat_map(|s| s.rows.iter().map(Vec::len))
+                .sum();
+            if cells > INLINE_SHEET_CELLS {
+                out["cells_omitted"] = Value::Bool(true);
+                let sizes: Vec<Value> = sheets
+                    .sheets
+                    .iter()
+                    .map(|s| {
+                        json!({
+                            "id": s.id,
+                            "name": s.name,
+                            "row_count": s.rows.len(),
+                            "col_count": s.rows.iter().map(Vec::len).max().unwrap_or(0),
+                        })
+                    })
+                    .collect();
+                json!({ "sheets": sizes })
+            } else {
+                tab.data.to_value()
+            }
+        }
+        _ => tab.data.to_value(),
+    };
+    out["data"] = data;
+    out
+}
+
+/// A window of at most `rows` x `cols` cells, padded with nulls past the sheet's end.
+pub(crate) fn sheet_range(
+    note: &Note,
+    tab: &Tab,
+    sheet_id: Option<&str>,
+    start: (u64, u64),
+    size: (u64, u64),
+) -> Result<Value, Violation> {
+    let TabData::Sheet(sheets) = &tab.data else {
+        return Err(Violation::at_field(
+            "tab_id",
+            format!(
+                "{:?} is a {} tab; read_sheet_range reads a sheet tab",
+                tab.id.as_str(),
+                tab.kind()
+            ),
+        ));
+    };
+    let sheet = match sheet_id {
+        Some(id) => sheets.sheets.iter().find(|s| s.id == id).ok_or_else(|| {
+            let ids: Vec<&str> = sheets.sheets.iter().map(|s| s.id.as_str()).collect();
+            Violation::at_field(
+                "sheet_id",
+                format!(
+                    "no sheet {id:?} in tab {} (its sheets are: {})",
+                    tab.id,
+                    ids.join(", ")
+                ),
+            )
+        })?,
+        None => sheets
+            .sheets
+            .first()
+            .ok_or_else(|| Violation::at_field("tab_id", "this sheet tab holds no sheet"))?,
+    };
+    let (start_row, start_col) = (to_index(start.0), to_index(start.1));
+    let (rows, cols) = (to_index(size.0), to_index(size.1));
+    let values: Vec<Vec<Value>> = (start_row..start_row.saturating_add(rows))
+        .map(|r| {
+            let row = sheet.rows.get(r);
+            (start_col..start_col.saturating_add(cols))
+                .map(|c| {
+                    row.and_then(|row| row.get(c))
+                        .cloned()
+                        .unwrap_or(Value::Null)
+                })
+                .collect()
+        })
+        .collect();
+    Ok(json!({
+        "note_id": note.id,
+        "tab_id": tab.id,
+        "sheet_id": sheet.id,
+        "version": note.version,
+        "start_row": start.0,
+        "start_col": start.1,
+        "values": values,
+        "sheet_row_count": sheet.rows.len(),
+        "sheet_col_count": sheet.rows.iter().map(Vec::len).max().unwrap_or(0),
+    }))
+}
+
+fn to_index(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
+
+/// One page of the Note's attachments, metadata only, in the order they were attached. The
+/// cursor is the attachment counter of the last item returned, so a page never repeats or
+/// skips an item when others are attached or removed meanwhile.
+pub(crate) fn attachments_page(
+    note: &Note,
+    kind: Option<AttachmentKind>,
+    limit: Option<u64>,
+    cursor: Option<&str>,
+) -> Result<Value, Violation> {
+    let limit = limit.unwrap_or(ATTACHMENTS_MAX_LIMIT);
+    if !(1..=ATTACHMENTS_MAX_LIMIT).contains(&limit) {
+        return Err(Violation::at_field(
+            "limit",
+            format!("maximum {ATTACHMENTS_MAX_LIMIT}"),
+        ));
+    }
+    let after = match cursor {
+        None => None,
+        Some(c) => Some(c.parse::<u64>().map_err(|_| {
+            Violation::at_field(
+                "cursor",
+                "not a cursor from list_note_attachments (pass next_cursor as it came)",
+            )
+        })?),
+    };
+    let mut items: Vec<(u64, Value)> = Vec::new();
+    for tab in &note.tabs {
+        match &tab.data {
+            TabData::Sources(sources) if kind != Some(AttachmentKind::Files) => {
+                items.extend(sources.iter().map(|s| {
+                    (
+                        counter_of(&s.id),
+                        json!({
+                            "kind": "source",
+                            "id": s.id,
+                            "title": s.title,
+                            "url": s.url,
+                            "added_by": s.added_by,
+                            "added_at": s.added_at,
+                        }),
+                    )
+                }));
+            }
+            TabData::Files(files) if kind != Some(AttachmentKind::Sources) => {
+                items.extend(files.iter().map(|f| {
+                    (
+                        counter_of(&f.id),
+                        json!({
+                            "kind": "file",
+                            "id": f.id,
+                            "name": f.name,
+                            "mime": f.mime,
+                            "size": f.size,
+                            "sha256": f.sha256,
+                            "added_by": f.added_by,
+                            "added_at": f.added_at,
+                        }),
+                    )
+                }));
+            }
+            _ => {}
+        }
+    }
+    items.sort_by_key(|(n, _)| *n);
+    let total = items.len();
+    let remaining: Vec<(u64, Value)> = items
+        .into_iter()
+        .filter(|(n, _)| after.is_none_or(|a| *n > a))
+        .collect();
+    let page_len = remaining.len().min(to_index(limit));
+    let next_cursor = if remaining.len() > page_len {
+        remaining
+            .get(page_len.saturating_sub(1))
+            .map(|(n, _)| Value::String(n.to_string()))
+            .unwrap_or(Value::Null)
+    } else {
+        Value::Null
+    };
+    let page: Vec<Value> = remaining
+        .into_iter()
+        .take(page_len)
+        .map(|(_, v)| v)
+        .collect();
+    Ok(json!({
+        "note_id": note.id,
+        "version": note.version,
+        "total": total,
+        "items": page,
+        "next_cursor": next_cursor,
+    }))
+}
+
+/// The Note-wide counter in a generated ID (`src-12-mh8z1k2a` -> 12). IDs come from the Note's
+/// counter, which never goes back, so it orders attachments by when they were added.
+fn counter_of(id: &str) -> u64 {
+    id.split('-')
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use quire_model::{FileMeta, NoteId, Source};
+
+    use super::*;
+
+    fn note_with(sources: usize, files: usize) -> Note {
+        let mut note = Note::new(
+            "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f50"
+                .parse::<NoteId>()
+                .unwrap(),
+            "t".into(),
+        );
+        let mut seq = 0;
+        for tab in &mut note.tabs {
+            match &mut tab.data {
+                TabData::Sources(s) => s.extend((0..sources).map(|i| {
+                    seq += 1;
+                    Source {
+                        id: format!("src-{}-x", seq * 2),
+                        title: format!("s{i}"),
+                        url: format!("https://example.org/{i}"),
+                        normalized_url: format!("https://example.org/{i}"),
+                        added_by: "a".into(),
+                        added_at: "t".into(),
+                    }
+                })),
+                TabData::Files(f) => f.extend((0..files).map(|i| FileMeta {
+                    id: format!("file-{}-x", i * 2 + 1),
+                    name: format!("f{i}"),
+                    mime: "text/plain".into(),
+                    size: 1,
+                    sha256: "0".repeat(64),
+                    added_by: "a".into(),
+                    added_at: "t".into(),
+                })),
+                _ => {}
+            }
+        }
+        note
+    }
+
+    fn pages(note: &Note, kind: Option<AttachmentKind>, limit: u64) -> Vec<Vec<String>> {
+        let mut out = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let page = attachments_page(note, kind, Some(limit), cursor.as_deref()).unwrap();
+            out.push(
+                page["items"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|i| i["id"].as_str().unwrap().to_owned())
+                    .collect(),
+            );
+            match page["next_cursor"].as_str() {
+                Some(c) => cursor = Some(c.to_owned()),
+                None => return out,
+            }
+        }
+    }
+
+    #[test]
+    fn pages_cover_every_item_once() {
+        let note = note_with(120, 0);
+        let p = pages(&note, Some(AttachmentKind::Sources), 50);
+        assert_eq!(p.iter().map(Vec::len).collect::<Vec<_>>(), vec![50, 50, 20]);
+        let all: std::collections::HashSet<_> = p.concat().into_iter().collect();
+        assert_eq!(all.len(), 120);
+    }
+
+    #[test]
+    fn kinds_interleave_in_attachment_order_and_filter() {
+        let note = note_with(2, 2);
+        assert_eq!(
+            pages(&note, None, 50),
+            vec![vec!["file-1-x", "src-2-x", "file-3-x", "src-4-x"]]
+        );
+        assert_eq!(
+            pages(&note, Some(AttachmentKind::Files), 1),
+            vec![vec!["file-1-x"], vec!["file-3-x"]]
+        );
+    }
+
+    #[test]
+    fn limit_and_cursor_are_checked() {
+        let note = note_with(1, 0);
+        assert_eq!(
+            attachments_page(&note, None, Some(51), None)
+                .unwrap_err()
+                .message,
+            "limit: maximum 50"
+        );
+        assert_eq!(
+            attachments_page(&note, None, None, Some("x"))
+                .unwrap_err()
+                .field,
+            "cursor"
+        );
+    }
+}

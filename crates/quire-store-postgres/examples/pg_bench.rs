@@ -1,0 +1,342 @@
+//! The PostgreSQL store's write benchmark, in one run on one PostgreSQL:
+//! - the guarded write (a 200-char `replace_text` on one Note, fresh key, current version,
+//!   through the `Store` API), in one round trip (the store holds the Note at the version it
+//!   last wrote) and in two (a store that holds nothing: read, then commit), next to its floor, one bare single-row `UPDATE` of the same text
+//!   (autocommit, prepared), interleaved in rounds so that both see the same disk;
+//! - both with every commit flushed (`synchronous_commit=on`, PostgreSQL's default: what the
+//!   server runs) and without waiting for the flush (`synchronous_commit=off`: the round trips
+//!   and the work alone);
+//! - throughput of 16 concurrent writers (one Note each) spread over two stores, as two servers
+//!   would be, next to 16 connections doing the bare `UPDATE`.
+//!
+//! The server is a throwaway cluster started here with PostgreSQL's durable defaults, or the
+//! one named by `QUIRE_TEST_PG`.
+//!
+//! `cargo run --release -p quire-store-postgres --example pg_bench -- [--writes N]`
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use quire_model::{NoteId, Op, TabId, Timestamp, Version};
+use quire_store::{Change, NewNote, Store, WriteRequest};
+use quire_store_postgres::cluster::{Cluster, Durability};
+use quire_store_postgres::{PgOptions, PgStore};
+use tokio_postgres::NoTls;
+
+const ROUNDS: usize = 5;
+
+fn writes_arg() -> usize {
+    let mut writes = 5_000;
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let value = it.next().expect("a value after the flag");
+        match flag.as_str() {
+            "--writes" => writes = value.parse().expect("--writes: a number"),
+            other => panic!("unknown flag {other} (known: --writes N)"),
+        }
+    }
+    writes
+}
+
+struct Stats {
+    median: Duration,
+    p99: Duration,
+}
+
+fn stats(mut samples: Vec<Duration>) -> Stats {
+    samples.sort();
+    let at = |q: f64| samples[((samples.len() as f64 - 1.0) * q).round() as usize];
+    Stats {
+        median: at(0.5),
+        p99: at(0.99),
+    }
+}
+
+fn us(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+/// 200 characters, different for every `i` (so that no write is a no-op).
+fn text_200(i: usize) -> String {
+    let mut s = format!("write {i:>10} ");
+    while s.len() < 200 {
+        s.push_str("lorem ipsum dolor sit amet ");
+    }
+    s.truncate(200);
+    s
+}
+
+fn request(id: &NoteId, version: u64, i: usize) -> WriteRequest {
+    WriteRequest {
+        note_id: id.clone(),
+        expected_version: Version(version),
+        idempotency_key: Some(format!("bench-{i}")),
+        author: "bench".to_owned(),
+        change: Change::Ops(vec![Op::ReplaceText {
+            tab_id: TabId::new(TabId::MARKDOWN),
+            text: text_200(i),
+        }]),
+        now: Timestamp(1_796_019_881_000 + i as i64),
+    }
+}
+
+async fn new_note(store: &dyn Store, n: usize) -> NoteId {
+    let id = NoteId::from_uuid(uuid::Uuid::now_v7());
+    store
+        .create_note(NewNote {
+            id: id.clone(),
+            title: format!("Bench {n}"),
+            author: "bench".to_owned(),
+            now: Timestamp(1_796_019_881_000),
+            idempotency_key: None,
+        })
+        .await
+        .expect("create_note");
+    id
+}
+
+async fn connect(url: &str) -> tokio_postgres::Client {
+    let (client, connection) = tokio_postgres::connect(url, NoTls).await.expect("connect");
+    tokio::spawn(async move {
+        if let Err(e) = connection.await {
+            eprintln!("bench connection: {e}");
+        }
+    });
+    client
+}
+
+/// `url` with `synchronous_commit` set for every session opened through it.
+fn with_sync(url: &str, sync: &str) -> String {
+    let sep = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{sep}options=-c%20synchronous_commit%3D{sync}")
+}
+
+struct Trio {
+    /// Through a store that holds the Note at the version it wrote: one round trip.
+    warm: Stats,
+    /// Through a store that keeps no Notes (`recent_notes: 0`): read, then commit.
+    cold: Stats,
+    floor: Stats,
+}
+
+/// Bare UPDATEs and guarded writes (warm and cold) in alternating rounds on one database.
+async fn sequential(url: &str, writes: usize) -> Trio {
+    let warm = PgStore::connect(url, PgOptions::default())
+        .await
+        .expect("open the store");
+    let cold = PgStore::connect(
+        url,
+        PgOptions {
+            recent_notes: 0,
+            ..PgOptions::default()
+        },
+    )
+    .await
+    .expect("open the store");
+    let warm_note = new_note(&warm, 0).await;
+    let cold_note = new_note(&cold, 1).await;
+    let floor = connect(url).await;
+    floor
+        .batch_execute(
+            "CREATE TABLE IF NOT EXISTS floor (id int PRIMARY KEY, v text NOT NULL, n bigint NOT NULL);
+             INSERT INTO floor VALUES (1, '', 0) ON CONFLICT (id) DO NOTHING;",
+        )
+        .await
+        .expect("floor table");
+    let update = floor
+        .prepare("UPDATE floor SET v = $1, n = n + 1 WHERE id = 1")
+        .await
+        .expect("prepare");
+
+    let per_round = writes.div_ceil(ROUNDS);
+    let warmup = per_round / 10;
+    let (mut warm_samples, mut cold_samples, mut bare) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut warm_version, mut cold_version) = (1, 1);
+    let mut i = 0;
+    for _ in 0..ROUNDS {
+        for j in 0..warmup + per_round {
+            let text = text_200(i);
+            let t = Instant::now();
+            let n = floor.execute(&update, &[&text]).await.expect("update");
+            let took = t.elapsed();
+            assert_eq!(n, 1);
+            if j >= warmup {
+                bare.push(took);
+            }
+            i += 1;
+        }
+        for (store, id, version, samples) in [
+            (&warm, &warm_note, &mut warm_version, &mut warm_samples),
+            (&cold, &cold_note, &mut cold_version, &mut cold_samples),
+        ] {
+            for j in 0..warmup + per_round {
+                let req = request(id, *version, i);
+                let t = Instant::now();
+                let result = store.write(req).await.expect("write");
+                let took = t.elapsed();
+                *version += 1;
+                assert_eq!(result.version, Version(*version));
+                if j >= warmup {
+                    samples.push(took);
+                }
+                i += 1;
+            }
+        }
+    }
+    warm.close().await.expect("close");
+    cold.close().await.expect("close");
+    Trio {
+        warm: stats(warm_samples),
+        cold: stats(cold_samples),
+        floor: stats(bare),
+    }
+}
+
+/// 16 writers, one Note each, half on each of two stores: writes per second.
+async fn concurrent_guarded(url: &str, writers: usize, per_writer: usize) -> f64 {
+    let servers = [
+        Arc::new(PgStore::connect(url, PgOptions::default()).await.expect("open")),
+        Arc::new(PgStore::connect(url, PgOptions::default()).await.expect("open")),
+    ];
+    let mut notes = Vec::new();
+    for n in 0..writers {
+        notes.push(new_note(servers[n % 2].as_ref(), n).await);
+    }
+    let start = Instant::now();
+    let mut tasks = tokio::task::JoinSet::new();
+    for (n, id) in notes.into_iter().enumerate() {
+        let store = Arc::clone(&servers[n % 2]);
+        tasks.spawn(async move {
+            for i in 0..per_writer {
+                store
+                    .write(request(&id, i as u64 + 1, i))
+                    .await
+                    .expect("write");
+            }
+        });
+    }
+    while let Some(done) = tasks.join_next().await {
+        done.expect("writer task");
+    }
+    let elapsed = start.elapsed();
+    for s in &servers {
+        s.close().await.expect("close");
+    }
+    (writers * per_writer) as f64 / elapsed.as_secs_f64()
+}
+
+/// The same load as bare UPDATEs: `writers` connections, one row each.
+async fn concurrent_floor(url: &str, writers: usize, per_writer: usize) -> f64 {
+    let setup = connect(url).await;
+    setup
+        .batch_execute(
+            "CREATE TABLE IF NOT EXISTS floor_many (id int PRIMARY KEY, v text NOT NULL, n bigint NOT NULL)",
+        )
+        .await
+        .expect("floor table");
+    for w in 0..writers as i32 {
+        setup
+            .execute(
+                "INSERT INTO floor_many VALUES ($1, '', 0) ON CONFLICT (id) DO NOTHING",
+                &[&w],
+            )
+            .await
+            .expect("row");
+    }
+    let mut clients = Vec::new();
+    for _ in 0..writers {
+        clients.push(connect(url).await);
+    }
+    let start = Instant::now();
+    let mut tasks = tokio::task::JoinSet::new();
+    for (w, client) in clients.into_iter().enumerate() {
+        tasks.spawn(async move {
+            let update = client
+                .prepare("UPDATE floor_many SET v = $2, n = n + 1 WHERE id = $1")
+                .await
+                .expect("prepare");
+            for i in 0..per_writer {
+                client
+                    .execute(&update, &[&(w as i32), &text_200(i)])
+                    .await
+                    .expect("update");
+            }
+        });
+    }
+    while let Some(done) = tasks.join_next().await {
+        done.expect("writer task");
+    }
+    (writers * per_writer) as f64 / start.elapsed().as_secs_f64()
+}
+
+async fn setting(url: &str, name: &str) -> String {
+    let client = connect(url).await;
+    client
+        .query_one(&format!("SHOW {name}"), &[])
+        .await
+        .expect("SHOW")
+        .get(0)
+}
+
+#[tokio::main]
+async fn main() {
+    let writes = writes_arg();
+    let cluster = Cluster::from_env_or_start(Durability::Durable).expect("a PostgreSQL");
+    let db = cluster.fresh_database().await.expect("a database");
+    let url = db.url().to_owned();
+    let version = setting(&url, "server_version").await;
+    println!(
+        "PostgreSQL {version} at {} (fsync={}, synchronous_commit={}), {writes} writes of each kind in {ROUNDS} alternating rounds",
+        cluster.admin_url(),
+        setting(&url, "fsync").await,
+        setting(&url, "synchronous_commit").await,
+    );
+
+    let durable = sequential(&url, writes).await;
+    let unflushed = sequential(&with_sync(&url, "off"), writes).await;
+    let per_writer = (writes / 16).clamp(100, 1_000);
+    let guarded16 = concurrent_guarded(&url, 16, per_writer).await;
+    let floor16 = concurrent_floor(&url, 16, per_writer).await;
+
+    let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
+    println!();
+    println!("| measurement | median (us) | p99 (us) | median / floor |");
+    println!("|---|---:|---:|---:|");
+    for (name, trio) in [
+        ("synchronous_commit=on", &durable),
+        ("synchronous_commit=off", &unflushed),
+    ] {
+        println!(
+            "| bare single-row UPDATE (floor), {name} | {:.1} | {:.1} | 1.00 |",
+            us(trio.floor.median),
+            us(trio.floor.p99)
+        );
+        for (kind, s) in [
+            ("guarded write, 1 round trip (store holds the Note)", &trio.warm),
+            ("guarded write, 2 round trips (read, then commit)", &trio.cold),
+        ] {
+            println!(
+                "| {kind}, {name} | {:.1} | {:.1} | {:.2} |",
+                us(s.median),
+                us(s.p99),
+                ratio(s.median, trio.floor.median)
+            );
+        }
+    }
+    println!();
+    println!("| 16 concurrent writers, synchronous_commit=on, {per_writer} writes each | writes/s |");
+    println!("|---|---:|");
+    println!("| guarded writes, one Note each, over two stores | {guarded16:.0} |");
+    println!("| bare UPDATEs, one row each, 16 connections (floor) | {floor16:.0} |");
+    println!();
+    for (kind, s) in [("1 round trip", &durable.warm), ("2 round trips", &durable.cold)] {
+        let r = ratio(s.median, durable.floor.median);
+        println!(
+            "target: guarded median <= 1.5x the floor (synchronous_commit=on), {kind}: {r:.2}x {}",
+            if r <= 1.5 { "met" } else { "missed" }
+        );
+    }
+    drop(db);
+    cluster.stop();
+}

@@ -1,0 +1,444 @@
+//! The writes. Each commits in one statement (atomic on its own, so no explicit transaction and
+//! no lock held across a round trip); a lost race is detected by the statement and settled by
+//! reading again.
+
+use std::sync::Arc;
+
+use deadpool_postgres::Object;
+use quire_model::{Applied, ApplyCtx, Note, NoteId, OpError, OpErrorCode, Version, limits};
+use quire_store::{
+    Change, Conflict, NewNote, NoteMeta, Scope, StoreError, StoredNote, TokenRecord, WriteRequest,
+    WriteResult,
+};
+use sha2::{Digest, Sha256};
+use tokio_postgres::error::SqlState;
+
+use crate::Fail;
+use crate::recent::Recent;
+use crate::read::{self, strip_of, to_i64};
+
+/// What a resent request is compared with: its expected version and its change, hashed (the
+/// same fingerprint as the SQLite store's).
+fn fingerprint(req: &WriteRequest) -> Result<String, Fail> {
+    let mut hasher = Sha256::new();
+    hasher.update(req.expected_version.0.to_string().as_bytes());
+    hasher.update(b"\n");
+    hasher.update(serde_json::to_vec(&req.change)?);
+    Ok(hex::encode(hasher.finalize()))
+}
+
+/// Whether `e` is a duplicate in the table whose primary key is `constraint`.
+fn is_duplicate(e: &Fail, constraint: &str) -> bool {
+    match e {
+        Fail::Db(e) => e.as_db_error().is_some_and(|db| {
+            db.code() == &SqlState::UNIQUE_VIOLATION && db.constraint() == Some(constraint)
+        }),
+        _ => false,
+    }
+}
+
+/// How often a write reads again after losing a race. One is enough: after a lost race the key
+/// is stored (a replay) or the version has moved past the expected one (a conflict), and
+/// neither ever goes back.
+const ATTEMPTS: usize = 3;
+
+/// The guarded write: idempotency key, then version, then apply; then the compare-and-swap with
+/// the history entry, the changed contents and the key + result, in one statement.
+///
+/// When `recent` holds the Note at the expected version, the read is skipped: one round trip.
+/// That shortcut only ever answers with a committed change; anything else (a lost race, a
+/// stored key, an invalid or no-op change) goes the long way, which reads the key first.
+pub(crate) async fn write(
+    db: &Object,
+    recent: &Recent,
+    req: &WriteRequest,
+) -> Result<WriteResult, Fail> {
+    let key = req.idempotency_key.as_deref();
+    let fingerprint = key.map(|_| fingerprint(req)).transpose()?;
+    let claim = |result: &WriteResult| -> Result<Option<Claim<'_>>, Fail> {
+        Ok(match (key, fingerprint.as_deref()) {
+            (Some(key), Some(fingerprint)) => Some(Claim {
+                key,
+                fingerprint,
+                result: serde_json::to_string(result)?,
+            }),
+            _ => None,
+        })
+    };
+
+    if let (Some(note), Change::Ops(ops)) = (recent.get(&req.note_id, req.expected_version), &req.change)
+        && let Ok(applied) = quire_model::apply(&note, ops, &ctx(req))
+        && !applied.is_noop()
+    {
+        let result = accepted(req, &note, &applied);
+        match commit(db, &note, &applied, req, claim(&result)?.as_ref()).await {
+            Ok(true) => {
+                recent.put(Arc::new(committed(applied.note, result.version)));
+                return Ok(result);
+            }
+            Ok(false) => {}
+            Err(e) if is_duplicate(&e, "idempotency_pkey") => {}
+            Err(e) => return Err(e),
+        }
+    }
+
+    let id = &req.note_id;
+    for _ in 0..ATTEMPTS {
+        let current = read::current(db, id, key)
+            .await?
+            .ok_or_else(|| StoreError::NoteNotFound(id.clone()))?;
+        if let Some((stored_fingerprint, result)) = current.stored {
+            let mut result: WriteResult = serde_json::from_str(&result)?;
+            result.replayed = true;
+            result.request_differs = fingerprint.as_deref() != Some(stored_fingerprint.as_str());
+            return Ok(result);
+        }
+        let note = Arc::new(current.note);
+        recent.put(Arc::clone(&note));
+        if req.expected_version != note.version {
+            return Err(StoreError::Conflict(Conflict {
+                current_version: note.version,
+                changed_tab_ids: read::tabs_changed_between(
+                    db,
+                    id,
+                    req.expected_version,
+                    note.version,
+                )
+                .await?,
+            })
+            .into());
+        }
+
+        let applied = match &req.change {
+            Change::Ops(ops) => quire_model::apply(&note, ops, &ctx(req))?,
+            Change::Restore { version } => {
+                let old = read::note_at(db, id, *version).await?.ok_or_else(|| {
+                    StoreError::VersionNotFound {
+                        note_id: id.clone(),
+                        version: *version,
+                    }
+                })?;
+                quire_model::restore(&note, &old)
+            }
+        };
+
+        let result = accepted(req, &note, &applied);
+        let claim = claim(&result)?;
+        let verdict = if applied.is_noop() {
+            store_noop(db, id, claim.as_ref()).await
+        } else {
+            commit(db, &note, &applied, req, claim.as_ref()).await
+        };
+        match verdict {
+            Ok(true) => {
+                if !applied.is_noop() {
+                    recent.put(Arc::new(committed(applied.note, result.version)));
+                }
+                return Ok(result);
+            }
+            // Another writer moved the version since the read: read again.
+            Ok(false) => continue,
+            // Another write with this key committed since the read: read again (a replay).
+            Err(e) if is_duplicate(&e, "idempotency_pkey") => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(StoreError::Backend(format!(
+        "note {id}: the write kept losing races ({ATTEMPTS} attempts)"
+    ))
+    .into())
+}
+
+fn ctx(req: &WriteRequest) -> ApplyCtx<'_> {
+    ApplyCtx {
+        now: req.now,
+        author: &req.author,
+    }
+}
+
+/// The result of `applied` on `before`, if it commits.
+fn accepted(req: &WriteRequest, before: &Note, applied: &Applied) -> WriteResult {
+    WriteResult {
+        note_id: req.note_id.clone(),
+        version: if applied.is_noop() {
+            before.version
+        } else {
+            before.version.next()
+        },
+        changed_tab_ids: applied.changed_tab_ids.clone(),
+        outcomes: applied.outcomes.clone(),
+        replayed: false,
+        request_differs: false,
+    }
+}
+
+/// The applied Note as committed: at its new version.
+fn committed(mut note: Note, version: Version) -> Note {
+    note.version = version;
+    note
+}
+
+/// An idempotency key with the result it will replay.
+struct Claim<'a> {
+    key: &'a str,
+    fingerprint: &'a str,
+    result: String,
+}
+
+/// A write that changed nothing keeps its key (a resend replays it) but makes no version.
+async fn store_noop(db: &Object, id: &NoteId, claim: Option<&Claim<'_>>) -> Result<bool, Fail> {
+    let Some(claim) = claim else {
+        return Ok(true);
+    };
+    let stmt = db
+        .prepare_cached(
+            "INSERT INTO idempotency (note_id, key, fingerprint, result) VALUES ($1, $2, $3, $4)",
+        )
+        .await?;
+    db.execute(
+        &stmt,
+        &[&id.as_str(), &claim.key, &claim.fingerprint, &claim.result],
+    )
+    .await?;
+    Ok(true)
+}
+
+/// The compare-and-swap and everything that goes with it, as one statement: the data-modifying
+/// CTEs run only if the `UPDATE` matched (they select from its output), and a duplicate key
+/// fails the statement whole.
+const COMMIT: &str = "
+WITH bumped AS (
+    UPDATE notes
+    SET version = version + 1, title = $3, seq = $4, strip = $5, tab_ids = $6, updated_at = $7
+    WHERE id = $1 AND version = $2
+    RETURNING version
+), history AS (
+    INSERT INTO versions
+        (note_id, version, author, created_at, summary, changed_tab_ids, title, seq, strip,
+         tab_ids)
+    SELECT $1, version, $8, $7, $9, $10, $3, $4, $5, $6 FROM bumped
+), contents AS (
+    INSERT INTO tab_versions (note_id, tab_id, version, data)
+    SELECT $1, t.tab_id, b.version, t.data
+    FROM bumped b, unnest($11::text[], $12::text[]) AS t(tab_id, data)
+), claim AS (
+    INSERT INTO idempotency (note_id, key, fingerprint, result)
+    SELECT $1, $13, $14, $15 FROM bumped WHERE $13::text IS NOT NULL
+)
+SELECT version FROM bumped";
+
+/// Writes `applied` as the version after `before`'s, if the Note is still at `before`'s
+/// version. The history entry holds the small parts of the Note plus the contents of the tabs
+/// whose data changed, nothing else. False: the version moved on, nothing was written.
+async fn commit(
+    db: &Object,
+    before: &Note,
+    applied: &Applied,
+    req: &WriteRequest,
+    claim: Option<&Claim<'_>>,
+) -> Result<bool, Fail> {
+    let after = &applied.note;
+    let strip = serde_json::to_string(&strip_of(after))?;
+    let tab_ids: Vec<&str> = after.tabs.iter().map(|t| t.id.as_str()).collect();
+    let changed: Vec<&str> = applied
+        .changed_tab_ids
+        .iter()
+        .map(|t| t.as_str())
+        .collect();
+    let mut content_ids = Vec::new();
+    let mut contents = Vec::new();
+    for tab_id in &applied.changed_tab_ids {
+        let Some(tab) = after.tab(tab_id) else {
+            continue; // deleted: the strip no longer lists it
+        };
+        if before.tab(tab_id).is_some_and(|old| old.data == tab.data) {
+            continue; // renamed or moved: the strip records it
+        }
+        content_ids.push(tab_id.as_str());
+        contents.push(serde_json::to_string(&tab.data.to_value())?);
+    }
+    let at = req.now.to_rfc3339();
+    let stmt = db.prepare_cached(COMMIT).await?;
+    let rows = db
+        .query(
+            &stmt,
+            &[
+                &after.id.as_str(),
+                &to_i64(before.version.0)?,
+                &after.title,
+                &to_i64(after.seq)?,
+                &strip,
+                &tab_ids,
+                &at,
+                &req.author,
+                &applied.summary,
+                &changed,
+                &content_ids,
+                &contents,
+                &claim.map(|c| c.key),
+                &claim.map(|c| c.fingerprint),
+                &claim.map(|c| c.result.as_str()),
+            ],
+        )
+        .await?;
+    Ok(!rows.is_empty())
+}
+
+/// A new Note, its first version, its tabs' contents and its creation key, as one statement.
+const CREATE: &str = "
+WITH note AS (
+    INSERT INTO notes (id, title, version, seq, strip, tab_ids, agent_access, created_at,
+                       updated_at)
+    VALUES ($1, $2, 1, $3, $4, $5, false, $6, $6)
+    RETURNING id
+), history AS (
+    INSERT INTO versions
+        (note_id, version, author, created_at, summary, changed_tab_ids, title, seq, strip,
+         tab_ids)
+    SELECT id, 1, $7, $6, 'created', $5, $2, $3, $4, $5 FROM note
+), contents AS (
+    INSERT INTO tab_versions (note_id, tab_id, version, data)
+    SELECT n.id, t.tab_id, 1, t.data FROM note n, unnest($5::text[], $8::text[]) AS t(tab_id, data)
+), claim AS (
+    INSERT INTO note_creations (author, key, note_id)
+    SELECT $7, $9, id FROM note WHERE $9::text IS NOT NULL
+)
+SELECT id FROM note";
+
+/// Creates a Note at version 1 with the fixed tabs; a repeated key (per author) replays.
+pub(crate) async fn create_note(db: &Object, new: &NewNote) -> Result<(StoredNote, bool), Fail> {
+    let key = new.idempotency_key.as_deref();
+    if let Some(key) = key
+        && let Some(first) = created_before(db, &new.author, key).await?
+    {
+        return Ok((first, true));
+    }
+
+    let title = new.title.trim();
+    if title.chars().count() > limits::TITLE_CHARS {
+        return Err(StoreError::Invalid(OpError {
+            code: OpErrorCode::InvalidOp,
+            index: 0,
+            field: "title".to_owned(),
+            reason: format!("longer than {} characters", limits::TITLE_CHARS),
+        })
+        .into());
+    }
+    let note = Note::new(new.id.clone(), title.to_owned());
+    let strip = serde_json::to_string(&strip_of(&note))?;
+    let tab_ids: Vec<&str> = note.tabs.iter().map(|t| t.id.as_str()).collect();
+    let contents = note
+        .tabs
+        .iter()
+        .map(|t| serde_json::to_string(&t.data.to_value()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let at = new.now.to_rfc3339();
+    let stmt = db.prepare_cached(CREATE).await?;
+    let created = db
+        .execute(
+            &stmt,
+            &[
+                &note.id.as_str(),
+                &note.title,
+                &to_i64(note.seq)?,
+                &strip,
+                &tab_ids,
+                &at,
+                &new.author,
+                &contents,
+                &key,
+            ],
+        )
+        .await
+        .map_err(Fail::from);
+    match (created, key) {
+        (Ok(_), _) => {}
+        // The same author created with the same key meanwhile: that Note is the answer.
+        (Err(e), Some(key)) if is_duplicate(&e, "note_creations_pkey") => {
+            let first = created_before(db, &new.author, key).await?.ok_or_else(|| {
+                StoreError::Backend(format!("creation key {key:?} taken but not found"))
+            })?;
+            return Ok((first, true));
+        }
+        (Err(e), _) => return Err(e),
+    }
+    let meta = NoteMeta {
+        agent_access: false,
+        created_at: at.clone(),
+        updated_at: at,
+    };
+    Ok((StoredNote { note, meta }, false))
+}
+
+/// The Note this author created under this key, as its creation returned it (version 1), with
+/// its metadata as it is now.
+async fn created_before(db: &Object, author: &str, key: &str) -> Result<Option<StoredNote>, Fail> {
+    let stmt = db
+        .prepare_cached(
+            "SELECT n.id, n.agent_access, n.created_at, n.updated_at
+             FROM note_creations c JOIN notes n ON n.id = c.note_id
+             WHERE c.author = $1 AND c.key = $2",
+        )
+        .await?;
+    let Some(row) = db.query_opt(&stmt, &[&author, &key]).await? else {
+        return Ok(None);
+    };
+    let id: String = row.try_get("id")?;
+    let id: NoteId = id
+        .parse()
+        .map_err(|e: quire_model::NoteIdError| StoreError::Backend(e.to_string()))?;
+    let note = read::note_at(db, &id, Version(1))
+        .await?
+        .ok_or_else(|| StoreError::VersionNotFound {
+            note_id: id.clone(),
+            version: Version(1),
+        })?;
+    Ok(Some(StoredNote {
+        note,
+        meta: read::meta_of(&row)?,
+    }))
+}
+
+pub(crate) async fn set_agent_access(
+    db: &Object,
+    id: &NoteId,
+    approved: bool,
+) -> Result<NoteMeta, Fail> {
+    let stmt = db
+        .prepare_cached(
+            "UPDATE notes SET agent_access = $2 WHERE id = $1
+             RETURNING agent_access, created_at, updated_at",
+        )
+        .await?;
+    match db.query_opt(&stmt, &[&id.as_str(), &approved]).await? {
+        Some(row) => read::meta_of(&row),
+        None => Err(StoreError::NoteNotFound(id.clone()).into()),
+    }
+}
+
+/// Stores a token by its hash. Its `created_at` is metadata, read from the database's clock.
+pub(crate) async fn create_token(
+    db: &Object,
+    name: &str,
+    scopes: &[Scope],
+    token_hash: &str,
+) -> Result<TokenRecord, Fail> {
+    let stmt = db
+        .prepare_cached(
+            "INSERT INTO tokens (name, hash, scopes, created_at)
+             VALUES ($1, $2, $3,
+                     to_char(clock_timestamp() AT TIME ZONE 'UTC',
+                             'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'))
+             RETURNING id, created_at",
+        )
+        .await?;
+    let row = db
+        .query_one(&stmt, &[&name, &token_hash, &serde_json::to_string(scopes)?])
+        .await?;
+    Ok(TokenRecord {
+        id: row.try_get(0)?,
+        name: name.to_owned(),
+        scopes: scopes.to_vec(),
+        created_at: row.try_get(1)?,
+    })
+}

@@ -1,0 +1,259 @@
+//! The `Store` trait on PostgreSQL, for several `quire-server` processes sharing one database.
+//! Same guarantees as the SQLite store, held to the same conformance suite
+//! (`quire_store::conformance`).
+//!
+//! The guarded write is at most two round trips at READ COMMITTED, no explicit transaction:
+//! 1. one `SELECT` reads the Note's current state together with the stored result of the
+//!    request's idempotency key, if any (a hit is a replay, whatever the version says now);
+//!    skipped when this store last read or wrote the Note at the expected version (a Note's
+//!    content at a version never changes; see `recent.rs`);
+//! 2. the operations are applied in Rust ([`quire_model::apply`]); then one statement
+//!    (data-modifying CTEs, atomic like any statement) does the compare-and-swap
+//!    `UPDATE notes SET version = version + 1 ... WHERE id = $1 AND version = $2`, the history
+//!    entry, the changed tabs' contents and the key with its result. Zero rows updated: another
+//!    writer got there first. A duplicate key (two racing resends): the statement fails whole.
+//!    Either way the write reads again, and ends as a replay (the key is there now) or a
+//!    conflict (the version moved on). Nothing refused is stored, not even the key.
+#![forbid(unsafe_code)]
+
+#[cfg(feature = "test-cluster")]
+pub mod cluster;
+mod guarded;
+mod read;
+mod recent;
+mod schema;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+
+use crate::recent::Recent;
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use quire_model::{Note, NoteId, NoteSummary, OpError, Version};
+use quire_store::{
+    NewNote, NoteMeta, Result, Scope, Store, StoreError, StoredNote, TokenRecord, VersionInfo,
+    WriteRequest, WriteResult,
+};
+use tokio::sync::{RwLock, RwLockReadGuard};
+use tokio_postgres::NoTls;
+
+/// True for a `postgres://` or `postgresql://` URL: what selects this store over a SQLite file.
+pub fn is_postgres_url(db: &str) -> bool {
+    db.starts_with("postgres://") || db.starts_with("postgresql://")
+}
+
+#[derive(Debug, Clone)]
+pub struct PgOptions {
+    /// Most connections this store holds open (each server process has its own pool).
+    pub max_connections: usize,
+    /// How many Notes the store keeps as last read or written, so that a write at that
+    /// version commits in one round trip instead of two. 0: always read first.
+    pub recent_notes: usize,
+}
+
+impl Default for PgOptions {
+    fn default() -> Self {
+        PgOptions {
+            max_connections: 16,
+            recent_notes: 256,
+        }
+    }
+}
+
+/// Notes in one PostgreSQL database, shared by any number of processes.
+pub struct PgStore {
+    pool: Pool,
+    /// True while the store takes writes; [`Store::close`] takes it exclusively, so it waits
+    /// for the writes in flight.
+    open: RwLock<bool>,
+    recent: Recent,
+}
+
+/// What went wrong inside this crate, before it becomes a [`StoreError`].
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum Fail {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("{}", describe(.0))]
+    Db(#[from] tokio_postgres::Error),
+    #[error("connection pool: {0}")]
+    Pool(#[from] deadpool_postgres::PoolError),
+    #[error("stored JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("stored value out of range: {0}")]
+    Range(#[from] std::num::TryFromIntError),
+}
+
+impl From<OpError> for Fail {
+    fn from(e: OpError) -> Self {
+        Fail::Store(StoreError::Invalid(e))
+    }
+}
+
+impl From<Fail> for StoreError {
+    fn from(fail: Fail) -> Self {
+        match fail {
+            Fail::Store(e) => e,
+            Fail::Pool(deadpool_postgres::PoolError::Closed) => StoreError::Closed,
+            other => StoreError::Backend(other.to_string()),
+        }
+    }
+}
+
+/// tokio-postgres says "db error" and keeps the server's message in the source.
+fn describe(e: &tokio_postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => format!(
+            "postgres: {} ({}){}",
+            db.message(),
+            db.code().code(),
+            db.detail().map(|d| format!(": {d}")).unwrap_or_default()
+        ),
+        None => match std::error::Error::source(e) {
+            Some(cause) => format!("postgres: {e}: {cause}"),
+            None => format!("postgres: {e}"),
+        },
+    }
+}
+
+impl PgStore {
+    /// Connects to the database at `url` (`postgres://user@host:port/db`), brings its schema up
+    /// to date (safe when several servers start at once) and keeps a pool of connections.
+    pub async fn connect(url: &str, opts: PgOptions) -> Result<Self> {
+        let config: tokio_postgres::Config = url
+            .parse()
+            .map_err(|e| StoreError::Backend(format!("invalid PostgreSQL URL: {e}")))?;
+        let manager = Manager::from_config(
+            config,
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(opts.max_connections.max(1))
+            .build()
+            .map_err(|e| StoreError::Backend(format!("cannot build the connection pool: {e}")))?;
+        let mut client = pool.get().await.map_err(Fail::from)?;
+        schema::migrate(&mut client).await?;
+        drop(client);
+        Ok(PgStore {
+            pool,
+            open: RwLock::new(true),
+            recent: Recent::new(opts.recent_notes),
+        })
+    }
+
+    async fn client(&self) -> Result<deadpool_postgres::Object, Fail> {
+        Ok(self.pool.get().await?)
+    }
+
+    /// A connection for a write, with the store held open until it is dropped: refused once
+    /// the store is closed, waited for by `close`.
+    async fn writer(&self) -> Result<Writer<'_>, Fail> {
+        let open = self.open.read().await;
+        if !*open {
+            return Err(Fail::Store(StoreError::Closed));
+        }
+        Ok(Writer {
+            db: self.client().await?,
+            _open: open,
+        })
+    }
+}
+
+struct Writer<'a> {
+    db: deadpool_postgres::Object,
+    _open: RwLockReadGuard<'a, bool>,
+}
+
+/// 1 to 255 characters.
+fn check_key(key: Option<&String>) -> Result<()> {
+    match key {
+        Some(k) if k.is_empty() => Err(StoreError::BadKey("must not be empty".to_owned())),
+        Some(k) if k.chars().count() > 255 => {
+            Err(StoreError::BadKey("longer than 255 characters".to_owned()))
+        }
+        _ => Ok(()),
+    }
+}
+
+#[async_trait]
+impl Store for PgStore {
+    async fn create_note(&self, new: NewNote) -> Result<(StoredNote, bool)> {
+        check_key(new.idempotency_key.as_ref())?;
+        let w = self.writer().await?;
+        let (created, replayed) = guarded::create_note(&w.db, &new).await?;
+        if !replayed {
+            self.recent.put(Arc::new(created.note.clone()));
+        }
+        Ok((created, replayed))
+    }
+
+    async fn list_notes(&self) -> Result<Vec<NoteSummary>> {
+        let db = self.client().await?;
+        Ok(read::list_notes(&db).await?)
+    }
+
+    async fn get_note(&self, id: &NoteId) -> Result<StoredNote> {
+        let db = self.client().await?;
+        let state = read::current(&db, id, None)
+            .await?
+            .ok_or_else(|| StoreError::NoteNotFound(id.clone()))?;
+        self.recent.put(Arc::new(state.note.clone()));
+        Ok(StoredNote {
+            note: state.note,
+            meta: state.meta,
+        })
+    }
+
+    async fn write(&self, req: WriteRequest) -> Result<WriteResult> {
+        check_key(req.idempotency_key.as_ref())?;
+        let w = self.writer().await?;
+        Ok(guarded::write(&w.db, &self.recent, &req).await?)
+    }
+
+    async fn history(&self, id: &NoteId) -> Result<Vec<VersionInfo>> {
+        let db = self.client().await?;
+        Ok(read::history(&db, id).await?)
+    }
+
+    async fn note_at(&self, id: &NoteId, version: Version) -> Result<Note> {
+        let db = self.client().await?;
+        match read::note_at(&db, id, version).await? {
+            Some(note) => Ok(note),
+            None if !read::note_exists(&db, id).await? => Err(StoreError::NoteNotFound(id.clone())),
+            None => Err(StoreError::VersionNotFound {
+                note_id: id.clone(),
+                version,
+            }),
+        }
+    }
+
+    async fn set_agent_access(&self, id: &NoteId, approved: bool) -> Result<NoteMeta> {
+        let w = self.writer().await?;
+        Ok(guarded::set_agent_access(&w.db, id, approved).await?)
+    }
+
+    async fn create_token(
+        &self,
+        name: &str,
+        scopes: &[Scope],
+        token_hash: &str,
+    ) -> Result<TokenRecord> {
+        let w = self.writer().await?;
+        Ok(guarded::create_token(&w.db, name, scopes, token_hash).await?)
+    }
+
+    async fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>> {
+        let db = self.client().await?;
+        Ok(read::find_token(&db, token_hash).await?)
+    }
+
+    async fn close(&self) -> Result<()> {
+        let mut open = self.open.write().await;
+        *open = false;
+        self.pool.close();
+        Ok(())
+    }
+}

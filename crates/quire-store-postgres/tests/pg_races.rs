@@ -1,0 +1,233 @@
+//! Races the SQLite store cannot have (it has one writer thread) and PostgreSQL must settle:
+//! several stores (as several servers would hold) on one database, writing at once.
+
+use std::sync::Arc;
+
+use quire_model::{NoteId, Op, OpOutcome, TabId, Timestamp, Version};
+use quire_store::{Change, NewNote, Store, StoreError, WriteRequest, WriteResult};
+use quire_store_postgres::cluster::{Cluster, TestDatabase};
+use quire_store_postgres::{PgOptions, PgStore};
+use tokio::task::JoinSet;
+
+const T0: Timestamp = Timestamp(1_796_019_881_000);
+
+/// `n` stores on one fresh database, all connecting (and migrating) at once.
+async fn stores(n: usize) -> (Vec<Arc<PgStore>>, TestDatabase) {
+    let cluster = Cluster::shared().unwrap_or_else(|e| panic!("no PostgreSQL to test on: {e}"));
+    let db = cluster
+        .fresh_database()
+        .await
+        .unwrap_or_else(|e| panic!("cannot create a test database: {e}"));
+    let mut opening = JoinSet::new();
+    for _ in 0..n {
+        let url = db.url().to_owned();
+        opening.spawn(async move { PgStore::connect(&url, PgOptions::default()).await });
+    }
+    let mut out = Vec::new();
+    while let Some(store) = opening.join_next().await {
+        out.push(Arc::new(
+            store.expect("connect task").expect("connect and migrate"),
+        ));
+    }
+    (out, db)
+}
+
+async fn create(store: &PgStore) -> NoteId {
+    let id = NoteId::from_uuid(uuid::Uuid::now_v7());
+    store
+        .create_note(NewNote {
+            id: id.clone(),
+            title: "Race".to_owned(),
+            author: "person".to_owned(),
+            now: T0,
+            idempotency_key: None,
+        })
+        .await
+        .expect("create_note");
+    id
+}
+
+fn request(id: &NoteId, expected: u64, key: &str, op: Op) -> WriteRequest {
+    WriteRequest {
+        note_id: id.clone(),
+        expected_version: Version(expected),
+        idempotency_key: Some(key.to_owned()),
+        author: "agent".to_owned(),
+        change: Change::Ops(vec![op]),
+        now: T0,
+    }
+}
+
+/// Runs `req` on every store, `per_store` times each, all at once.
+async fn race(stores: &[Arc<PgStore>], per_store: usize, req: WriteRequest) -> Vec<WriteResult> {
+    let mut racers = JoinSet::new();
+    for store in stores {
+        for _ in 0..per_store {
+            let store = Arc::clone(store);
+            let req = req.clone();
+            racers.spawn(async move { store.write(req).await });
+        }
+    }
+    let mut out = Vec::new();
+    while let Some(r) = racers.join_next().await {
+        out.push(r.expect("racer task").expect("a resend is never refused"));
+    }
+    out
+}
+
+/// The same keyed request sent many times at once through three stores (a lost answer resent
+/// to another server, while the first is still working): one write, every other a replay of it.
+/// For a new deck: exactly one deck, and every answer names it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn one_key_sent_everywhere_at_once_writes_once() {
+    let (stores, _db) = stores(3).await;
+    let id = create(&stores[0]).await;
+    let op = Op::CreateTab {
+        tab_type: quire_model::NewTabKind::Slides,
+        label: None,
+        slides: None,
+    };
+    let results = race(&stores, 8, request(&id, 1, "deck-1", op)).await;
+    let first: Vec<&WriteResult> = results.iter().filter(|r| !r.replayed).collect();
+    assert_eq!(first.len(), 1, "exactly one write: {results:?}");
+    for r in &results {
+        assert_eq!(r.version, Version(2));
+        assert_eq!(r.outcomes, first[0].outcomes);
+        assert!(!r.request_differs);
+    }
+    let note = stores[1].get_note(&id).await.expect("get_note").note;
+    assert_eq!(note.version, Version(2));
+    let decks: Vec<&TabId> = note
+        .tabs
+        .iter()
+        .filter(|t| t.kind() == quire_model::TabKind::Slides)
+        .map(|t| &t.id)
+        .collect();
+    let OpOutcome::TabCreated { tab_id } = &first[0].outcomes[0] else {
+        panic!("{:?}", first[0].outcomes);
+    };
+    assert_eq!(decks, vec![tab_id]);
+    assert_eq!(stores[2].history(&id).await.expect("history").len(), 2);
+}
+
+/// The same, for a write that changes nothing (citing a page already attached): its key is
+/// stored once, every resend replays it, and no version is made.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn one_noop_key_sent_everywhere_at_once_is_stored_once() {
+    let (stores, _db) = stores(3).await;
+    let id = create(&stores[0]).await;
+    let cite = |url: &str| Op::AddSource {
+        title: "The report".to_owned(),
+        url: url.to_owned(),
+    };
+    stores[0]
+        .write(request(&id, 1, "first", cite("https://example.org/r")))
+        .await
+        .expect("cite");
+    let results = race(&stores, 8, request(&id, 2, "again", cite("example.org/r/"))).await;
+    assert_eq!(results.iter().filter(|r| !r.replayed).count(), 1);
+    for r in &results {
+        assert_eq!(r.version, Version(2));
+        assert!(r.changed_tab_ids.is_empty());
+    }
+    assert_eq!(
+        stores[2].get_note(&id).await.expect("get_note").note.version,
+        Version(2)
+    );
+}
+
+/// Writers on three stores, each re-reading and redoing its change on a conflict (the seeds'
+/// rule): every change lands exactly once, and the versions count them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn re_read_and_redo_across_stores_loses_nothing() {
+    let (stores, _db) = stores(3).await;
+    let id = create(&stores[0]).await;
+    const PER_WRITER: usize = 10;
+    let mut writers = JoinSet::new();
+    for (w, store) in stores.iter().cycle().take(6).enumerate() {
+        let store = Arc::clone(store);
+        let id = id.clone();
+        writers.spawn(async move {
+            let mut conflicts = 0;
+            for i in 0..PER_WRITER {
+                let line = format!("writer {w} line {i}");
+                let key = format!("w{w}-{i}");
+                loop {
+                    let note = store.get_note(&id).await.expect("get_note").note;
+                    let quire_model::TabData::Markdown(text) =
+                        &note.tab(&TabId::new(TabId::MARKDOWN)).expect("markdown").data
+                    else {
+                        panic!("markdown tab");
+                    };
+                    let op = Op::ReplaceText {
+                        tab_id: TabId::new(TabId::MARKDOWN),
+                        text: format!("{text}{line}\n"),
+                    };
+                    match store.write(request(&id, note.version.0, &key, op)).await {
+                        Ok(_) => break,
+                        Err(StoreError::Conflict(_)) => conflicts += 1,
+                        Err(e) => panic!("{e}"),
+                    }
+                }
+            }
+            conflicts
+        });
+    }
+    let mut conflicts = 0;
+    while let Some(c) = writers.join_next().await {
+        conflicts += c.expect("writer task");
+    }
+    let note = stores[0].get_note(&id).await.expect("get_note").note;
+    let quire_model::TabData::Markdown(text) =
+        &note.tab(&TabId::new(TabId::MARKDOWN)).expect("markdown").data
+    else {
+        panic!("markdown tab");
+    };
+    for w in 0..6 {
+        for i in 0..PER_WRITER {
+            let line = format!("writer {w} line {i}\n");
+            assert_eq!(text.matches(&line).count(), 1, "{line:?} in {text:?}");
+        }
+    }
+    assert_eq!(note.version, Version(1 + 6 * PER_WRITER as u64));
+    assert!(conflicts > 0, "the writers never raced: the test proves nothing");
+}
+
+/// Two servers migrating one empty database at once both come up, on one schema.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn stores_starting_together_migrate_once() {
+    let (stores, db) = stores(4).await;
+    let id = create(&stores[3]).await;
+    assert_eq!(
+        stores[0].get_note(&id).await.expect("get_note").note.version,
+        Version(1)
+    );
+    // A later start finds the schema in place.
+    let again = PgStore::connect(db.url(), PgOptions::default())
+        .await
+        .expect("reconnect");
+    assert_eq!(again.list_notes().await.expect("list_notes").len(), 1);
+}
+
+/// After `close`, writes are refused and nothing is half done.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_store_refuses_writes() {
+    let (stores, _db) = stores(2).await;
+    let id = create(&stores[0]).await;
+    stores[0].close().await.expect("close");
+    let refused = stores[0]
+        .write(request(
+            &id,
+            1,
+            "k",
+            Op::SetTitle {
+                title: "x".to_owned(),
+            },
+        ))
+        .await;
+    assert!(matches!(refused, Err(StoreError::Closed)), "{refused:?}");
+    assert_eq!(
+        stores[1].get_note(&id).await.expect("get_note").note.version,
+        Version(1)
+    );
+}

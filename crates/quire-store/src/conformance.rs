@@ -1,0 +1,929 @@
+//! The store conformance suite, written once against the [`Store`] trait: every backend
+//! (SQLite now, PostgreSQL later) runs these very cases. Each case takes a fresh, empty store.
+//!
+//! A backend's test file expands one `#[tokio::test]` per case with [`conformance_tests!`]:
+//!
+//! ```text
+//! async fn open() -> (Arc<dyn Store>, tempfile::TempDir) { ... }
+//! quire_store::conformance_tests!(open());
+//! ```
+//!
+//! The expression is evaluated once per case; it returns the store and anything that must live
+//! as long as the case (a temporary directory, a database guard).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::sync::Arc;
+
+use quire_model::{
+    NewTabKind, Note, NoteId, Op, OpErrorCode, OpOutcome, SlideInput, TabData, TabId, Timestamp,
+    Version,
+};
+
+use crate::{Change, Conflict, NewNote, Scope, Store, StoreError, WriteRequest, WriteResult};
+
+/// Expands one `#[tokio::test]` per conformance case. `$open` is an expression evaluated in
+/// each test: an `async` value resolving to `(Arc<dyn Store>, guard)`.
+#[macro_export]
+macro_rules! conformance_tests {
+    ($open:expr) => {
+        $crate::conformance_tests!(@cases $open;
+            cas_accepts_the_current_version_and_refuses_stale_ones,
+            conflict_names_exactly_the_tabs_changed_since,
+            replay_comes_before_the_version_check,
+            replay_is_byte_identical,
+            keys_are_scoped_per_note,
+            refused_writes_store_nothing,
+            bad_keys_are_refused,
+            history_reproduces_every_version,
+            restore_makes_a_new_version_equal_to_the_old_one,
+            restore_of_a_missing_version_is_refused,
+            citing_a_page_again_is_a_noop,
+            create_note_is_idempotent_per_author,
+            agent_access_toggles_without_a_new_version,
+            tokens_are_found_by_hash,
+            missing_notes_are_reported,
+            concurrent_writers_each_get_their_own_verdict,
+        );
+    };
+    (@cases $open:expr; $($case:ident),+ $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $case() {
+                let (store, _guard) = $open.await;
+                $crate::conformance::$case(store).await;
+            }
+        )+
+    };
+}
+
+const T0: Timestamp = Timestamp(1_796_019_881_000);
+
+fn at(step: i64) -> Timestamp {
+    Timestamp(T0.0 + step * 1000)
+}
+
+fn new_id() -> NoteId {
+    NoteId::from_uuid(uuid::Uuid::now_v7())
+}
+
+async fn create(store: &dyn Store, title: &str) -> NoteId {
+    let id = new_id();
+    let (created, replayed) = store
+        .create_note(NewNote {
+            id: id.clone(),
+            title: title.to_owned(),
+            author: "person".to_owned(),
+            now: T0,
+            idempotency_key: None,
+        })
+        .await
+        .expect("create_note");
+    assert!(!replayed);
+    assert_eq!(created.note.id, id);
+    assert_eq!(created.note.version, Version(1));
+    id
+}
+
+fn request(id: &NoteId, expected: u64, key: Option<&str>, ops: Vec<Op>) -> WriteRequest {
+    WriteRequest {
+        note_id: id.clone(),
+        expected_version: Version(expected),
+        idempotency_key: key.map(str::to_owned),
+        author: "agent".to_owned(),
+        change: Change::Ops(ops),
+        now: at(expected as i64),
+    }
+}
+
+fn text(s: &str) -> Op {
+    Op::ReplaceText {
+        tab_id: TabId::new(TabId::MARKDOWN),
+        text: s.to_owned(),
+    }
+}
+
+fn cite(url: &str) -> Op {
+    Op::AddSource {
+        title: "The report".to_owned(),
+        url: url.to_owned(),
+    }
+}
+
+fn new_tab(kind: NewTabKind) -> Op {
+    Op::CreateTab {
+        tab_type: kind,
+        label: None,
+        slides: None,
+    }
+}
+
+async fn write(store: &dyn Store, req: WriteRequest) -> WriteResult {
+    let what = format!("write at expected version {}", req.expected_version);
+    store.write(req).await.expect(&what)
+}
+
+fn conflict(outcome: crate::Result<WriteResult>) -> Conflict {
+    match outcome {
+        Err(StoreError::Conflict(c)) => c,
+        other => panic!("expected a version conflict, got {other:?}"),
+    }
+}
+
+fn created_tab(result: &WriteResult) -> TabId {
+    result
+        .outcomes
+        .iter()
+        .find_map(|o| match o {
+            OpOutcome::TabCreated { tab_id } => Some(tab_id.clone()),
+            _ => None,
+        })
+        .expect("a created tab in the outcomes")
+}
+
+async fn markdown(store: &dyn Store, id: &NoteId) -> String {
+    let note = store.get_note(id).await.expect("get_note").note;
+    match &note
+        .tab(&TabId::new(TabId::MARKDOWN))
+        .expect("markdown tab")
+        .data
+    {
+        TabData::Markdown(t) => t.clone(),
+        other => panic!("markdown tab holds {other:?}"),
+    }
+}
+
+async fn version(store: &dyn Store, id: &NoteId) -> Version {
+    store.get_note(id).await.expect("get_note").note.version
+}
+
+fn ids(list: &[&str]) -> Vec<TabId> {
+    list.iter().map(|s| TabId::new(*s)).collect()
+}
+
+/// A write at the current version is accepted and bumps the version by one; a write at any
+/// other version (lower or higher) is refused with the current version and changes nothing.
+pub async fn cas_accepts_the_current_version_and_refuses_stale_ones(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let id = create(store, "Plan").await;
+    let first = write(store, request(&id, 1, Some("a"), vec![text("first")])).await;
+    assert_eq!(first.version, Version(2));
+    assert_eq!(first.changed_tab_ids, ids(&["markdown"]));
+    assert!(!first.replayed);
+
+    let stale = conflict(
+        store
+            .write(request(&id, 1, Some("b"), vec![text("stale")]))
+            .await,
+    );
+    assert_eq!(stale.current_version, Version(2));
+    assert_eq!(stale.changed_tab_ids, ids(&["markdown"]));
+
+    let ahead = conflict(
+        store
+            .write(request(&id, 3, Some("c"), vec![text("ahead")]))
+            .await,
+    );
+    assert_eq!(ahead.current_version, Version(2));
+    assert_eq!(ahead.changed_tab_ids, Vec::<TabId>::new());
+
+    let unkeyed = conflict(
+        store
+            .write(request(&id, 1, None, vec![text("stale")]))
+            .await,
+    );
+    assert_eq!(unkeyed.current_version, Version(2));
+
+    assert_eq!(markdown(store, &id).await, "first");
+    assert_eq!(version(store, &id).await, Version(2));
+    assert_eq!(store.history(&id).await.expect("history").len(), 2);
+
+    let second = write(store, request(&id, 2, None, vec![text("second")])).await;
+    assert_eq!(second.version, Version(3));
+    assert_eq!(markdown(store, &id).await, "second");
+}
+
+/// The conflict lists the distinct tabs changed by every version after the expected one, and
+/// only those.
+pub async fn conflict_names_exactly_the_tabs_changed_since(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let id = create(store, "Plan").await;
+    let sheet = created_tab(
+        &write(
+            store,
+            request(&id, 1, None, vec![new_tab(NewTabKind::Sheet)]),
+        )
+        .await,
+    );
+    write(store, request(&id, 2, None, vec![text("brief")])).await;
+    write(
+        store,
+        request(&id, 3, None, vec![cite("https://example.org/a")]),
+    )
+    .await;
+    write(store, request(&id, 4, None, vec![text("brief, again")])).await;
+
+    let cases: [(u64, Vec<TabId>); 5] = [
+        (
+            1,
+            vec![sheet.clone(), TabId::new("markdown"), TabId::new("sources")],
+        ),
+        (2, ids(&["markdown", "sources"])),
+        (3, ids(&["sources", "markdown"])),
+        (4, ids(&["markdown"])),
+        (9, Vec::new()),
+    ];
+    for (expected, changed) in cases {
+        let c = conflict(
+            store
+                .write(request(&id, expected, None, vec![text("x")]))
+                .await,
+        );
+        assert_eq!(c.current_version, Version(5), "expected {expected}");
+        assert_eq!(c.changed_tab_ids, changed, "expected {expected}");
+    }
+    // A title change touches no tab.
+    write(
+        store,
+        request(
+            &id,
+            5,
+            None,
+            vec![Op::SetTitle {
+                title: "Renamed".to_owned(),
+            }],
+        ),
+    )
+    .await;
+    let c = conflict(store.write(request(&id, 5, None, vec![text("x")])).await);
+    assert_eq!(c.current_version, Version(6));
+    assert_eq!(c.changed_tab_ids, Vec::<TabId>::new());
+}
+
+/// A resend after a lost response carries the old version: the key is checked first, so it gets
+/// the first result (same created tab ID), not a conflict, and creates nothing.
+pub async fn replay_comes_before_the_version_check(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let id = create(store, "Deck").await;
+    let first = write(
+        store,
+        request(&id, 1, Some("deck-1"), vec![new_tab(NewTabKind::Slides)]),
+    )
+    .await;
+    let deck = created_tab(&first);
+    write(
+        store,
+        request(&id, 2, Some("other"), vec![text("meanwhile")]),
+    )
+    .await;
+
+    let resent = write(
+        store,
+        request(&id, 1, Some("deck-1"), vec![new_tab(NewTabKind::Slides)]),
+    )
+    .await;
+    assert!(resent.replayed);
+    assert!(!resent.request_differs);
+    assert_eq!(resent.version, Version(2));
+    assert_eq!(created_tab(&resent), deck);
+
+    let note = store.get_note(&id).await.expect("get_note").note;
+    assert_eq!(note.version, Version(3));
+    let decks = note
+        .tabs
+        .iter()
+        .filter(|t| t.kind() == quire_model::TabKind::Slides)
+        .count();
+    assert_eq!(decks, 1, "the resend must not create a second deck");
+}
+
+/// A replay returns the stored result, byte for byte (but for the replay flag), however often
+/// and whatever the request now says; a different request under the same key is flagged.
+pub async fn replay_is_byte_identical(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let id = create(store, "Plan").await;
+    let outline = vec![
+        SlideInput {
+            title: "One".to_owned(),
+            body: "b".to_owned(),
+            notes: String::new(),
+        },
+        SlideInput {
+            title: "Two".to_owned(),
+            body: String::new(),
+            notes: "n".to_owned(),
+        },
+    ];
+    let op = Op::CreateTab {
+        tab_type: NewTabKind::Slides,
+        label: Some("Pitch".to_owned()),
+        slides: Some(outline),
+    };
+    let first = write(
+        store,
+        request(&id, 1, Some("k"), vec![op.clone(), text("t")]),
+    )
+    .await;
+    let first_json = serde_json::to_string(&first).expect("serialize");
+
+    let again = write(
+        store,
+        request(&id, 1, Some("k"), vec![op.clone(), text("t")]),
+    )
+    .await;
+    let third = write(store, request(&id, 1, Some("k"), vec![op, text("t")])).await;
+    assert!(again.replayed && third.replayed);
+    assert!(!again.request_differs);
+    let again_json = serde_json::to_string(&again).expect("serialize");
+    assert_eq!(
+        again_json,
+        serde_json::to_string(&third).expect("serialize")
+    );
+    let unflagged = WriteResult {
+        replayed: false,
+        ..again.clone()
+    };
+    assert_eq!(
+        serde_json::to_string(&unflagged).expect("serialize"),
+        first_json
+    );
+
+    let differs = write(
+        store,
+        request(&id, 2, Some("k"), vec![text("something else")]),
+    )
+    .await;
+    assert!(differs.replayed);
+    assert!(differs.request_differs);
+    assert_eq!(
+        WriteResult {
+            replayed: false,
+            request_differs: false,
+            ..differs
+        },
+        first
+    );
+    assert_eq!(markdown(store, &id).await, "t");
+    assert_eq!(version(store, &id).await, Version(2));
+}
+
+/// The same key on two Notes names two intents: both are accepted.
+pub async fn keys_are_scoped_per_note(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let a = create(store, "A").await;
+    let b = create(store, "B").await;
+    let on_a = write(store, request(&a, 1, Some("same"), vec![text("for a")])).await;
+    let on_b = write(store, request(&b, 1, Some("same"), vec![text("for b")])).await;
+    assert!(!on_a.replayed && !on_b.replayed);
+    assert_eq!(
+        (on_a.note_id.clone(), on_a.version),
+        (a.clone(), Version(2))
+    );
+    assert_eq!(
+        (on_b.note_id.clone(), on_b.version),
+        (b.clone(), Version(2))
+    );
+    assert_eq!(markdown(store, &a).await, "for a");
+    assert_eq!(markdown(store, &b).await, "for b");
+    let replay_a = write(store, request(&a, 1, Some("same"), vec![text("for a")])).await;
+    assert!(replay_a.replayed);
+    assert_eq!(replay_a.note_id, a);
+}
+
+/// An invalid change or a conflict writes nothing, not even the key: a corrected resend with the
+/// same key is a fresh write.
+pub async fn refused_writes_store_nothing(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let id = create(store, "Plan").await;
+    let wrong_tab = vec![
+        text("applied first, then undone"),
+        Op::SlideAdd {
+            tab_id: TabId::new("slides"),
+            title: "t".to_owned(),
+            body: String::new(),
+            notes: String::new(),
+        },
+    ];
+    match store.write(request(&id, 1, Some("k"), wrong_tab)).await {
+        Err(StoreError::Invalid(e)) => {
+            assert_eq!(e.code, OpErrorCode::TabNotFound);
+            assert_eq!(e.field, "tab_id");
+            assert_eq!(e.index, 1);
+        }
+        other => panic!("expected an invalid op, got {other:?}"),
+    }
+    assert_eq!(version(store, &id).await, Version(1));
+    assert_eq!(markdown(store, &id).await, "");
+    assert_eq!(store.history(&id).await.expect("history").len(), 1);
+
+    let corrected = write(store, request(&id, 1, Some("k"), vec![text("fixed")])).await;
+    assert!(!corrected.replayed);
+    assert_eq!(corrected.version, Version(2));
+
+    conflict(
+        store
+            .write(request(&id, 1, Some("late"), vec![text("stale")]))
+            .await,
+    );
+    let redone = write(store, request(&id, 2, Some("late"), vec![text("redone")])).await;
+    assert!(!redone.replayed, "a refused write must not store its key");
+    assert_eq!(redone.version, Version(3));
+    assert_eq!(markdown(store, &id).await, "redone");
+}
+
+/// Keys are 1 to 255 characters; a bad key is refused before anything is looked at.
+pub async fn bad_keys_are_refused(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let id = create(store, "Plan").await;
+    let long = "k".repeat(256);
+    for key in ["", long.as_str()] {
+        match store
+            .write(request(&id, 1, Some(key), vec![text("x")]))
+            .await
+        {
+            Err(StoreError::BadKey(_)) => {}
+            other => panic!("key of {} chars: expected BadKey, got {other:?}", key.len()),
+        }
+    }
+    assert_eq!(version(store, &id).await, Version(1));
+    let longest = "é".repeat(255);
+    let ok = write(store, request(&id, 1, Some(&longest), vec![text("x")])).await;
+    assert_eq!(ok.version, Version(2));
+    let created = store
+        .create_note(NewNote {
+            id: new_id(),
+            title: "t".to_owned(),
+            author: "person".to_owned(),
+            now: T0,
+            idempotency_key: Some(String::new()),
+        })
+        .await;
+    assert!(matches!(created, Err(StoreError::BadKey(_))), "{created:?}");
+}
+
+/// Every version can be read back exactly as it was, and the history lists them all.
+pub async fn history_reproduces_every_version(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let id = create(store, "Plan").await;
+    let mut seen: Vec<Note> = vec![store.get_note(&id).await.expect("get_note").note];
+    let mut results = Vec::new();
+    let r = write(
+        store,
+        request(
+            &id,
+            1,
+            None,
+            vec![new_tab(NewTabKind::Sheet), text("intro")],
+        ),
+    )
+    .await;
+    let sheet = created_tab(&r);
+    results.push(r);
+    seen.push(store.get_note(&id).await.expect("get_note").note);
+    let r = write(
+        store,
+        request(&id, 2, None, vec![new_tab(NewTabKind::Slides)]),
+    )
+    .await;
+    let deck = created_tab(&r);
+    results.push(r);
+    seen.push(store.get_note(&id).await.expect("get_note").note);
+    let mut v = 3;
+
+    let batches = vec![
+        vec![Op::SheetSetRange {
+            tab_id: sheet.clone(),
+            sheet_id: None,
+            start_row: 0,
+            start_col: 0,
+            values: vec![
+                vec![1.into(), "two".into()],
+                vec![serde_json::Value::Null, true.into()],
+            ],
+        }],
+        vec![Op::RenameTab {
+            tab_id: sheet.clone(),
+            label: "Budget".to_owned(),
+        }],
+        vec![Op::MoveTab {
+            tab_id: deck.clone(),
+            index: 0,
+        }],
+        vec![cite("https://www.example.org/report/")],
+        vec![Op::SetTitle {
+            title: "Plan, v2".to_owned(),
+        }],
+        vec![Op::DeleteTab {
+            tab_id: deck.clone(),
+        }],
+        vec![text("intro, rewritten")],
+        vec![Op::SlideAdd {
+            tab_id: deck,
+            title: "gone".to_owned(),
+            body: String::new(),
+            notes: String::new(),
+        }],
+    ];
+    for ops in batches {
+        match store.write(request(&id, v, None, ops)).await {
+            Ok(r) => {
+                v += 1;
+                results.push(r);
+                seen.push(store.get_note(&id).await.expect("get_note").note);
+            }
+            // The last batch writes to the deleted deck: refused, nothing written.
+            Err(StoreError::Invalid(e)) => {
+                assert_eq!(e.code, OpErrorCode::TabNotFound);
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    let restored = write(
+        store,
+        WriteRequest {
+            change: Change::Restore {
+                version: Version(3),
+            },
+            ..request(&id, v, None, Vec::new())
+        },
+    )
+    .await;
+    results.push(restored);
+    seen.push(store.get_note(&id).await.expect("get_note").note);
+
+    for (i, expected) in seen.iter().enumerate() {
+        let version = Version(i as u64 + 1);
+        assert_eq!(expected.version, version);
+        let then = store.note_at(&id, version).await.expect("note_at");
+        assert_eq!(&then, expected, "note_at({version})");
+    }
+    let history = store.history(&id).await.expect("history");
+    assert_eq!(history.len(), seen.len());
+    assert_eq!(history[0].version, Version(1));
+    assert_eq!(history[0].summary, "created");
+    assert_eq!(history[0].author, "person");
+    assert_eq!(history[0].created_at, T0.to_rfc3339());
+    for (entry, result) in history[1..].iter().zip(&results) {
+        assert_eq!(entry.version, result.version);
+        assert_eq!(entry.changed_tab_ids, result.changed_tab_ids);
+        assert_eq!(entry.author, "agent");
+        assert!(!entry.summary.is_empty());
+    }
+    let versions: Vec<u64> = history.iter().map(|h| h.version.0).collect();
+    assert_eq!(versions, (1..=seen.len() as u64).collect::<Vec<_>>());
+}
+
+/// Restore is a guarded write: a new version equal to the old one, history kept.
+pub async fn restore_makes_a_new_version_equal_to_the_old_one(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let id = create(store, "Plan").await;
+    write(store, request(&id, 1, None, vec![text("A")])).await;
+    let sheet = created_tab(
+        &write(
+            store,
+            request(&id, 2, None, vec![text("B"), new_tab(NewTabKind::Sheet)]),
+        )
+        .await,
+    );
+    let restore = |expected: u64, key: &str| WriteRequest {
+        change: Change::Restore {
+            version: Version(2),
+        },
+        ..request(&id, expected, Some(key), Vec::new())
+    };
+
+    let stale = conflict(store.write(restore(2, "r")).await);
+    assert_eq!(stale.current_version, Version(3));
+
+    let restored = write(store, restore(3, "r")).await;
+    assert_eq!(restored.version, Version(4));
+    let mut changed = restored.changed_tab_ids.clone();
+    changed.sort();
+    let mut want = vec![TabId::new("markdown"), sheet.clone()];
+    want.sort();
+    assert_eq!(changed, want);
+
+    let now = store.get_note(&id).await.expect("get_note").note;
+    let old = store.note_at(&id, Version(2)).await.expect("note_at");
+    assert_eq!(now.version, Version(4));
+    assert_eq!(now.title, old.title);
+    assert_eq!(now.tabs, old.tabs);
+    assert!(now.seq >= 1, "the ID counter never goes back");
+    assert_eq!(store.history(&id).await.expect("history").len(), 4);
+    assert_eq!(
+        store
+            .note_at(&id, Version(3))
+            .await
+            .expect("note_at")
+            .tab(&sheet)
+            .map(|t| t.kind()),
+        Some(quire_model::TabKind::Sheet),
+        "history is never rewritten"
+    );
+
+    let replay = write(store, restore(3, "r")).await;
+    assert!(replay.replayed);
+    assert_eq!(replay.version, Version(4));
+
+    // Restoring the current state changes nothing: no new version.
+    let noop = write(
+        store,
+        WriteRequest {
+            change: Change::Restore {
+                version: Version(4),
+            },
+            ..request(&id, 4, None, Vec::new())
+        },
+    )
+    .await;
+    assert_eq!(noop.version, Version(4));
+    assert!(noop.changed_tab_ids.is_empty());
+}
+
+/// Restoring a version the Note never had is refused and writes nothing.
+pub async fn restore_of_a_missing_version_is_refused(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let id = create(store, "Plan").await;
+    for missing in [0, 2, 99] {
+        let outcome = store
+            .write(WriteRequest {
+                change: Change::Restore {
+                    version: Version(missing),
+                },
+                ..request(&id, 1, Some("r"), Vec::new())
+            })
+            .await;
+        match outcome {
+            Err(StoreError::VersionNotFound { note_id, version }) => {
+                assert_eq!((note_id, version), (id.clone(), Version(missing)));
+            }
+            other => panic!("restore of version {missing}: {other:?}"),
+        }
+    }
+    assert_eq!(version(store, &id).await, Version(1));
+    match store.note_at(&id, Version(2)).await {
+        Err(StoreError::VersionNotFound { .. }) => {}
+        other => panic!("note_at a missing version: {other:?}"),
+    }
+}
+
+/// One page is one source whatever its spelling: citing it again returns the existing source
+/// and is a no-op write (no new version).
+pub async fn citing_a_page_again_is_a_noop(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let id = create(store, "Plan").await;
+    let first = write(
+        store,
+        request(&id, 1, Some("c1"), vec![cite("https://example.org/report")]),
+    )
+    .await;
+    assert_eq!(first.version, Version(2));
+    assert_eq!(first.changed_tab_ids, ids(&["sources"]));
+    let OpOutcome::SourceAdded {
+        source_id,
+        already_attached: false,
+    } = &first.outcomes[0]
+    else {
+        panic!("{:?}", first.outcomes);
+    };
+
+    let spellings = [
+        "https://example.org/report/",
+        "https://www.example.org/report",
+        "https://example.org/report?utm_source=newsletter&utm_medium=email",
+        "https://example.org/report#methods",
+        "http://example.org/report",
+        "example.org/report",
+    ];
+    for (i, url) in spellings.iter().enumerate() {
+        let key = format!("again-{i}");
+        let again = write(store, request(&id, 2, Some(&key), vec![cite(url)])).await;
+        assert_eq!(again.version, Version(2), "{url}");
+        assert!(again.changed_tab_ids.is_empty(), "{url}");
+        assert_eq!(
+            again.outcomes,
+            vec![OpOutcome::SourceAdded {
+                source_id: source_id.clone(),
+                already_attached: true
+            }]
+        );
+        let replay = write(store, request(&id, 2, Some(&key), vec![cite(url)])).await;
+        assert!(replay.replayed);
+        assert_eq!(replay.outcomes, again.outcomes);
+    }
+    let note = store.get_note(&id).await.expect("get_note").note;
+    assert_eq!(note.version, Version(2));
+    match &note.tab(&TabId::new(TabId::SOURCES)).expect("sources").data {
+        TabData::Sources(s) => assert_eq!(s.len(), 1),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(store.history(&id).await.expect("history").len(), 2);
+}
+
+/// A repeated creation key (per author) returns the first Note; another author's same key is
+/// another Note.
+pub async fn create_note_is_idempotent_per_author(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let new = |author: &str, title: &str| NewNote {
+        id: new_id(),
+        title: title.to_owned(),
+        author: author.to_owned(),
+        now: T0,
+        idempotency_key: Some("create-1".to_owned()),
+    };
+    let (first, replayed) = store
+        .create_note(new("person", "  Trip  "))
+        .await
+        .expect("create");
+    assert!(!replayed);
+    assert_eq!(first.note.title, "Trip");
+    assert_eq!(
+        first.note.tab_ids(),
+        ids(&[TabId::MARKDOWN, TabId::FILES, TabId::SOURCES])
+    );
+    assert!(!first.meta.agent_access);
+    write(store, request(&first.note.id, 1, None, vec![text("later")])).await;
+
+    let (again, replayed) = store
+        .create_note(new("person", "Trip"))
+        .await
+        .expect("create");
+    assert!(replayed);
+    assert_eq!(again.note, first.note, "the first Note, as created");
+
+    let (other, replayed) = store
+        .create_note(new("agent", "Trip"))
+        .await
+        .expect("create");
+    assert!(!replayed);
+    assert_ne!(other.note.id, first.note.id);
+
+    let listed = store.list_notes().await.expect("list_notes");
+    assert_eq!(listed.len(), 2);
+    let mine = listed
+        .iter()
+        .find(|n| n.id == first.note.id)
+        .expect("listed");
+    assert_eq!(mine.version, Version(2));
+
+    let too_long = store
+        .create_note(NewNote {
+            idempotency_key: None,
+            ..new("person", &"t".repeat(quire_model::limits::TITLE_CHARS + 1))
+        })
+        .await;
+    match too_long {
+        Err(StoreError::Invalid(e)) => assert_eq!(e.field, "title"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(store.list_notes().await.expect("list_notes").len(), 2);
+}
+
+/// Approving a Note for agents is metadata: no new version.
+pub async fn agent_access_toggles_without_a_new_version(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let id = create(store, "Plan").await;
+    assert!(
+        !store
+            .get_note(&id)
+            .await
+            .expect("get_note")
+            .meta
+            .agent_access
+    );
+    let meta = store.set_agent_access(&id, true).await.expect("approve");
+    assert!(meta.agent_access);
+    let stored = store.get_note(&id).await.expect("get_note");
+    assert!(stored.meta.agent_access);
+    assert_eq!(stored.note.version, Version(1));
+    let listed = store.list_notes().await.expect("list_notes");
+    assert!(listed.iter().any(|n| n.id == id && n.agent_access));
+    assert!(
+        !store
+            .set_agent_access(&id, false)
+            .await
+            .expect("withdraw")
+            .agent_access
+    );
+    assert!(
+        !store
+            .get_note(&id)
+            .await
+            .expect("get_note")
+            .meta
+            .agent_access
+    );
+    assert_eq!(store.history(&id).await.expect("history").len(), 1);
+    let missing = new_id();
+    assert!(matches!(
+        store.set_agent_access(&missing, true).await,
+        Err(StoreError::NoteNotFound(m)) if m == missing
+    ));
+}
+
+/// Tokens are stored and found by hash.
+pub async fn tokens_are_found_by_hash(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let made = store
+        .create_token("claude", &[Scope::NotesRead, Scope::NotesWrite], "hash-one")
+        .await
+        .expect("create_token");
+    store
+        .create_token("reader", &[Scope::NotesRead], "hash-two")
+        .await
+        .expect("create_token");
+    let found = store
+        .find_token("hash-one")
+        .await
+        .expect("find_token")
+        .expect("a token");
+    assert_eq!(found, made);
+    assert_eq!(found.name, "claude");
+    assert_eq!(found.scopes, vec![Scope::NotesRead, Scope::NotesWrite]);
+    let reader = store
+        .find_token("hash-two")
+        .await
+        .expect("find_token")
+        .expect("a token");
+    assert_eq!(reader.scopes, vec![Scope::NotesRead]);
+    assert_ne!(reader.id, found.id);
+    assert_eq!(store.find_token("claude").await.expect("find_token"), None);
+}
+
+/// Every call on a Note that does not exist says so.
+pub async fn missing_notes_are_reported(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let id = new_id();
+    let is_missing = |e: &StoreError| matches!(e, StoreError::NoteNotFound(m) if m == &id);
+    assert!(is_missing(
+        &store.get_note(&id).await.expect_err("get_note")
+    ));
+    assert!(is_missing(
+        &store
+            .write(request(&id, 1, Some("k"), vec![text("x")]))
+            .await
+            .expect_err("write")
+    ));
+    assert!(is_missing(&store.history(&id).await.expect_err("history")));
+    assert!(is_missing(
+        &store.note_at(&id, Version(1)).await.expect_err("note_at")
+    ));
+    assert!(store.list_notes().await.expect("list_notes").is_empty());
+}
+
+/// Writers racing on one Note: exactly one wins each version, the others get a conflict. On
+/// separate Notes all win. (With group commit these land in the same batch.)
+pub async fn concurrent_writers_each_get_their_own_verdict(store: Arc<dyn Store>) {
+    let id = create(store.as_ref(), "Race").await;
+    let mut racers = tokio::task::JoinSet::new();
+    for i in 0..16 {
+        let store = Arc::clone(&store);
+        let id = id.clone();
+        racers.spawn(async move {
+            store
+                .write(request(
+                    &id,
+                    1,
+                    Some(&format!("racer-{i}")),
+                    vec![text(&format!("racer {i}"))],
+                ))
+                .await
+        });
+    }
+    let mut won = Vec::new();
+    let mut lost = 0;
+    while let Some(outcome) = racers.join_next().await {
+        match outcome.expect("racer task") {
+            Ok(r) => won.push(r),
+            Err(StoreError::Conflict(c)) => {
+                assert_eq!(c.current_version, Version(2));
+                assert_eq!(c.changed_tab_ids, ids(&["markdown"]));
+                lost += 1;
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert_eq!((won.len(), lost), (1, 15));
+    assert_eq!(version(store.as_ref(), &id).await, Version(2));
+
+    let mut notes = Vec::new();
+    for i in 0..16 {
+        notes.push(create(store.as_ref(), &format!("N{i}")).await);
+    }
+    let mut writers = tokio::task::JoinSet::new();
+    for note in notes.clone() {
+        let store = Arc::clone(&store);
+        writers.spawn(async move {
+            store
+                .write(request(&note, 1, Some("same-key"), vec![text("mine")]))
+                .await
+        });
+    }
+    while let Some(outcome) = writers.join_next().await {
+        let r = outcome.expect("writer task").expect("write");
+        assert_eq!(r.version, Version(2));
+        assert!(!r.replayed);
+    }
+    for note in &notes {
+        assert_eq!(markdown(store.as_ref(), note).await, "mine");
+    }
+}

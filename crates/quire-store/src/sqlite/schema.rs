@@ -1,0 +1,26 @@
+//! Append-only migrations, applied in order and tracked with `PRAGMA user_version`.
+
+use rusqlite::Connection;
+
+use crate::{Result, StoreError};
+
+/// Every schema change ever made, oldest first. Never edit or reorder an entry: add one.
+const MIGRATIONS: &[&str] = &[include_str!("migrations/0001_init.sql")];
+
+/// Brings the database up to the newest schema, one transaction per migration.
+pub(super) fn migrate(conn: &mut Connection) -> Result<()> {
+    let applied: usize = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    if applied > MIGRATIONS.len() {
+        return Err(StoreError::Backend(format!(
+            "the database is at schema {applied}, newer than this build knows ({})",
+            MIGRATIONS.len()
+        )));
+    }
+    for (index, sql) in MIGRATIONS.iter().enumerate().skip(applied) {
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", index + 1)?;
+        tx.commit()?;
+    }
+    Ok(())
+}

@@ -1,0 +1,82 @@
+//! A tab's content as the engine carries it: the model's [`TabData`] with its kind on the wire
+//! (`{"type": "markdown", "data": "..."}`), and how a person's edit becomes an operation.
+
+use quire_model::{Op, TabData, TabId, TabKind};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The content of one editable tab (Markdown, Sheet or Slides).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawContent", into = "RawContent")]
+pub struct Content(pub TabData);
+
+#[derive(Serialize, Deserialize)]
+struct RawContent {
+    #[serde(rename = "type")]
+    kind: TabKind,
+    data: Value,
+}
+
+impl TryFrom<RawContent> for Content {
+    type Error = serde_json::Error;
+    fn try_from(raw: RawContent) -> Result<Self, Self::Error> {
+        Ok(Content(TabData::from_value(raw.kind, raw.data)?))
+    }
+}
+
+impl From<Content> for RawContent {
+    fn from(c: Content) -> Self {
+        RawContent {
+            kind: c.0.kind(),
+            data: c.0.to_value(),
+        }
+    }
+}
+
+/// Why a person's edit cannot be taken as a tab's content.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ContentError {
+    #[error("content: the {0} tab changes only through its own operations, not by editing")]
+    NotEditable(TabKind),
+    #[error("content: not {kind} tab data: {reason}")]
+    Malformed { kind: TabKind, reason: String },
+}
+
+impl Content {
+    pub fn kind(&self) -> TabKind {
+        self.0.kind()
+    }
+
+    /// Parses a person's edit for a tab of `kind`. Sources and Files are not edited as a whole.
+    pub fn parse(kind: TabKind, data: Value) -> Result<Self, ContentError> {
+        if !is_editable(kind) {
+            return Err(ContentError::NotEditable(kind));
+        }
+        TabData::from_value(kind, data)
+            .map(Content)
+            .map_err(|e| ContentError::Malformed {
+                kind,
+                reason: e.to_string(),
+            })
+    }
+
+    /// The operation that makes `tab_id` hold this content: `replace_text` for Markdown,
+    /// `replace_tab_data` with the whole tab for Sheets and Slides.
+    pub fn to_op(&self, tab_id: &TabId) -> Op {
+        match &self.0 {
+            TabData::Markdown(text) => Op::ReplaceText {
+                tab_id: tab_id.clone(),
+                text: text.clone(),
+            },
+            other => Op::ReplaceTabData {
+                tab_id: tab_id.clone(),
+                data: other.to_value(),
+            },
+        }
+    }
+}
+
+/// Whether the person edits this kind of tab as a whole (and so can hold a draft of it).
+pub fn is_editable(kind: TabKind) -> bool {
+    matches!(kind, TabKind::Markdown | TabKind::Sheet | TabKind::Slides)
+}

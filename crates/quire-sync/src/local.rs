@@ -1,0 +1,344 @@
+//! The engine's local store: one SQLite file in the app's data directory.
+//!
+//! Per Note: the base (the last server state seen) and the save guard (its version); per dirty
+//! tab: the draft (base version and content, the person's content, the pending save's key, the
+//! last sync error); the archive of drafts the person discarded (kept for good); the outbox of
+//! structural writes not yet acknowledged.
+//!
+//! `synchronous=FULL`: a draft the engine has written survives a crash of the app *and* of the
+//! machine. Every batch of effects from one step is one `BEGIN IMMEDIATE` transaction, so the
+//! guard, the base and the drafts never disagree after a crash.
+
+use std::path::Path;
+
+use quire_model::{Note, NoteId, TabId, Timestamp, Version};
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::{Deserialize, Serialize};
+
+use crate::machine::{ArchiveReason, Draft, Outgoing, Persist, TabState};
+
+#[derive(Debug, thiserror::Error)]
+pub enum LocalError {
+    #[error("local store: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("local store: corrupt {what}: {reason}")]
+    Corrupt { what: &'static str, reason: String },
+}
+
+type Result<T, E = LocalError> = std::result::Result<T, E>;
+
+/// Append-only: a shipped migration is never edited, only followed by a new one.
+const MIGRATIONS: &[&str] = &[r#"
+CREATE TABLE notes (
+    note_id    TEXT PRIMARY KEY,
+    guard      INTEGER NOT NULL,
+    base_json  TEXT NOT NULL,
+    title      TEXT NOT NULL
+);
+CREATE TABLE drafts (
+    note_id      TEXT NOT NULL,
+    tab_id       TEXT NOT NULL,
+    state        TEXT NOT NULL,
+    base_version INTEGER NOT NULL,
+    pending_key  TEXT,
+    updated_at   INTEGER NOT NULL,
+    draft_json   TEXT NOT NULL,
+    PRIMARY KEY (note_id, tab_id)
+);
+CREATE TABLE archive (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    note_id     TEXT NOT NULL,
+    tab_id      TEXT NOT NULL,
+    reason      TEXT NOT NULL,
+    archived_at INTEGER NOT NULL,
+    draft_json  TEXT NOT NULL
+);
+CREATE INDEX archive_note ON archive (note_id, id);
+CREATE TABLE outbox (
+    seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+    note_id   TEXT NOT NULL,
+    id        TEXT NOT NULL UNIQUE,
+    item_json TEXT NOT NULL
+);
+"#];
+
+/// What the local store holds for one Note.
+#[derive(Debug, Clone, Default)]
+pub struct LocalNote {
+    pub base: Option<Note>,
+    pub drafts: Vec<Draft>,
+    pub outbox: Vec<Outgoing>,
+}
+
+/// One line of the drafts ledger: an unsynced draft, whatever Note it belongs to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LedgerEntry {
+    pub note_id: NoteId,
+    pub note_title: String,
+    pub tab_id: TabId,
+    /// The tab's label as last seen (the tab may be gone on the server).
+    pub tab_label: Option<String>,
+    pub state: TabState,
+    pub base_version: Version,
+    pub has_pending_save: bool,
+    pub last_error: Option<crate::machine::SyncError>,
+    pub updated_at: Timestamp,
+}
+
+/// A draft the person discarded, kept for good.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ArchivedDraft {
+    pub id: i64,
+    pub reason: ArchiveReason,
+    pub archived_at: Timestamp,
+    pub draft: Draft,
+}
+
+pub struct LocalStore {
+    conn: Connection,
+}
+
+fn corrupt(what: &'static str) -> impl FnOnce(serde_json::Error) -> LocalError {
+    move |e| LocalError::Corrupt {
+        what,
+        reason: e.to_string(),
+    }
+}
+
+fn to_json<T: Serialize>(what: &'static str, v: &T) -> Result<String> {
+    serde_json::to_string(v).map_err(corrupt(what))
+}
+
+impl LocalStore {
+    /// Opens (creating if needed) the store at `path` and brings its schema up to date.
+    pub fn open(path: &Path) -> Result<Self> {
+        let conn = Connection::open(path)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        let mut store = LocalStore { conn };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    fn migrate(&mut self) -> Result<()> {
+        let current: usize = self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))?
+            .try_into()
+            .unwrap_or(0);
+        for (i, sql) in MIGRATIONS.iter().enumerate().skip(current) {
+            let tx = self
+                .conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            tx.execute_batch(sql)?;
+            tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+            tx.commit()?;
+        }
+        Ok(())
+    }
+
+    /// Everything kept for `note_id`.
+    pub fn load(&self, note_id: &NoteId) -> Result<LocalNote> {
+        let base: Option<String> = self
+            .conn
+            .prepare_cached("SELECT base_json FROM notes WHERE note_id = ?1")?
+            .query_row([note_id.as_str()], |r| r.get(0))
+            .optional()?;
+        let base = base
+            .map(|j| serde_json::from_str::<Note>(&j))
+            .transpose()
+            .map_err(corrupt("base"))?;
+        let mut drafts = Vec::new();
+        {
+            let mut stmt = self.conn.prepare_cached(
+                "SELECT draft_json FROM drafts WHERE note_id = ?1 ORDER BY tab_id",
+            )?;
+            let rows = stmt.query_map([note_id.as_str()], |r| r.get::<_, String>(0))?;
+            for row in rows {
+                drafts.push(serde_json::from_str::<Draft>(&row?).map_err(corrupt("draft"))?);
+            }
+        }
+        let mut outbox = Vec::new();
+        {
+            let mut stmt = self
+                .conn
+                .prepare_cached("SELECT item_json FROM outbox WHERE note_id = ?1 ORDER BY seq")?;
+            let rows = stmt.query_map([note_id.as_str()], |r| r.get::<_, String>(0))?;
+            for row in rows {
+                outbox.push(serde_json::from_str::<Outgoing>(&row?).map_err(corrupt("outbox"))?);
+            }
+        }
+        Ok(LocalNote {
+            base,
+            drafts,
+            outbox,
+        })
+    }
+
+    /// The save guard of `note_id`, if the app was ever connected to it.
+    pub fn guard(&self, note_id: &NoteId) -> Result<Option<Version>> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT guard FROM notes WHERE note_id = ?1")?
+            .query_row([note_id.as_str()], |r| r.get::<_, i64>(0))
+            .optional()?
+            .map(|v| Version(v.max(0) as u64)))
+    }
+
+    /// Applies one step's effects on the local state in one transaction.
+    pub fn apply(&mut self, note_id: &NoteId, ops: &[&Persist]) -> Result<()> {
+        if ops.is_empty() {
+            return Ok(());
+        }
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        for op in ops {
+            match op {
+                Persist::Base(note) => {
+                    tx.prepare_cached(
+                        "INSERT INTO notes (note_id, guard, base_json, title) VALUES (?1, ?2, ?3, ?4)
+                         ON CONFLICT (note_id) DO UPDATE SET guard = excluded.guard,
+                             base_json = excluded.base_json, title = excluded.title",
+                    )?
+                    .execute(params![
+                        note_id.as_str(),
+                        note.version.0 as i64,
+                        to_json("base", note)?,
+                        note.title
+                    ])?;
+                }
+                Persist::Draft(d) => {
+                    tx.prepare_cached(
+                        "INSERT INTO drafts (note_id, tab_id, state, base_version, pending_key, updated_at, draft_json)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                         ON CONFLICT (note_id, tab_id) DO UPDATE SET state = excluded.state,
+                             base_version = excluded.base_version, pending_key = excluded.pending_key,
+                             updated_at = excluded.updated_at, draft_json = excluded.draft_json",
+                    )?
+                    .execute(params![
+                        note_id.as_str(),
+                        d.tab_id.as_str(),
+                        to_json("draft", &d.state)?,
+                        d.base_version.0 as i64,
+                        d.pending.as_ref().map(|p| p.key.as_str()),
+                        d.updated_at.0,
+                        to_json("draft", d)?
+                    ])?;
+                }
+                Persist::DropDraft(tab_id) => {
+                    tx.prepare_cached("DELETE FROM drafts WHERE note_id = ?1 AND tab_id = ?2")?
+                        .execute(params![note_id.as_str(), tab_id.as_str()])?;
+                }
+                Persist::Archive { draft, reason, at } => {
+                    tx.prepare_cached(
+                        "INSERT INTO archive (note_id, tab_id, reason, archived_at, draft_json)
+                         VALUES (?1, ?2, ?3, ?4, ?5)",
+                    )?
+                    .execute(params![
+                        note_id.as_str(),
+                        draft.tab_id.as_str(),
+                        reason.as_str(),
+                        at.0,
+                        to_json("draft", draft)?
+                    ])?;
+                }
+                Persist::Outgoing(o) => {
+                    tx.prepare_cached(
+                        "INSERT INTO outbox (note_id, id, item_json) VALUES (?1, ?2, ?3)
+                         ON CONFLICT (id) DO UPDATE SET item_json = excluded.item_json",
+                    )?
+                    .execute(params![
+                        note_id.as_str(),
+                        o.id,
+                        to_json("outbox", o)?
+                    ])?;
+                }
+                Persist::DropOutgoing(id) => {
+                    tx.prepare_cached("DELETE FROM outbox WHERE id = ?1")?
+                        .execute([id])?;
+                }
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Every unsynced draft across all Notes, most recently edited first.
+    pub fn ledger(&self) -> Result<Vec<LedgerEntry>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT d.draft_json, n.base_json, COALESCE(n.title, '')
+             FROM drafts d LEFT JOIN notes n ON n.note_id = d.note_id
+             ORDER BY d.updated_at DESC, d.note_id, d.tab_id",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, Option<String>>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (draft_json, base_json, title) = row?;
+            let d: Draft = serde_json::from_str(&draft_json).map_err(corrupt("draft"))?;
+            let base: Option<Note> = base_json
+                .map(|j| serde_json::from_str(&j))
+                .transpose()
+                .map_err(corrupt("base"))?;
+            let tab_label = base
+                .as_ref()
+                .and_then(|n| n.tab(&d.tab_id))
+                .map(|t| t.label.clone());
+            out.push(LedgerEntry {
+                note_id: d.note_id.clone(),
+                note_title: title,
+                tab_id: d.tab_id.clone(),
+                tab_label,
+                state: d.state,
+                base_version: d.base_version,
+                has_pending_save: d.pending.is_some(),
+                last_error: d.last_error.clone(),
+                updated_at: d.updated_at,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The drafts archived for `note_id`, oldest first.
+    pub fn archived(&self, note_id: &NoteId) -> Result<Vec<ArchivedDraft>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT id, reason, archived_at, draft_json FROM archive WHERE note_id = ?1 ORDER BY id",
+        )?;
+        let rows = stmt.query_map([note_id.as_str()], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, i64>(2)?,
+                r.get::<_, String>(3)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, reason, at, json) = row?;
+            let reason = match reason.as_str() {
+                "took_theirs" => ArchiveReason::TookTheirs,
+                "discarded" => ArchiveReason::Discarded,
+                other => {
+                    return Err(LocalError::Corrupt {
+                        what: "archive",
+                        reason: format!("unknown reason {other:?}"),
+                    });
+                }
+            };
+            out.push(ArchivedDraft {
+                id,
+                reason,
+                archived_at: Timestamp(at),
+                draft: serde_json::from_str(&json).map_err(corrupt("archive"))?,
+            });
+        }
+        Ok(out)
+    }
+}

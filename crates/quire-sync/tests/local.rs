@@ -1,0 +1,124 @@
+//! The local store: what the engine writes survives a reopen; the ledger spans Notes; the
+//! archive only grows.
+#![allow(clippy::unwrap_used)]
+
+use quire_model::{Note, NoteId, Op, TabData, TabId, Timestamp, Version};
+use quire_sync::Content;
+use quire_sync::LocalStore;
+use quire_sync::machine::{
+    ArchiveReason, Draft, OnConflict, Outgoing, PendingSave, Persist, TabState, WriteBody,
+};
+
+fn note_id(n: u8) -> NoteId {
+    format!("01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f5{n}")
+        .parse()
+        .unwrap()
+}
+
+fn draft(note: &NoteId, tab: &str, mine: &str, pending: Option<&str>) -> Draft {
+    let text = |s: &str| Content(TabData::Markdown(s.to_owned()));
+    Draft {
+        note_id: note.clone(),
+        tab_id: TabId::new(tab),
+        base_version: Version(3),
+        base: text("base"),
+        mine: text(mine),
+        pending: pending.map(|k| PendingSave {
+            key: k.to_owned(),
+            expected_version: Version(3),
+            content: text(mine),
+        }),
+        theirs: None,
+        last_error: None,
+        state: TabState::Dirty,
+        updated_at: Timestamp(10),
+    }
+}
+
+#[test]
+fn what_is_written_comes_back_after_a_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sync.db");
+    let (a, b) = (note_id(0), note_id(1));
+    let mut base = Note::new(a.clone(), "Alpha".to_owned());
+    base.version = Version(3);
+    {
+        let mut store = LocalStore::open(&path).unwrap();
+        let d = draft(&a, "markdown", "mine", Some("k-1"));
+        let out = Outgoing {
+            id: "w1".to_owned(),
+            body: WriteBody::Ops {
+                changes: vec![Op::SetTitle {
+                    title: "Beta".to_owned(),
+                }],
+            },
+            key: Some("k-2".to_owned()),
+            expected_version: Some(Version(3)),
+            on_conflict: OnConflict::Reapply,
+        };
+        store
+            .apply(
+                &a,
+                &[
+                    &Persist::Base(Box::new(base.clone())),
+                    &Persist::Draft(Box::new(d)),
+                    &Persist::Outgoing(Box::new(out)),
+                ],
+            )
+            .unwrap();
+        store
+            .apply(
+                &b,
+                &[&Persist::Draft(Box::new(draft(
+                    &b, "markdown", "other", None,
+                )))],
+            )
+            .unwrap();
+    }
+    // Reopening runs the migrations again: nothing changes, nothing is lost.
+    let mut store = LocalStore::open(&path).unwrap();
+    let loaded = store.load(&a).unwrap();
+    assert_eq!(loaded.base, Some(base));
+    assert_eq!(store.guard(&a).unwrap(), Some(Version(3)));
+    assert_eq!(store.guard(&b).unwrap(), None, "never connected to b");
+    assert_eq!(
+        loaded.drafts,
+        vec![draft(&a, "markdown", "mine", Some("k-1"))]
+    );
+    assert_eq!(loaded.outbox.len(), 1);
+    assert_eq!(loaded.outbox[0].key.as_deref(), Some("k-2"));
+
+    // The ledger lists every draft of every Note.
+    let ledger = store.ledger().unwrap();
+    let notes: Vec<&NoteId> = ledger.iter().map(|e| &e.note_id).collect();
+    assert_eq!(ledger.len(), 2);
+    assert!(notes.contains(&&a) && notes.contains(&&b));
+    let alpha = ledger.iter().find(|e| e.note_id == a).unwrap();
+    assert_eq!(alpha.note_title, "Alpha");
+    assert_eq!(alpha.tab_label.as_deref(), Some("Note"));
+    assert!(alpha.has_pending_save);
+
+    // Taking theirs archives the draft: it leaves the ledger, never the file.
+    let d = loaded.drafts[0].clone();
+    store
+        .apply(
+            &a,
+            &[
+                &Persist::Archive {
+                    draft: Box::new(d.clone()),
+                    reason: ArchiveReason::TookTheirs,
+                    at: Timestamp(20),
+                },
+                &Persist::DropDraft(TabId::new("markdown")),
+                &Persist::DropOutgoing("w1".to_owned()),
+            ],
+        )
+        .unwrap();
+    assert_eq!(store.ledger().unwrap().len(), 1);
+    let archived = store.archived(&a).unwrap();
+    assert_eq!(archived.len(), 1);
+    assert_eq!(archived[0].draft, d);
+    assert_eq!(archived[0].reason, ArchiveReason::TookTheirs);
+    assert!(store.load(&a).unwrap().outbox.is_empty());
+    assert!(store.archived(&b).unwrap().is_empty());
+}

@@ -1,0 +1,920 @@
+//! The pure save machine as case tables: each case is a script of events, each with the
+//! effects it must produce (in order) and the tab's state after it. No network, no clock.
+#![allow(clippy::unwrap_used)]
+
+use std::time::Duration;
+
+use quire_model::{Note, NoteId, Op, Sheet, SheetTab, Tab, TabData, TabId, Timestamp, Version};
+use quire_store::WriteResult;
+use quire_sync::Content;
+use quire_sync::machine::{
+    Config, Draft, Effect, Event, Failure, NoteSync, Notice, OnConflict, Outgoing, PendingSave,
+    Persist, Resolution, TabState, Timer, WriteBody, step,
+};
+
+const NOTE: &str = "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f50";
+const SHEET: &str = "sheet-1-mh8z1k2a";
+
+fn note_id() -> NoteId {
+    NOTE.parse().unwrap()
+}
+
+fn md() -> TabId {
+    TabId::new("markdown")
+}
+
+fn sheet() -> TabId {
+    TabId::new(SHEET)
+}
+
+/// The Note at `version` with this Markdown text and one cell in the sheet.
+fn note(version: u64, text: &str, cell: &str) -> Note {
+    let mut n = Note::new(note_id(), "Plan".to_owned());
+    n.version = Version(version);
+    n.tabs[0].data = TabData::Markdown(text.to_owned());
+    n.tabs.push(Tab {
+        id: sheet(),
+        label: "Numbers".to_owned(),
+        data: TabData::Sheet(SheetTab {
+            sheets: vec![Sheet {
+                id: "s1".to_owned(),
+                name: "Sheet 1".to_owned(),
+                rows: vec![vec![serde_json::json!(cell)]],
+            }],
+        }),
+    });
+    n
+}
+
+fn without_sheet(mut n: Note) -> Note {
+    n.tabs.retain(|t| t.id != sheet());
+    n
+}
+
+fn text(s: &str) -> Content {
+    Content(TabData::Markdown(s.to_owned()))
+}
+
+fn cell(s: &str) -> Content {
+    Content(TabData::Sheet(SheetTab {
+        sheets: vec![Sheet {
+            id: "s1".to_owned(),
+            name: "Sheet 1".to_owned(),
+            rows: vec![vec![serde_json::json!(s)]],
+        }],
+    }))
+}
+
+fn config() -> Config {
+    Config {
+        debounce: Duration::from_millis(400),
+        backoff_min: Duration::from_millis(100),
+        backoff_max: Duration::from_secs(2),
+    }
+}
+
+fn fresh(server: Option<Note>, drafts: Vec<Draft>) -> NoteSync {
+    NoteSync::new(
+        note_id(),
+        config(),
+        server,
+        drafts,
+        Vec::new(),
+        "k".to_owned(),
+    )
+}
+
+fn edit(tab: TabId, content: Content) -> Event {
+    Event::Edited {
+        tab_id: tab,
+        content,
+        now: Timestamp(1_000),
+    }
+}
+
+fn debounce(tab: TabId, generation: u64) -> Event {
+    Event::TimerFired {
+        timer: Timer::Debounce(tab),
+        generation,
+    }
+}
+
+fn retry(generation: u64) -> Event {
+    Event::TimerFired {
+        timer: Timer::Retry,
+        generation,
+    }
+}
+
+fn fetched(n: Note) -> Event {
+    Event::Fetched(Box::new(n))
+}
+
+fn saved(version: u64, tab: &str, replayed: bool) -> Event {
+    Event::SaveSucceeded(Box::new(WriteResult {
+        note_id: note_id(),
+        version: Version(version),
+        changed_tab_ids: vec![TabId::new(tab)],
+        outcomes: Vec::new(),
+        replayed,
+        request_differs: false,
+    }))
+}
+
+fn conflict(current: u64, tabs: &[&str]) -> Event {
+    Event::SaveFailed(Failure::Conflict {
+        current_version: Version(current),
+        changed_tab_ids: tabs.iter().map(|t| TabId::new(*t)).collect(),
+    })
+}
+
+fn offline() -> Event {
+    Event::SaveFailed(Failure::Offline("connection refused".to_owned()))
+}
+
+fn resolve(r: Resolution) -> Event {
+    Event::Resolve {
+        tab_id: md(),
+        resolution: r,
+        theirs_version: Version(4),
+        now: Timestamp(2_000),
+    }
+}
+
+/// A compact, readable form of an effect.
+fn show(e: &Effect) -> String {
+    match e {
+        Effect::Persist(Persist::Base(n)) => format!("base v{}", n.version),
+        Effect::Persist(Persist::Draft(d)) => match &d.pending {
+            Some(p) => format!(
+                "draft {} pending {}@{}",
+                d.tab_id, p.key, p.expected_version
+            ),
+            None => format!("draft {}", d.tab_id),
+        },
+        Effect::Persist(Persist::DropDraft(t)) => format!("drop draft {t}"),
+        Effect::Persist(Persist::Archive { draft, reason, .. }) => {
+            format!("archive {} {}", draft.tab_id, reason.as_str())
+        }
+        Effect::Persist(Persist::Outgoing(o)) => match &o.key {
+            Some(k) => format!("outgoing {} {k}", o.id),
+            None => format!("outgoing {}", o.id),
+        },
+        Effect::Persist(Persist::DropOutgoing(id)) => format!("drop outgoing {id}"),
+        Effect::Send(s) => {
+            let what = match &s.body {
+                WriteBody::Ops { changes } => changes
+                    .iter()
+                    .map(|op| match op {
+                        Op::ReplaceText { tab_id, text } => format!("{tab_id}={text:?}"),
+                        Op::ReplaceTabData { tab_id, data } => format!("{tab_id}={data}"),
+                        other => other.name().to_owned(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(","),
+                WriteBody::Restore { version } => format!("restore {version}"),
+            };
+            format!("send {}@{} {what}", s.key, s.expected_version)
+        }
+        Effect::Fetch => "fetch".to_owned(),
+        Effect::StartTimer {
+            timer, generation, ..
+        } => match timer {
+            Timer::Debounce(t) => format!("timer debounce {t}#{generation}"),
+            Timer::Retry => format!("timer retry#{generation}"),
+        },
+        Effect::Notify(n) => match n {
+            Notice::RemoteApplied { tab_ids } => format!(
+                "remote {}",
+                tab_ids
+                    .iter()
+                    .map(TabId::as_str)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+            Notice::ConflictShown { tab_id } => format!("conflict {tab_id}"),
+            Notice::Rebased { tab_id, version } => format!("rebased {tab_id}@{version}"),
+            Notice::TabSaved {
+                tab_id,
+                version,
+                replayed,
+            } => format!(
+                "saved {tab_id}@{version}{}",
+                if *replayed { " (replay)" } else { "" }
+            ),
+            Notice::OutgoingDone { id, result } => format!("done {id}@{}", result.version),
+            Notice::OutgoingFailed { id, .. } => format!("failed {id}"),
+        },
+    }
+    .replace(&format!("draft {SHEET}"), "draft sheet")
+    .replace(SHEET, "sheet")
+    .replace("markdown=", "md=")
+    .replace("draft markdown", "draft md")
+    .replace("debounce markdown", "debounce md")
+}
+
+/// One scripted step: the event, the effects it must produce, and the state of the tab under
+/// watch afterwards.
+struct S(Event, &'static [&'static str], TabState);
+
+fn run(name: &str, mut s: NoteSync, watch: &TabId, script: Vec<S>) -> NoteSync {
+    for (i, S(event, want, state)) in script.into_iter().enumerate() {
+        let (next, fx) = step(s, event);
+        s = next;
+        let got: Vec<String> = fx.iter().map(show).collect();
+        assert_eq!(got, *want, "{name}: step {i}: effects");
+        assert_eq!(
+            s.tab_state(watch),
+            state,
+            "{name}: step {i}: state of {watch}"
+        );
+    }
+    s
+}
+
+/// Starts a Note at v3 ("hello", cell "a") and returns it settled.
+fn opened() -> NoteSync {
+    run(
+        "open",
+        fresh(None, Vec::new()),
+        &md(),
+        vec![
+            S(Event::Start, &["fetch"], TabState::Clean),
+            S(
+                fetched(note(3, "hello", "a")),
+                &["base v3"],
+                TabState::Clean,
+            ),
+        ],
+    )
+}
+
+use TabState::*;
+
+#[test]
+fn edit_debounce_save() {
+    let s = run(
+        "edit, debounce, save",
+        opened(),
+        &md(),
+        vec![
+            S(
+                edit(md(), text("hello!")),
+                &["draft md", "timer debounce md#1"],
+                Dirty,
+            ),
+            S(
+                edit(md(), text("hello!!")),
+                &["draft md", "timer debounce md#2"],
+                Dirty,
+            ),
+            // The first timer was superseded by the second keystroke.
+            S(debounce(md(), 1), &[], Dirty),
+            S(
+                debounce(md(), 2),
+                // The draft and its key are written before the request leaves.
+                &["draft md pending k-1@3", "send k-1@3 md=\"hello!!\""],
+                Saving,
+            ),
+            S(
+                saved(4, "markdown", false),
+                &["base v4", "saved markdown@4", "drop draft md"],
+                Saved,
+            ),
+        ],
+    );
+    assert_eq!(
+        s.guard(),
+        Some(Version(4)),
+        "the guard moves with own saves"
+    );
+    assert!(s.is_settled());
+}
+
+#[test]
+fn typing_back_to_the_base_sends_nothing() {
+    run(
+        "undo to base",
+        opened(),
+        &md(),
+        vec![
+            S(
+                edit(md(), text("hello!")),
+                &["draft md", "timer debounce md#1"],
+                Dirty,
+            ),
+            S(
+                edit(md(), text("hello")),
+                &["draft md", "timer debounce md#2"],
+                Dirty,
+            ),
+            S(debounce(md(), 2), &["drop draft md"], Clean),
+        ],
+    );
+}
+
+#[test]
+fn refused_save_on_another_tab_change_is_reapplied_with_a_new_key() {
+    let s = run(
+        "refused, no overlap",
+        opened(),
+        &md(),
+        vec![
+            S(
+                edit(md(), text("mine")),
+                &["draft md", "timer debounce md#1"],
+                Dirty,
+            ),
+            S(
+                debounce(md(), 1),
+                &["draft md pending k-1@3", "send k-1@3 md=\"mine\""],
+                Saving,
+            ),
+            // The agent wrote the sheet meanwhile: 409.
+            S(conflict(4, &[SHEET]), &["draft md", "fetch"], Saving),
+            S(
+                fetched(note(4, "hello", "agent")),
+                &[
+                    "base v4",
+                    "remote sheet",
+                    "rebased markdown@4",
+                    "draft md",
+                    "draft md pending k-2@4",
+                    "send k-2@4 md=\"mine\"",
+                ],
+                Saving,
+            ),
+            S(
+                saved(5, "markdown", false),
+                &["base v5", "saved markdown@5", "drop draft md"],
+                Saved,
+            ),
+        ],
+    );
+    assert_eq!(s.stats.refused, 1);
+    assert_eq!(s.stats.auto_rebased, 1);
+    assert_eq!(
+        s.stats.conflicts_shown, 0,
+        "no false conflict for the person"
+    );
+}
+
+#[test]
+fn refused_save_on_the_same_tab_goes_to_the_person() {
+    let in_conflict = || {
+        run(
+            "refused, overlap",
+            opened(),
+            &md(),
+            vec![
+                S(
+                    edit(md(), text("hello\nmine")),
+                    &["draft md", "timer debounce md#1"],
+                    Dirty,
+                ),
+                S(
+                    debounce(md(), 1),
+                    &["draft md pending k-1@3", "send k-1@3 md=\"hello\\nmine\""],
+                    Saving,
+                ),
+                S(conflict(4, &["markdown"]), &["draft md", "fetch"], Saving),
+                S(
+                    fetched(note(4, "hello\ntheirs", "a")),
+                    &["base v4", "conflict markdown", "draft md"],
+                    Conflict,
+                ),
+                // Typing goes on in the draft; nothing is sent while the person decides.
+                S(edit(md(), text("hello\nmine!")), &["draft md"], Conflict),
+            ],
+        )
+    };
+    let s = in_conflict();
+    assert_eq!(s.stats.conflicts_shown, 1);
+    let d = &s.drafts[&md()];
+    assert_eq!(d.base, text("hello"), "the ancestor is kept for the merge");
+    assert_eq!(
+        d.theirs.as_ref().unwrap().content,
+        Some(text("hello\ntheirs"))
+    );
+
+    run(
+        "a decision made on older content is ignored",
+        in_conflict(),
+        &md(),
+        vec![
+            S(
+                Event::Remote {
+                    version: Version(5),
+                },
+                &["fetch"],
+                Conflict,
+            ),
+            S(
+                fetched(note(5, "hello\ntheirs\nmore", "a")),
+                &["base v5", "draft md"],
+                Conflict,
+            ),
+            S(resolve(Resolution::KeepMine), &[], Conflict),
+        ],
+    );
+    run(
+        "keep mine",
+        in_conflict(),
+        &md(),
+        vec![S(
+            resolve(Resolution::KeepMine),
+            &[
+                "draft md",
+                "draft md pending k-2@4",
+                "send k-2@4 md=\"hello\\nmine!\"",
+            ],
+            Saving,
+        )],
+    );
+    run(
+        "take theirs",
+        in_conflict(),
+        &md(),
+        vec![S(
+            resolve(Resolution::TakeTheirs),
+            &["archive markdown took_theirs", "drop draft md"],
+            Clean,
+        )],
+    );
+    run(
+        "merge",
+        in_conflict(),
+        &md(),
+        vec![S(
+            resolve(Resolution::Merged(text("hello\nmine!\ntheirs"))),
+            &[
+                "draft md",
+                "draft md pending k-2@4",
+                "send k-2@4 md=\"hello\\nmine!\\ntheirs\"",
+            ],
+            Saving,
+        )],
+    );
+}
+
+#[test]
+fn offline_retries_the_same_write_and_a_replay_counts_once() {
+    let s = run(
+        "offline",
+        opened(),
+        &md(),
+        vec![
+            S(
+                edit(md(), text("one")),
+                &["draft md", "timer debounce md#1"],
+                Dirty,
+            ),
+            S(
+                debounce(md(), 1),
+                &["draft md pending k-1@3", "send k-1@3 md=\"one\""],
+                Saving,
+            ),
+            S(
+                offline(),
+                &["timer retry#1", "draft md pending k-1@3"],
+                Offline,
+            ),
+            // Keep typing: the draft grows, the pending save stays as it was sent.
+            S(
+                edit(md(), text("one two")),
+                &["draft md pending k-1@3", "timer debounce md#2"],
+                Offline,
+            ),
+            S(debounce(md(), 2), &[], Offline),
+            S(retry(1), &["send k-1@3 md=\"one\""], Offline),
+            S(
+                offline(),
+                &["timer retry#2", "draft md pending k-1@3"],
+                Offline,
+            ),
+            S(retry(2), &["send k-1@3 md=\"one\""], Offline),
+            // It had committed the first time: the server replays the first result.
+            S(
+                saved(4, "markdown", true),
+                &[
+                    // Back online: the offline mark goes.
+                    "draft md pending k-1@3",
+                    "base v4",
+                    "saved markdown@4 (replay)",
+                    "draft md",
+                    "draft md pending k-2@4",
+                    "send k-2@4 md=\"one two\"",
+                ],
+                Saving,
+            ),
+            S(
+                saved(5, "markdown", false),
+                &["base v5", "saved markdown@5", "drop draft md"],
+                Saved,
+            ),
+        ],
+    );
+    assert_eq!(s.stats.replays, 1);
+    assert_eq!(s.stats.offline_failures, 2);
+    assert_eq!(s.guard(), Some(Version(5)));
+}
+
+#[test]
+fn remote_writes_apply_to_clean_tabs_and_stay_apart_from_dirty_ones() {
+    run(
+        "remote to clean",
+        opened(),
+        &md(),
+        vec![
+            S(
+                Event::Remote {
+                    version: Version(3),
+                },
+                &[],
+                Clean,
+            ),
+            S(
+                Event::Remote {
+                    version: Version(4),
+                },
+                &["fetch"],
+                Clean,
+            ),
+            S(
+                fetched(note(4, "agent wrote", "a")),
+                &["base v4", "remote markdown"],
+                Clean,
+            ),
+        ],
+    );
+    let s = run(
+        "remote to another tab while dirty",
+        opened(),
+        &md(),
+        vec![
+            S(
+                edit(md(), text("mine")),
+                &["draft md", "timer debounce md#1"],
+                Dirty,
+            ),
+            S(
+                Event::Remote {
+                    version: Version(4),
+                },
+                &["fetch"],
+                Dirty,
+            ),
+            // The sheet changed, not my tab: the draft moves to v4 silently.
+            S(
+                fetched(note(4, "hello", "b")),
+                &["base v4", "remote sheet", "draft md"],
+                Dirty,
+            ),
+            S(
+                debounce(md(), 1),
+                &["draft md pending k-1@4", "send k-1@4 md=\"mine\""],
+                Saving,
+            ),
+        ],
+    );
+    assert_eq!(
+        s.guard(),
+        Some(Version(4)),
+        "the guard moves with remote writes"
+    );
+    let s = run(
+        "remote to the dirty tab",
+        opened(),
+        &md(),
+        vec![
+            S(
+                edit(md(), text("mine")),
+                &["draft md", "timer debounce md#1"],
+                Dirty,
+            ),
+            S(
+                Event::Remote {
+                    version: Version(4),
+                },
+                &["fetch"],
+                Dirty,
+            ),
+            S(
+                fetched(note(4, "theirs", "a")),
+                &["base v4", "conflict markdown", "draft md"],
+                Conflict,
+            ),
+            // The debounce fires but a tab in conflict is not saved.
+            S(debounce(md(), 1), &[], Conflict),
+        ],
+    );
+    assert_eq!(
+        s.shown(&md()),
+        Some(text("mine")),
+        "the person keeps seeing their text"
+    );
+    assert_eq!(s.guard(), Some(Version(4)));
+}
+
+#[test]
+fn a_crash_mid_save_resends_the_same_key_after_restart() {
+    // What the local store held when the process died: guard v3, a draft with a pending save.
+    let draft = Draft {
+        note_id: note_id(),
+        tab_id: md(),
+        base_version: Version(3),
+        base: text("hello"),
+        mine: text("hello world"),
+        pending: Some(PendingSave {
+            key: "old-7".to_owned(),
+            expected_version: Version(3),
+            content: text("hello world"),
+        }),
+        theirs: None,
+        last_error: None,
+        state: Saving,
+        updated_at: Timestamp(500),
+    };
+    let s = run(
+        "restart, committed before the crash",
+        fresh(Some(note(3, "hello", "a")), vec![draft.clone()]),
+        &md(),
+        vec![
+            S(Event::Start, &["fetch"], Saving),
+            // The server has it already (v4); the outcome is judged by the replay, not guessed.
+            S(
+                fetched(note(4, "hello world", "a")),
+                &["base v4", "send old-7@3 md=\"hello world\""],
+                Saving,
+            ),
+            S(
+                saved(4, "markdown", true),
+                &["saved markdown@4 (replay)", "drop draft md"],
+                Saved,
+            ),
+        ],
+    );
+    assert_eq!(s.stats.replays, 1);
+    run(
+        "restart, not committed before the crash",
+        fresh(Some(note(3, "hello", "a")), vec![draft]),
+        &md(),
+        vec![
+            S(Event::Start, &["fetch"], Saving),
+            S(
+                fetched(note(3, "hello", "a")),
+                &["send old-7@3 md=\"hello world\""],
+                Saving,
+            ),
+            S(
+                saved(4, "markdown", false),
+                &["base v4", "saved markdown@4", "drop draft md"],
+                Saved,
+            ),
+        ],
+    );
+}
+
+#[test]
+fn a_tab_deleted_on_the_server_keeps_the_draft_until_the_person_decides() {
+    let s = run(
+        "tab gone",
+        opened(),
+        &sheet(),
+        vec![
+            S(
+                edit(sheet(), cell("mine")),
+                &["draft sheet", "timer debounce sheet#1"],
+                Dirty,
+            ),
+            S(
+                Event::Remote {
+                    version: Version(4),
+                },
+                &["fetch"],
+                Dirty,
+            ),
+            S(
+                fetched(without_sheet(note(4, "hello", "a"))),
+                &["base v4", "conflict sheet", "draft sheet"],
+                Conflict,
+            ),
+            // Keep mine cannot write to a tab that is gone: nothing happens.
+            S(
+                Event::Resolve {
+                    tab_id: sheet(),
+                    resolution: Resolution::KeepMine,
+                    theirs_version: Version(4),
+                    now: Timestamp(3),
+                },
+                &[],
+                Conflict,
+            ),
+        ],
+    );
+    assert!(
+        s.drafts[&sheet()]
+            .theirs
+            .as_ref()
+            .unwrap()
+            .content
+            .is_none()
+    );
+    run(
+        "take theirs archives",
+        s,
+        &sheet(),
+        vec![S(
+            Event::Resolve {
+                tab_id: sheet(),
+                resolution: Resolution::TakeTheirs,
+                theirs_version: Version(4),
+                now: Timestamp(3),
+            },
+            &["archive sheet took_theirs", "drop draft sheet"],
+            Clean,
+        )],
+    );
+}
+
+#[test]
+fn refusals_that_retrying_cannot_fix_wait_for_the_person() {
+    run(
+        "rejected",
+        opened(),
+        &md(),
+        vec![
+            S(
+                edit(md(), text("x")),
+                &["draft md", "timer debounce md#1"],
+                Dirty,
+            ),
+            S(
+                debounce(md(), 1),
+                &["draft md pending k-1@3", "send k-1@3 md=\"x\""],
+                Saving,
+            ),
+            S(
+                Event::SaveFailed(Failure::Rejected {
+                    status: 403,
+                    code: "missing_scope".to_owned(),
+                    message: "notes:write".to_owned(),
+                }),
+                &["draft md"],
+                Failed,
+            ),
+            // Editing again retries.
+            S(
+                edit(md(), text("xy")),
+                &["draft md", "timer debounce md#2"],
+                Dirty,
+            ),
+            S(
+                debounce(md(), 2),
+                &["draft md pending k-2@3", "send k-2@3 md=\"xy\""],
+                Saving,
+            ),
+        ],
+    );
+}
+
+#[test]
+fn the_same_change_on_both_sides_is_not_a_conflict() {
+    let s = run(
+        "same change",
+        opened(),
+        &md(),
+        vec![
+            S(
+                edit(md(), text("same")),
+                &["draft md", "timer debounce md#1"],
+                Dirty,
+            ),
+            S(
+                debounce(md(), 1),
+                &["draft md pending k-1@3", "send k-1@3 md=\"same\""],
+                Saving,
+            ),
+            S(conflict(4, &["markdown"]), &["draft md", "fetch"], Saving),
+            S(
+                fetched(note(4, "same", "a")),
+                &["base v4", "drop draft md"],
+                Clean,
+            ),
+        ],
+    );
+    assert_eq!(s.stats.conflicts_shown, 0);
+}
+
+#[test]
+fn typing_during_a_save_is_saved_next_on_the_new_version() {
+    run(
+        "typing during save",
+        opened(),
+        &md(),
+        vec![
+            S(
+                edit(md(), text("a")),
+                &["draft md", "timer debounce md#1"],
+                Dirty,
+            ),
+            S(
+                debounce(md(), 1),
+                &["draft md pending k-1@3", "send k-1@3 md=\"a\""],
+                Saving,
+            ),
+            S(
+                edit(md(), text("ab")),
+                &["draft md pending k-1@3", "timer debounce md#2"],
+                Saving,
+            ),
+            S(
+                saved(4, "markdown", false),
+                &["base v4", "saved markdown@4", "draft md"],
+                Dirty,
+            ),
+            S(
+                debounce(md(), 2),
+                &["draft md pending k-2@4", "send k-2@4 md=\"ab\""],
+                Saving,
+            ),
+        ],
+    );
+}
+
+#[test]
+fn structural_writes_are_guarded_and_reapplied_or_reported() {
+    let rename = Outgoing {
+        id: "w1".to_owned(),
+        body: WriteBody::Ops {
+            changes: vec![Op::RenameTab {
+                tab_id: sheet(),
+                label: "Budget".to_owned(),
+            }],
+        },
+        key: None,
+        expected_version: None,
+        on_conflict: OnConflict::Reapply,
+    };
+    run(
+        "rename, refused, re-applied",
+        opened(),
+        &md(),
+        vec![
+            S(
+                Event::Enqueue(rename),
+                &["outgoing w1", "outgoing w1 k-1", "send k-1@3 rename_tab"],
+                Clean,
+            ),
+            S(conflict(4, &["markdown"]), &["outgoing w1", "fetch"], Clean),
+            S(
+                fetched(note(4, "agent", "a")),
+                &[
+                    "base v4",
+                    "remote markdown",
+                    "outgoing w1 k-2",
+                    "send k-2@4 rename_tab",
+                ],
+                Clean,
+            ),
+            S(
+                saved(5, SHEET, false),
+                &["drop outgoing w1", "done w1@5", "fetch"],
+                Clean,
+            ),
+        ],
+    );
+    let restore = Outgoing {
+        id: "w2".to_owned(),
+        body: WriteBody::Restore {
+            version: Version(2),
+        },
+        key: None,
+        expected_version: None,
+        on_conflict: OnConflict::Report,
+    };
+    run(
+        "restore, refused, reported",
+        opened(),
+        &md(),
+        vec![
+            S(
+                Event::Enqueue(restore),
+                &["outgoing w2", "outgoing w2 k-1", "send k-1@3 restore 2"],
+                Clean,
+            ),
+            S(
+                conflict(4, &["markdown"]),
+                &["drop outgoing w2", "failed w2", "fetch"],
+                Clean,
+            ),
+        ],
+    );
+}
+
+#[test]
+fn backoff_doubles_up_to_the_cap() {
+    let c = config();
+    let delays: Vec<u64> = (1..=8).map(|n| c.backoff(n).as_millis() as u64).collect();
+    assert_eq!(delays, [100, 200, 400, 800, 1600, 2000, 2000, 2000]);
+}

@@ -1,0 +1,598 @@
+//! The engine against the real `quire-server` binary on port 0, over real HTTP, with real
+//! SQLite files on both sides; the agent speaks MCP through rmcp's client.
+#![allow(clippy::unwrap_used)]
+
+mod support;
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use quire_model::{NewTabKind, NoteId, Op, OpOutcome, TabId, Version};
+use quire_sync::merge::TabMerge;
+use quire_sync::{
+    ConflictChoice, DraftPolicy, Engine, EngineError, LocalStore, TabState, WriteOutcome,
+};
+use serde_json::json;
+use support::*;
+
+const WAIT: Duration = Duration::from_secs(30);
+
+fn md() -> TabId {
+    TabId::new("markdown")
+}
+
+fn shown_text(engine: &Engine, note: &NoteId) -> String {
+    engine
+        .tab(note, &md())
+        .unwrap()
+        .data
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+async fn settle(engine: &Engine, note: &NoteId) {
+    engine.flush(note).await.unwrap();
+    engine
+        .wait_until(note, WAIT, "settled", |s| s.status.settled)
+        .await
+        .unwrap();
+}
+
+/// The person resolves every conflict by keeping both sides (merge; at each clash mine then
+/// theirs). Returns how many decisions they made.
+async fn decide(engine: &Engine, note: &NoteId) -> usize {
+    let mut decisions = 0;
+    loop {
+        let status = engine.status(note).unwrap();
+        let Some(tab) = status.tabs.iter().find(|t| t.state == TabState::Conflict) else {
+            return decisions;
+        };
+        let view = engine.conflict(note, &tab.tab_id).unwrap();
+        let Some(TabMerge::Markdown(merge)) = &view.merge else {
+            panic!("expected a text merge: {view:?}")
+        };
+        let choices = vec![quire_sync::ClashChoice::MineThenTheirs; merge.clash_count()];
+        match engine
+            .resolve_conflict(note, &tab.tab_id, ConflictChoice::Merge { choices })
+            .await
+        {
+            Ok(_) => decisions += 1,
+            // Theirs moved while the person looked: look again.
+            Err(EngineError::ConflictMoved { .. }) => {}
+            Err(e) => panic!("resolve: {e}"),
+        }
+    }
+}
+
+fn lines_of(text: &str) -> Vec<&str> {
+    text.lines().filter(|l| !l.is_empty()).collect()
+}
+
+fn assert_each_once(text: &str, expected: &[String]) {
+    let lines = lines_of(text);
+    for want in expected {
+        let n = lines.iter().filter(|l| **l == want).count();
+        assert_eq!(n, 1, "{want:?} appears {n} times in:\n{text}");
+    }
+}
+
+/// A person on the engine and an agent on MCP append lines to the same Markdown tab. Conflicts
+/// go to the person (who merges); at the end not one line of either is missing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn same_tab_loses_nothing_and_conflicts_reach_the_person() {
+    const EDITS: usize = 20;
+    let server = server();
+    let dir = tempfile::tempdir().unwrap();
+    // The person saves when they pause (flush); the debounce never fires on its own here, so the
+    // first overlap below is certain, not a matter of timing.
+    let engine = engine_with(
+        &server.url(),
+        &server.token,
+        dir.path(),
+        None,
+        quire_sync::machine::Config {
+            debounce: Duration::from_secs(600),
+            ..timing()
+        },
+    );
+    let view = engine.create_note("Same tab").await.unwrap();
+    let note = view.note_id.clone();
+    engine.set_agent_access(&note, true).await.unwrap();
+    let agent = agent(&server, "claude").await;
+
+    // A sure overlap first: the person types, the agent writes the same tab before the save.
+    engine
+        .edit_tab(&note, &md(), json!("person-start"))
+        .await
+        .unwrap();
+    agent_append(&agent, &note, "agent-start").await;
+    engine
+        .wait_until(&note, WAIT, "the first conflict", |s| {
+            s.sync.stats.conflicts_shown > 0
+        })
+        .await
+        .unwrap();
+
+    let agent_note = note.clone();
+    let agent_task = tokio::spawn(async move {
+        let mut rng = Rng(0xa9e47);
+        for i in 0..EDITS {
+            tokio::time::sleep(rng.ms(5, 30)).await;
+            agent_append(&agent, &agent_note, &format!("agent-{i}")).await;
+        }
+    });
+    let mut rng = Rng(0x9e750);
+    let mut decisions = 0;
+    for i in 0..EDITS {
+        decisions += decide(&engine, &note).await;
+        let text = append(&shown_text(&engine, &note), &format!("person-{i}"));
+        engine.edit_tab(&note, &md(), json!(text)).await.unwrap();
+        tokio::time::sleep(rng.ms(5, 25)).await;
+        if i % 2 == 1 {
+            engine.flush(&note).await.unwrap(); // a pause: save now
+        }
+    }
+    agent_task.await.unwrap();
+    // Until nothing is left to decide or to send.
+    loop {
+        decisions += decide(&engine, &note).await;
+        engine.flush(&note).await.unwrap();
+        let snap = engine
+            .wait_until(&note, WAIT, "settled", |s| s.status.settled)
+            .await
+            .unwrap();
+        if snap.sync.drafts.is_empty() {
+            break;
+        }
+    }
+
+    let text = markdown_on_server(&server, &note).await;
+    let mut expected: Vec<String> = vec!["person-start".into(), "agent-start".into()];
+    for i in 0..EDITS {
+        expected.push(format!("person-{i}"));
+        expected.push(format!("agent-{i}"));
+    }
+    assert_each_once(&text, &expected);
+    assert_eq!(
+        lines_of(&text).len(),
+        expected.len(),
+        "nothing but the intended lines:\n{text}"
+    );
+    let stats = engine.status(&note).unwrap().stats;
+    eprintln!("same tab: {decisions} decisions, {stats:?}");
+    assert!(stats.conflicts_shown > 0 && decisions > 0, "{stats:?}");
+    assert!(engine.drafts().unwrap().is_empty(), "no draft left behind");
+    engine.shutdown();
+}
+
+/// The person fills a Sheet while the agent writes the Markdown tab. The server refuses some of
+/// the person's saves (the version is Note-wide) but the engine re-applies them on the new
+/// version: the person sees no conflict, and nothing is lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn different_tabs_are_rebased_without_bothering_the_person() {
+    const EDITS: usize = 20;
+    let server = server();
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(&server.url(), &server.token, dir.path(), None);
+    let view = engine.create_note("Different tabs").await.unwrap();
+    let note = view.note_id.clone();
+    engine.set_agent_access(&note, true).await.unwrap();
+    let created = engine
+        .apply_ops(
+            &note,
+            vec![Op::CreateTab {
+                tab_type: NewTabKind::Sheet,
+                label: Some("Numbers".into()),
+                slides: None,
+            }],
+            DraftPolicy::Refuse,
+        )
+        .await
+        .unwrap();
+    let WriteOutcome::Committed { result } = created else {
+        panic!("create tab: {created:?}")
+    };
+    let sheet = match &result.outcomes[..] {
+        [OpOutcome::TabCreated { tab_id }] => tab_id.clone(),
+        other => panic!("outcomes: {other:?}"),
+    };
+    engine
+        .wait_until(&note, WAIT, "the new tab", |s| {
+            s.sync
+                .server
+                .as_ref()
+                .is_some_and(|n| n.tab(&sheet).is_some())
+        })
+        .await
+        .unwrap();
+    let agent = agent(&server, "claude").await;
+
+    let mut rng = Rng(0x51ee7);
+    let mut person_rows = 0;
+    let mut agent_lines = 0;
+    // Race until the server has refused at least one of the person's saves (bounded).
+    for round in 0..10 {
+        let agent_note = note.clone();
+        let agent_ref = &agent;
+        let first = agent_lines;
+        let agent_side = async move {
+            for i in first..first + EDITS {
+                agent_append(agent_ref, &agent_note, &format!("agent-{i}")).await;
+            }
+        };
+        let person_side = async {
+            for _ in 0..EDITS {
+                let mut data = engine.tab(&note, &sheet).unwrap().data;
+                let rows = data["sheets"][0]["rows"].as_array_mut().unwrap();
+                rows.push(json!([format!("person-{person_rows}")]));
+                person_rows += 1;
+                engine.edit_tab(&note, &sheet, data).await.unwrap();
+                tokio::time::sleep(rng.ms(20, 45)).await;
+            }
+        };
+        tokio::join!(agent_side, person_side);
+        agent_lines += EDITS;
+        settle(&engine, &note).await;
+        let stats = engine.status(&note).unwrap().stats;
+        if stats.refused > 0 {
+            eprintln!("round {round}: {stats:?}");
+            break;
+        }
+    }
+    settle(&engine, &note).await;
+
+    let stats = engine.status(&note).unwrap().stats;
+    eprintln!("different tabs: {agent_lines} agent lines, {person_rows} person rows, {stats:?}");
+    assert!(
+        stats.refused > 0,
+        "the server never refused a save: {stats:?}"
+    );
+    assert!(stats.auto_rebased > 0, "{stats:?}");
+    assert_eq!(
+        stats.conflicts_shown, 0,
+        "no conflict shown to the person: {stats:?}"
+    );
+
+    let server_note = rest(&server).get_note(&note).await.unwrap().note;
+    let text = match &server_note.tab(&md()).unwrap().data {
+        quire_model::TabData::Markdown(t) => t.clone(),
+        other => panic!("{other:?}"),
+    };
+    let expected: Vec<String> = (0..agent_lines).map(|i| format!("agent-{i}")).collect();
+    assert_each_once(&text, &expected);
+    let sheet_data = server_note.tab(&sheet).unwrap().data.to_value();
+    let cells: Vec<String> = sheet_data["sheets"][0]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r[0].as_str().unwrap_or_default().to_owned())
+        .collect();
+    let want: Vec<String> = (0..person_rows).map(|i| format!("person-{i}")).collect();
+    assert_eq!(cells, want, "every row the person typed, in order");
+    engine.shutdown();
+}
+
+/// The engine process is killed (SIGKILL) mid-save; started again on the same local store it
+/// finds the draft and the guard, and the save lands exactly once — whether or not the server
+/// had committed it before the crash.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_engine_finishes_its_save_exactly_once() {
+    for committed_before_crash in [true, false] {
+        let server = server();
+        let proxy = Proxy::start(server.addr).await;
+        let mut proxy = proxy;
+        let rest = rest(&server);
+        let note = rest.create_note("Crash", None).await.unwrap().note.id;
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("sync.db");
+
+        let mut probe = Probe::spawn(&proxy.url(), &server.token, &db);
+        probe.ok(json!({"cmd": "open", "note": note})).await;
+        proxy.set(if committed_before_crash {
+            Mode::HoldAnswer
+        } else {
+            Mode::HoldRequest
+        });
+        probe
+            .ok(json!({"cmd": "edit", "note": note, "tab": "markdown", "data": "written before the crash"}))
+            .await;
+        let seen = tokio::time::timeout(WAIT, proxy.seen.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        match (&seen, committed_before_crash) {
+            (Seen::Committed { status_line, .. }, true) => {
+                assert!(status_line.contains("200"), "{seen:?}")
+            }
+            (Seen::Held { .. }, false) => {}
+            other => panic!("unexpected {other:?}"),
+        }
+        // The draft, with the key it was sent with, is on disk before the request left.
+        let local = LocalStore::open(&db).unwrap().load(&note).unwrap();
+        assert_eq!(local.drafts.len(), 1);
+        let pending = local.drafts[0].pending.clone().expect("a pending save");
+        assert_eq!(
+            local.base.as_ref().unwrap().version,
+            Version(1),
+            "the guard"
+        );
+        probe.kill9().await;
+        proxy.release();
+        proxy.set(Mode::Pass);
+
+        // After the crash: the same draft and guard are there.
+        let store = LocalStore::open(&db).unwrap();
+        let after = store.load(&note).unwrap();
+        assert_eq!(after.drafts[0].pending.as_ref().unwrap().key, pending.key);
+        assert_eq!(store.guard(&note).unwrap(), Some(Version(1)));
+        let ledger = store.ledger().unwrap();
+        assert_eq!(ledger.len(), 1, "the ledger shows it: {ledger:?}");
+        drop(store);
+
+        let mut probe = Probe::spawn(&proxy.url(), &server.token, &db);
+        probe.ok(json!({"cmd": "open", "note": note})).await;
+        let status = probe
+            .ok(json!({"cmd": "wait_settled", "note": note, "timeout_ms": 30_000}))
+            .await;
+        assert_eq!(
+            status["stats"]["replays"].as_u64(),
+            Some(u64::from(committed_before_crash)),
+            "a committed save is replayed, not applied again: {status}"
+        );
+        assert!(
+            probe
+                .ok(json!({"cmd": "drafts"}))
+                .await
+                .as_array()
+                .unwrap()
+                .is_empty()
+        );
+        probe.kill9().await;
+
+        assert_eq!(
+            markdown_on_server(&server, &note).await,
+            "written before the crash"
+        );
+        let history = rest.history(&note).await.unwrap();
+        let saves: Vec<_> = history.iter().filter(|v| v.version > Version(1)).collect();
+        assert_eq!(saves.len(), 1, "saved exactly once: {history:?}");
+    }
+}
+
+/// The server stops; the person keeps typing (Offline, drafts kept); the server comes back on
+/// the same database: every save lands once, in order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn offline_then_saved_exactly_once() {
+    let mut server = server();
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(&server.url(), &server.token, dir.path(), None);
+    let note = engine.create_note("Offline").await.unwrap().note_id;
+    engine.edit_tab(&note, &md(), json!("one")).await.unwrap();
+    settle(&engine, &note).await;
+
+    server.kill9().unwrap();
+    engine
+        .edit_tab(&note, &md(), json!("one two"))
+        .await
+        .unwrap();
+    engine
+        .wait_until(&note, WAIT, "offline", |s| {
+            s.status.offline && s.sync.tab_state(&md()) == TabState::Offline
+        })
+        .await
+        .unwrap();
+    engine
+        .edit_tab(&note, &md(), json!("one two three"))
+        .await
+        .unwrap();
+    let ledger = engine.drafts().unwrap();
+    assert_eq!(ledger.len(), 1, "the draft is in the ledger while offline");
+    assert_eq!(ledger[0].state, TabState::Offline);
+
+    server.restart().unwrap();
+    settle(&engine, &note).await;
+    assert_eq!(markdown_on_server(&server, &note).await, "one two three");
+
+    // Every version after creation is one of the person's texts, each exactly once.
+    let rest = rest(&server);
+    let mut texts = Vec::new();
+    for v in rest.history(&note).await.unwrap() {
+        if v.version > Version(1) {
+            let n = rest.note_at(&note, v.version).await.unwrap();
+            texts.push(n.tab(&md()).unwrap().data.to_value());
+        }
+    }
+    assert_eq!(
+        texts,
+        [json!("one"), json!("one two"), json!("one two three")]
+    );
+    assert!(engine.drafts().unwrap().is_empty());
+    engine.shutdown();
+}
+
+/// The server commits a save but the answer is lost on the way back: the engine resends the
+/// same write (same key) and the server replays its first answer; one version, not two.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_answer_is_replayed_not_applied_twice() {
+    let server = server();
+    let mut proxy = Proxy::start(server.addr).await;
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(
+        &proxy.url(),
+        &server.token,
+        dir.path(),
+        Some(fresh_connections()),
+    );
+    let note = rest(&server)
+        .create_note("Lost answer", None)
+        .await
+        .unwrap()
+        .note
+        .id;
+    engine.open_note(&note).await.unwrap();
+
+    proxy.set(Mode::DropAnswer(1));
+    engine
+        .edit_tab(&note, &md(), json!("exactly once"))
+        .await
+        .unwrap();
+    let seen = tokio::time::timeout(WAIT, proxy.seen.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        matches!(&seen, Seen::Committed { status_line, .. } if status_line.contains("200")),
+        "{seen:?}"
+    );
+    settle(&engine, &note).await;
+
+    let stats = engine.status(&note).unwrap().stats;
+    assert_eq!(stats.replays, 1, "{stats:?}");
+    assert!(stats.offline_failures >= 1, "{stats:?}");
+    let history = rest(&server).history(&note).await.unwrap();
+    assert_eq!(history.len(), 2, "created + one save: {history:?}");
+    assert_eq!(markdown_on_server(&server, &note).await, "exactly once");
+    engine.shutdown();
+}
+
+/// Tab links are instance IDs: a deleted tab says so and lists the tabs, even when another tab
+/// has the same type and label. A draft on a tab deleted remotely stays (ledger) until the
+/// person takes theirs, which archives it; deleting a tab with a draft needs confirmation.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tabs_by_id_drafts_ledger_and_archive() {
+    let server = server();
+    let dir = tempfile::tempdir().unwrap();
+    // A long debounce: the person's drafts stay drafts while the test acts around them.
+    let engine = engine_with(
+        &server.url(),
+        &server.token,
+        dir.path(),
+        None,
+        quire_sync::machine::Config {
+            debounce: Duration::from_secs(60),
+            ..timing()
+        },
+    );
+    let note = engine.create_note("Tabs").await.unwrap().note_id;
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let out = engine
+            .apply_ops(
+                &note,
+                vec![Op::CreateTab {
+                    tab_type: NewTabKind::Sheet,
+                    label: Some("Data".into()),
+                    slides: None,
+                }],
+                DraftPolicy::Refuse,
+            )
+            .await
+            .unwrap();
+        let WriteOutcome::Committed { result } = out else {
+            panic!("{out:?}")
+        };
+        let [OpOutcome::TabCreated { tab_id }] = &result.outcomes[..] else {
+            panic!("{result:?}")
+        };
+        ids.push(tab_id.clone());
+    }
+    let (a, b) = (ids[0].clone(), ids[1].clone());
+    engine
+        .wait_until(&note, WAIT, "both tabs", |s| {
+            s.sync.server.as_ref().is_some_and(|n| n.tab(&b).is_some())
+        })
+        .await
+        .unwrap();
+
+    // A draft on `a`, then someone else deletes `a`.
+    let mut data = engine.tab(&note, &a).unwrap().data;
+    data["sheets"][0]["rows"] = json!([["mine"]]);
+    engine.edit_tab(&note, &a, data).await.unwrap();
+    let rest = rest(&server);
+    let current = rest.get_note(&note).await.unwrap().note.version;
+    rest.patch(
+        &note,
+        current,
+        &[Op::DeleteTab { tab_id: a.clone() }],
+        Some("del-a"),
+    )
+    .await
+    .unwrap();
+    engine
+        .wait_until(&note, WAIT, "tab a gone", |s| {
+            s.sync.server.as_ref().is_some_and(|n| n.tab(&a).is_none())
+        })
+        .await
+        .unwrap();
+
+    match engine.tab(&note, &a) {
+        Err(EngineError::TabGone { tab_id, tabs }) => {
+            assert_eq!(tab_id, a);
+            let listed: BTreeSet<&str> = tabs.iter().map(|t| t.id.as_str()).collect();
+            assert!(
+                listed.contains(b.as_str()) && !listed.contains(a.as_str()),
+                "{tabs:?}"
+            );
+        }
+        other => panic!("expected TabGone, never the other \"Data\" sheet: {other:?}"),
+    }
+    let gone = engine.tab(&note, &TabId::new("slides-99-zzzz"));
+    assert!(matches!(gone, Err(EngineError::TabGone { .. })), "{gone:?}");
+    assert_eq!(gone.unwrap_err().code(), "tab_gone");
+
+    // The draft of the deleted tab waits for the person, visible in the view and the ledger.
+    let status = engine.status(&note).unwrap();
+    let a_status = status.tabs.iter().find(|t| t.tab_id == a).unwrap();
+    assert_eq!((a_status.state, a_status.gone), (TabState::Conflict, true));
+    assert_eq!(engine.view(&note).unwrap().orphan_drafts.len(), 1);
+    let ledger = engine.drafts().unwrap();
+    assert!(ledger.iter().any(|e| e.tab_id == a), "{ledger:?}");
+    let kept = engine
+        .resolve_conflict(&note, &a, ConflictChoice::KeepMine)
+        .await;
+    assert!(
+        matches!(kept, Err(EngineError::ChoiceUnavailable(_))),
+        "{kept:?}"
+    );
+    engine
+        .resolve_conflict(&note, &a, ConflictChoice::TakeTheirs)
+        .await
+        .unwrap();
+    let archived = engine.archived(&note).unwrap();
+    assert_eq!(archived.len(), 1, "taken theirs: archived, never deleted");
+    assert_eq!(
+        archived[0].draft.mine.0.to_value()["sheets"][0]["rows"],
+        json!([["mine"]])
+    );
+    assert!(engine.drafts().unwrap().is_empty());
+
+    // Deleting a tab that holds a draft asks first.
+    let mut data = engine.tab(&note, &b).unwrap().data;
+    data["sheets"][0]["rows"] = json!([["unsaved"]]);
+    engine.edit_tab(&note, &b, data).await.unwrap();
+    let refused = engine
+        .apply_ops(
+            &note,
+            vec![Op::DeleteTab { tab_id: b.clone() }],
+            DraftPolicy::Refuse,
+        )
+        .await;
+    match refused {
+        Err(EngineError::WouldDiscardDrafts { tab_ids }) => assert_eq!(tab_ids, vec![b.clone()]),
+        other => panic!("deleted a tab whose draft was unsaved: {other:?}"),
+    }
+    assert!(engine.tab(&note, &b).is_ok(), "nothing was deleted");
+    // Confirmed: the draft is archived, then the tab goes.
+    let out = engine
+        .apply_ops(
+            &note,
+            vec![Op::DeleteTab { tab_id: b.clone() }],
+            DraftPolicy::ArchiveThem,
+        )
+        .await
+        .unwrap();
+    assert!(matches!(out, WriteOutcome::Committed { .. }), "{out:?}");
+    assert_eq!(engine.archived(&note).unwrap().len(), 2);
+    engine.shutdown();
+}

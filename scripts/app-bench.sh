@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Startup and memory of the release app under Xvfb:
+#  - cold start to first paint: from just before exec to the first frame on screen, as the UI
+#    reports it (two animation frames after the shell is mounted; report_first_paint). Each run
+#    is a new process with empty XDG data/config/cache directories (no WebKit caches); the
+#    kernel's page cache is warm after the first run.
+#  - idle PSS of the whole process tree (the app, WebKitWebProcess, WebKitNetworkProcess, and
+#    anything else it started), IDLE_SECONDS after the last run's first paint.
+#
+# Usage: scripts/app-bench.sh [RUNS]   (RUNS defaults to 5)
+# Env: QUIRE_APP_BINARY (skip the build and measure this binary), IDLE_SECONDS (default 5).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib-app.sh"
+cd "$ROOT"
+
+runs="${1:-5}"
+idle="${IDLE_SECONDS:-5}"
+timeout_s=30
+if [[ -n "${QUIRE_APP_BINARY:-}" ]]; then
+  bin="$QUIRE_APP_BINARY"
+else
+  app_build
+  bin="$APP_BINARY"
+fi
+
+work="$(mktemp -d)"
+app_pid=""
+launch_ms=""
+navigation_ms=""
+cleanup() {
+  if [[ -n "$app_pid" ]] && kill -0 "$app_pid" 2>/dev/null; then
+    kill -TERM "$app_pid" 2>/dev/null || true
+    wait "$app_pid" 2>/dev/null || true
+  fi
+  if [[ -n "${XVFB_PID:-}" ]]; then
+    kill -TERM "$XVFB_PID" 2>/dev/null || true
+    wait "$XVFB_PID" 2>/dev/null || true
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# A private X server on a display it picks; it prints the number once it accepts clients.
+coproc XVFB { exec Xvfb -displayfd 1 -nolisten tcp -screen 0 1280x800x24 2>/dev/null; }
+display=""
+read -r -t "$timeout_s" display <&"${XVFB[0]}" || true
+[[ -n "$display" ]] || { echo "Xvfb did not start" >&2; exit 1; }
+export DISPLAY=":$display" GDK_BACKEND=x11
+unset WAYLAND_DISPLAY
+
+# All descendants of a pid, itself included.
+tree() {
+  local child
+  echo "$1"
+  for child in $(ps -o pid= --ppid "$1"); do tree "$child"; done
+}
+
+now_us() { echo "${EPOCHREALTIME/./}"; }
+
+# Launches the app and waits for its first-paint line; sets app_pid, launch_ms (exec to first
+# paint) and navigation_ms (exec to the page's navigation start: the native part of start-up).
+launch() {
+  local home="$work/run$1" start deadline paint_ms
+  mkdir -p "$home"/{data,config,cache,runtime}
+  chmod 700 "$home/runtime"
+  start="$(now_us)"
+  XDG_DATA_HOME="$home/data" XDG_CONFIG_HOME="$home/config" XDG_CACHE_HOME="$home/cache" \
+    XDG_RUNTIME_DIR="$home/runtime" "$bin" >/dev/null 2>"$home/stderr" &
+  app_pid=$!
+  deadline=$(($(now_us) + timeout_s * 1000000))
+  until grep -q 'first paint at' "$home/stderr"; do
+    if ! kill -0 "$app_pid" 2>/dev/null; then
+      echo "the app exited before its first paint:" >&2
+      cat "$home/stderr" >&2
+      exit 1
+    fi
+    if (($(now_us) > deadline)); then
+      echo "no first paint within ${timeout_s}s:" >&2
+      cat "$home/stderr" >&2
+      exit 1
+    fi
+    sleep 0.005
+  done
+  paint_ms="$(sed -n 's/.*first paint at unix_ms=\([0-9]*\).*/\1/p' "$home/stderr")"
+  navigation_ms="$(sed -n 's/.*navigation started at unix_ms=\([0-9]*\).*/\1/p' "$home/stderr")"
+  launch_ms=$((paint_ms - start / 1000))
+  navigation_ms=$((navigation_ms - start / 1000))
+}
+
+stop_app() {
+  kill -TERM "$app_pid"
+  wait "$app_pid" 2>/dev/null || true
+  app_pid=""
+}
+
+median() {
+  printf '%s\n' "$@" | sort -n |
+    awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'
+}
+
+times=()
+navigations=()
+for ((i = 1; i <= runs; i++)); do
+  launch "$i"
+  times+=("$launch_ms")
+  navigations+=("$navigation_ms")
+  ((i == runs)) || stop_app
+done
+echo "cold start to first paint: median $(median "${times[@]}") ms over ${runs} runs" \
+  "(runs: ${times[*]}; of which exec to page navigation start: median" \
+  "$(median "${navigations[@]}") ms; load average: $(cut -d' ' -f1-3 /proc/loadavg))"
+
+# Idle memory of the last run's process tree.
+sleep "$idle" # the idle period being measured, not a wait for readiness
+total=0
+breakdown=""
+for pid in $(tree "$app_pid"); do
+  pss="$(awk '/^Pss:/ {print $2}' "/proc/$pid/smaps_rollup" 2>/dev/null || true)"
+  [[ -n "$pss" ]] || continue
+  total=$((total + pss))
+  breakdown+="$(cat "/proc/$pid/comm") $((pss / 1024)) MiB, "
+done
+echo "idle PSS of the process tree after ${idle}s: $((total / 1024)) MiB (${breakdown%, })"

@@ -1,0 +1,52 @@
+# Shared by the app's scripts (sourced, not run). Sets ROOT and CARGO_TARGET_DIR.
+# shellcheck shell=bash
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+APP_BINARY="$CARGO_TARGET_DIR/release/quire-app"
+
+# Runs a command with its output kept back; prints the output only if the command fails.
+quiet() {
+  local log status=0
+  log="$(mktemp)"
+  "$@" >"$log" 2>&1 || status=$?
+  if ((status != 0)); then
+    echo "failed ($status): $*" >&2
+    cat "$log" >&2
+  fi
+  rm -f "$log"
+  return "$status"
+}
+
+# npm ci, unless node_modules already matches package-lock.json.
+ui_install() {
+  local want have=""
+  want="$(sha256sum "$ROOT/ui/package-lock.json" | cut -d' ' -f1)"
+  [[ -f "$ROOT/ui/node_modules/.quire-lock.sha256" ]] &&
+    have="$(cat "$ROOT/ui/node_modules/.quire-lock.sha256")"
+  if [[ "$want" != "$have" ]]; then
+    echo "app: npm ci in ui/"
+    (cd "$ROOT/ui" && quiet npm ci --no-audit --no-fund)
+    echo "$want" >"$ROOT/ui/node_modules/.quire-lock.sha256"
+  fi
+}
+
+# npm run build, unless ui/dist is newer than every input. A placeholder page written by
+# src-tauri/build.rs (when cargo ran before the UI was built) never counts as built.
+ui_build() {
+  local index="$ROOT/ui/dist/index.html"
+  if [[ -f "$index" ]] && ! grep -q 'quire-ui-placeholder' "$index" &&
+    [[ -z "$(find "$ROOT/ui/src" "$ROOT/ui/index.html" "$ROOT/ui/package-lock.json" \
+      "$ROOT/ui/vite.config.ts" "$ROOT/ui/tsconfig.json" -newer "$index" -print -quit)" ]]; then
+    return 0
+  fi
+  echo "app: building ui/"
+  (cd "$ROOT/ui" && quiet npm run build)
+}
+
+# The production-like release binary (embedded UI served over tauri://).
+app_build() {
+  ui_install
+  ui_build
+  cargo build --quiet -p quire-app --release --features custom-protocol
+}

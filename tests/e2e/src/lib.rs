@@ -1,0 +1,388 @@
+//! The end-to-end harness: the built `quire-app` in a real window under Xvfb, driven through
+//! tauri-driver, which starts WebKitWebDriver, which starts the app.
+//!
+//! [`Harness::start`] brings up a private X server and tauri-driver and waits until both are
+//! ready (by polling them, never by sleeping a fixed time); [`Harness::open_app`] starts a
+//! WebDriver session, that is, launches the app. Dropping the harness stops everything it started.
+//!
+//! Environment (all optional):
+//! - `QUIRE_APP_BINARY`: the app to test; default `<target>/release/quire-app`, where `<target>`
+//!   is `CARGO_TARGET_DIR` or the workspace's `target/`.
+//! - `TAURI_DRIVER`: the tauri-driver binary; default from `PATH`, then `~/.cargo/bin`.
+//! - `QUIRE_NATIVE_DRIVER`: the WebKitWebDriver binary; default `/usr/bin/WebKitWebDriver`.
+
+#![forbid(unsafe_code)]
+
+use std::fs::{self, File};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, anyhow, bail};
+use serde_json::json;
+use tempfile::TempDir;
+use thirtyfour::{Capabilities, WebDriver};
+
+/// How long the X server and tauri-driver may take to become ready.
+const READY_TIMEOUT: Duration = Duration::from_secs(30);
+/// Interval between two readiness probes.
+const POLL_INTERVAL: Duration = Duration::from_millis(50);
+/// How long a process may take to exit after SIGTERM before it is killed.
+const EXIT_GRACE: Duration = Duration::from_secs(5);
+
+/// The workspace root (two levels above this crate).
+pub fn workspace_root() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .ancestors()
+        .nth(2)
+        .unwrap_or(manifest)
+        .to_path_buf()
+}
+
+/// Where screenshots and logs go: `<workspace>/test-output/e2e`, created on demand.
+pub fn output_dir() -> Result<PathBuf> {
+    let dir = workspace_root().join("test-output").join("e2e");
+    fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    Ok(dir)
+}
+
+/// The app binary under test (see the module docs).
+pub fn app_binary() -> Result<PathBuf> {
+    let path = match std::env::var_os("QUIRE_APP_BINARY") {
+        Some(path) => PathBuf::from(path),
+        None => {
+            let target = std::env::var_os("CARGO_TARGET_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| workspace_root().join("target"));
+            target.join("release").join("quire-app")
+        }
+    };
+    if !path.is_file() {
+        bail!(
+            "the app binary {} does not exist: build it first with \
+             `cargo build -p quire-app --release --features custom-protocol` \
+             (scripts/e2e.sh does everything), or set QUIRE_APP_BINARY",
+            path.display()
+        );
+    }
+    let path = path
+        .canonicalize()
+        .with_context(|| format!("cannot resolve {}", path.display()))?;
+    Ok(path)
+}
+
+fn tauri_driver_binary() -> Result<PathBuf> {
+    if let Some(path) = std::env::var_os("TAURI_DRIVER") {
+        return Ok(PathBuf::from(path));
+    }
+    let mut candidates: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|path| {
+            std::env::split_paths(&path)
+                .map(|dir| dir.join("tauri-driver"))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(home) = std::env::var_os("HOME") {
+        candidates.push(Path::new(&home).join(".cargo/bin/tauri-driver"));
+    }
+    candidates
+        .into_iter()
+        .find(|path| path.is_file())
+        .ok_or_else(|| {
+            anyhow!("tauri-driver not found: `cargo install tauri-driver --version ^2 --locked`")
+        })
+}
+
+fn native_driver_binary() -> Result<PathBuf> {
+    let path = std::env::var_os("QUIRE_NATIVE_DRIVER")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/WebKitWebDriver"));
+    if !path.is_file() {
+        bail!(
+            "{} not found: install the Debian package webkit2gtk-driver",
+            path.display()
+        );
+    }
+    Ok(path)
+}
+
+/// A port that was free a moment ago. tauri-driver cannot report a port it picked itself,
+/// so this is the one small race left; two ports are needed (its own and WebKitWebDriver's).
+fn free_port() -> Result<u16> {
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).context("cannot bind a port")?;
+    Ok(listener.local_addr().context("no local address")?.port())
+}
+
+/// Saves a screenshot of the app window as `<output_dir>/<name>.png` and returns its path.
+///
+/// WebKit snapshots what it last rendered, which can lag the DOM (a screenshot taken right after
+/// an assertion on new text showed the old text), so this first waits until the page has
+/// rendered two more frames.
+pub async fn screenshot(driver: &WebDriver, name: &str) -> Result<PathBuf> {
+    driver
+        .execute_async(
+            "const done = arguments[arguments.length - 1];\n\
+             requestAnimationFrame(() => requestAnimationFrame(() => done(true)));",
+            Vec::new(),
+        )
+        .await
+        .context("waiting for the page to render")?;
+    let path = output_dir()?.join(format!("{name}.png"));
+    driver
+        .screenshot(&path)
+        .await
+        .with_context(|| format!("screenshot {}", path.display()))?;
+    Ok(path)
+}
+
+/// A child process that is stopped when dropped: SIGTERM, then SIGKILL after [`EXIT_GRACE`].
+#[derive(Debug)]
+struct Process {
+    child: Child,
+    name: &'static str,
+    /// Also sweep the child's process group (it was started as a group leader).
+    group: bool,
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        terminate(&mut self.child, self.name);
+        if self.group {
+            let group = format!("-{}", self.child.id());
+            // Exit status 1 means the group is already empty: the expected case.
+            if let Err(error) = Command::new("kill")
+                .args(["-KILL", "--", &group])
+                .stderr(Stdio::null())
+                .status()
+            {
+                eprintln!("quire-e2e: cannot sweep process group {group}: {error}");
+            }
+        }
+    }
+}
+
+/// A running Xvfb and tauri-driver (and, once a session is open, WebKitWebDriver and the app).
+/// Dropping it stops them all.
+#[derive(Debug)]
+pub struct Harness {
+    // Fields drop in order: the driver (and the app with it) before the X server.
+    driver: Process,
+    _xvfb: Process,
+    display: String,
+    port: u16,
+    app: PathBuf,
+    log: PathBuf,
+    _home: TempDir,
+}
+
+impl Harness {
+    /// Starts Xvfb and tauri-driver and returns once tauri-driver answers `/status` as ready.
+    /// The app's XDG directories point into a fresh temporary directory, so a test never sees
+    /// the developer's data nor an earlier test's.
+    pub fn start() -> Result<Self> {
+        let app = app_binary()?;
+        let tauri_driver = tauri_driver_binary()?;
+        let native_driver = native_driver_binary()?;
+        let home = tempfile::Builder::new().prefix("quire-e2e-").tempdir()?;
+        for dir in ["data", "config", "cache", "runtime"] {
+            fs::create_dir_all(home.path().join(dir))?;
+        }
+        let port = free_port()?;
+        let native_port = loop {
+            let candidate = free_port()?;
+            if candidate != port {
+                break candidate;
+            }
+        };
+        let log = output_dir()?.join("driver.log");
+        let log_file =
+            File::create(&log).with_context(|| format!("cannot create {}", log.display()))?;
+
+        let (xvfb, display) = start_xvfb()?;
+        let driver = Command::new(&tauri_driver)
+            .arg("--port")
+            .arg(port.to_string())
+            .arg("--native-port")
+            .arg(native_port.to_string())
+            .arg("--native-driver")
+            .arg(&native_driver)
+            .env("DISPLAY", &display)
+            .env("GDK_BACKEND", "x11")
+            .env_remove("WAYLAND_DISPLAY")
+            .env("XDG_DATA_HOME", home.path().join("data"))
+            .env("XDG_CONFIG_HOME", home.path().join("config"))
+            .env("XDG_CACHE_HOME", home.path().join("cache"))
+            .env("XDG_RUNTIME_DIR", home.path().join("runtime"))
+            .stdin(Stdio::null())
+            .stdout(log_file.try_clone()?)
+            .stderr(log_file)
+            // Its own process group: WebKitWebDriver and the app join it, so one signal to
+            // the group cleans up whatever a failed test leaves behind.
+            .process_group(0)
+            .spawn()
+            .with_context(|| format!("cannot start {}", tauri_driver.display()))?;
+        let mut harness = Self {
+            driver: Process {
+                child: driver,
+                name: "tauri-driver",
+                group: true,
+            },
+            _xvfb: xvfb,
+            display,
+            port,
+            app,
+            log,
+            _home: home,
+        };
+        harness.wait_for_driver()?;
+        Ok(harness)
+    }
+
+    /// The absolute path of the app under test.
+    pub fn app(&self) -> &Path {
+        &self.app
+    }
+
+    /// The X display the app runs on (like `:99`).
+    pub fn display(&self) -> &str {
+        &self.display
+    }
+
+    /// tauri-driver's log (with WebKitWebDriver's and the app's stderr).
+    pub fn log(&self) -> &Path {
+        &self.log
+    }
+
+    /// Launches the app by opening a WebDriver session on it.
+    pub async fn open_app(&self) -> Result<WebDriver> {
+        let mut caps = serde_json::Map::new();
+        caps.insert("browserName".into(), json!("wry"));
+        caps.insert("tauri:options".into(), json!({ "application": self.app }));
+        let url = format!("http://127.0.0.1:{}", self.port);
+        WebDriver::new(url, Capabilities::from(caps))
+            .await
+            .with_context(|| {
+                format!(
+                    "cannot open a session on the app; see {}",
+                    self.log.display()
+                )
+            })
+    }
+
+    fn wait_for_driver(&mut self) -> Result<()> {
+        let address = SocketAddr::from((Ipv4Addr::LOCALHOST, self.port));
+        let deadline = Instant::now() + READY_TIMEOUT;
+        loop {
+            if let Some(status) = self.driver.child.try_wait()? {
+                bail!(
+                    "tauri-driver exited early ({status}); see {}",
+                    self.log.display()
+                );
+            }
+            match driver_ready(address) {
+                Ok(true) => return Ok(()),
+                Ok(false) | Err(_) if Instant::now() < deadline => thread::sleep(POLL_INTERVAL),
+                Ok(false) => bail!(
+                    "tauri-driver never reported ready; see {}",
+                    self.log.display()
+                ),
+                Err(error) => {
+                    return Err(error.context(format!(
+                        "tauri-driver did not answer on {address}; see {}",
+                        self.log.display()
+                    )));
+                }
+            }
+        }
+    }
+}
+
+/// Asks GET /status; `Ok(true)` once the driver is ready for a new session.
+fn driver_ready(address: SocketAddr) -> Result<bool> {
+    let mut stream = TcpStream::connect_timeout(&address, Duration::from_secs(1))?;
+    stream.set_read_timeout(Some(Duration::from_secs(5)))?;
+    stream.write_all(b"GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response)?;
+    let ok = response.starts_with("HTTP/1.1 200");
+    let body = response.split("\r\n\r\n").nth(1).unwrap_or_default();
+    let ready = serde_json::from_str::<serde_json::Value>(body)
+        .ok()
+        .and_then(|status| status["value"]["ready"].as_bool())
+        .unwrap_or(false);
+    Ok(ok && ready)
+}
+
+/// Starts Xvfb on a display number it picks itself (`-displayfd`), which it prints once it
+/// accepts connections: that line is the readiness signal.
+fn start_xvfb() -> Result<(Process, String)> {
+    let child = Command::new("Xvfb")
+        .args([
+            "-displayfd",
+            "1",
+            "-nolisten",
+            "tcp",
+            "-screen",
+            "0",
+            "1280x800x24",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("cannot start Xvfb: install the Debian package xvfb")?;
+    let mut xvfb = Process {
+        child,
+        name: "Xvfb",
+        group: false,
+    };
+    let stdout = xvfb.child.stdout.take().context("Xvfb has no stdout")?;
+    let (sender, receiver) = mpsc::channel();
+    thread::spawn(move || {
+        let mut line = String::new();
+        let read = BufReader::new(stdout).read_line(&mut line).map(|_| line);
+        // The receiver may have given up already; nothing else to tell.
+        if sender.send(read).is_err() {
+            eprintln!("quire-e2e: Xvfb answered after the timeout");
+        }
+    });
+    match receiver.recv_timeout(READY_TIMEOUT) {
+        Ok(Ok(line)) if !line.trim().is_empty() => Ok((xvfb, format!(":{}", line.trim()))),
+        // Dropping `xvfb` stops it.
+        outcome => bail!("Xvfb did not report a display: {outcome:?}"),
+    }
+}
+
+/// SIGTERM, wait up to [`EXIT_GRACE`], then SIGKILL. Reports problems on stderr (drop path).
+fn terminate(child: &mut Child, name: &str) {
+    match child.try_wait() {
+        Ok(Some(_)) => return,
+        Ok(None) => {}
+        Err(error) => eprintln!("quire-e2e: cannot check {name}: {error}"),
+    }
+    let pid = child.id().to_string();
+    if let Err(error) = Command::new("kill").args(["-TERM", &pid]).status() {
+        eprintln!("quire-e2e: cannot signal {name}: {error}");
+    }
+    let deadline = Instant::now() + EXIT_GRACE;
+    while Instant::now() < deadline {
+        match child.try_wait() {
+            Ok(Some(_)) => return,
+            Ok(None) => thread::sleep(POLL_INTERVAL),
+            Err(error) => {
+                eprintln!("quire-e2e: cannot wait for {name}: {error}");
+                break;
+            }
+        }
+    }
+    eprintln!("quire-e2e: {name} ignored SIGTERM; killing it");
+    if let Err(error) = child.kill().and_then(|()| child.wait().map(|_| ())) {
+        eprintln!("quire-e2e: cannot kill {name}: {error}");
+    }
+}
