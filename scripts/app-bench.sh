@@ -26,6 +26,7 @@ fi
 work="$(mktemp -d)"
 app_pid=""
 launch_ms=""
+cpu_ms=""
 navigation_ms=""
 cleanup() {
   if [[ -n "$app_pid" ]] && kill -0 "$app_pid" 2>/dev/null; then
@@ -57,8 +58,22 @@ tree() {
 
 now_us() { echo "${EPOCHREALTIME/./}"; }
 
+# CPU time (user + system, ms) used so far by the live processes of a tree: a figure that,
+# unlike wall time, hardly depends on what else the machine is running.
+clk_tck="$(getconf CLK_TCK)"
+tree_cpu_ms() {
+  local pid ticks=0 stat
+  for pid in $(tree "$1"); do
+    stat="$(cat "/proc/$pid/stat" 2>/dev/null)" || continue
+    stat="${stat##*) }" # fields after "pid (comm) "; utime and stime are the 12th and 13th
+    ticks=$((ticks + $(echo "$stat" | awk '{print $12 + $13}')))
+  done
+  echo $((ticks * 1000 / clk_tck))
+}
+
 # Launches the app and waits for its first-paint line; sets app_pid, launch_ms (exec to first
-# paint) and navigation_ms (exec to the page's navigation start: the native part of start-up).
+# paint), navigation_ms (exec to the page's navigation start: the native part of start-up) and
+# cpu_ms (CPU time the process tree had used by then).
 launch() {
   local home="$work/run$1" start deadline paint_ms
   mkdir -p "$home"/{data,config,cache,runtime}
@@ -81,6 +96,7 @@ launch() {
     fi
     sleep 0.005
   done
+  cpu_ms="$(tree_cpu_ms "$app_pid")"
   paint_ms="$(sed -n 's/.*first paint at unix_ms=\([0-9]*\).*/\1/p' "$home/stderr")"
   navigation_ms="$(sed -n 's/.*navigation started at unix_ms=\([0-9]*\).*/\1/p' "$home/stderr")"
   launch_ms=$((paint_ms - start / 1000))
@@ -100,15 +116,18 @@ median() {
 
 times=()
 navigations=()
+cpus=()
 for ((i = 1; i <= runs; i++)); do
   launch "$i"
   times+=("$launch_ms")
   navigations+=("$navigation_ms")
+  cpus+=("$cpu_ms")
   ((i == runs)) || stop_app
 done
 echo "cold start to first paint: median $(median "${times[@]}") ms over ${runs} runs" \
   "(runs: ${times[*]}; of which exec to page navigation start: median" \
   "$(median "${navigations[@]}") ms; load average: $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "CPU time of the process tree at first paint: median $(median "${cpus[@]}") ms (runs: ${cpus[*]})"
 
 # Idle memory of the last run's process tree.
 sleep "$idle" # the idle period being measured, not a wait for readiness

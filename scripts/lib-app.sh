@@ -35,9 +35,9 @@ ui_install() {
 # src-tauri/build.rs (when cargo ran before the UI was built) never counts as built.
 ui_build() {
   local index="$ROOT/ui/dist/index.html"
+  local inputs=(src index.html package.json package-lock.json vite.config.ts tsconfig.json)
   if [[ -f "$index" ]] && ! grep -q 'quire-ui-placeholder' "$index" &&
-    [[ -z "$(find "$ROOT/ui/src" "$ROOT/ui/index.html" "$ROOT/ui/package-lock.json" \
-      "$ROOT/ui/vite.config.ts" "$ROOT/ui/tsconfig.json" -newer "$index" -print -quit)" ]]; then
+    [[ -z "$(cd "$ROOT/ui" && find "${inputs[@]}" -newer "$index" -print -quit)" ]]; then
     return 0
   fi
   echo "app: building ui/"

@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 // The app loads ui/dist from inside the binary (tauri.conf.json: build.frontendDist).
 export default defineConfig({
   clearScreen: false,
+  // Preact's JSX runtime (the components are .tsx).
+  esbuild: { jsx: "automatic", jsxImportSource: "preact" },
   build: {
     // WebKitGTK 2.4x+ (Debian 12 ships 2.50): modern syntax is fine.
     target: "es2022",
@@ -17,7 +19,7 @@ export default defineConfig({
     strictPort: true,
   },
   test: {
-    include: ["src/**/*.test.ts"],
+    include: ["src/**/*.test.ts", "src/**/*.test.tsx"],
     environment: "node",
   },
 });

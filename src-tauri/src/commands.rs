@@ -1,18 +1,38 @@
-//! Tauri commands: adapters only. Each parses its arguments, calls one function, and maps the
-//! result; failures become [`CommandError`].
+//! Tauri commands: adapters only. Each parses its arguments, calls one function of the engine
+//! (or of [`Backend`] for servers, tokens and files), and maps the result; failures become
+//! [`CommandError`] `{code, message}`.
+//!
+//! Arguments arrive as JSON and are parsed here, not by Tauri's deserializer, so that a bad one
+//! is a `CommandError` with code `invalid_argument` naming the field (Tauri's own rejection is
+//! a bare string the UI could not switch on).
 //!
 //! Commands live here, not at the crate root: `#[tauri::command]` emits a macro named after the
 //! function, which clashes with `generate_handler!` at the root (E0255).
 
+use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use quire_model::{Note, NoteId, NoteSummary, Op, TabId, Version};
+use quire_store::{Scope, VersionInfo};
+use quire_sync::{
+    ArchivedDraft, ConflictChoice, DraftPolicy, EngineError, LedgerEntry, NoteStatus, NoteView,
+    TabStatus, TabView, WriteOutcome, engine::ConflictView,
+};
 use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
 use tauri::{AppHandle, Runtime, State};
+use tauri_plugin_dialog::DialogExt;
+use tauri_plugin_opener::OpenerExt;
 
+use crate::backend::{AgentInfo, AgentToken, AttachedFile, Backend, Settings};
 use crate::error::{CommandError, ErrorCode};
+
+type Result<T, E = CommandError> = std::result::Result<T, E>;
 
 /// The app's name and version, as shown in the header.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct AppInfo {
     pub name: String,
     pub version: String,
@@ -52,6 +72,7 @@ fn unix_ms(time: SystemTime) -> f64 {
 /// navigation started (`performance.timeOrigin`) and when its first frame was on screen, both
 /// also as milliseconds after `main` started (native start-up, then the page's own).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct FirstPaint {
     pub painted_at_unix_ms: f64,
     pub since_launch_ms: f64,
@@ -102,78 +123,388 @@ fn first_paint(
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use std::time::Duration;
+// ---- argument parsing -------------------------------------------------------------------
 
-    use serde_json::{Value, json};
-    use tauri::ipc::{CallbackFn, InvokeBody};
-    use tauri::test::{MockRuntime, get_ipc_response, mock_builder, mock_context, noop_assets};
-    use tauri::webview::InvokeRequest;
-    use tauri::{WebviewWindow, WebviewWindowBuilder};
+fn invalid(message: String) -> CommandError {
+    CommandError::new(ErrorCode::InvalidArgument, message)
+}
 
-    use super::*;
+fn note_id(value: &str) -> Result<NoteId> {
+    value
+        .parse()
+        .map_err(|e| invalid(format!("note_id: {e}")))
+}
 
-    const LAUNCH_MS: u64 = 1_700_000_000_000;
-
-    fn window() -> (tauri::App<MockRuntime>, WebviewWindow<MockRuntime>) {
-        let launch = Launch::at(UNIX_EPOCH + Duration::from_millis(LAUNCH_MS));
-        let app = crate::app(mock_builder(), launch)
-            .build(mock_context(noop_assets()))
-            .expect("build the app on the mock runtime");
-        let window = WebviewWindowBuilder::new(&app, "main", Default::default())
-            .build()
-            .expect("open a mock window");
-        (app, window)
+fn tab_id(value: &str) -> Result<TabId> {
+    if value.trim().is_empty() {
+        return Err(invalid("tab_id: empty".to_owned()));
     }
+    Ok(TabId::new(value))
+}
 
-    fn invoke(window: &WebviewWindow<MockRuntime>, cmd: &str, args: Value) -> Result<Value, Value> {
-        let request = InvokeRequest {
-            cmd: cmd.into(),
-            callback: CallbackFn(0),
-            error: CallbackFn(1),
-            // On Linux the IPC origin of the app's own pages is tauri://localhost.
-            url: "tauri://localhost".parse().expect("a valid URL"),
-            body: InvokeBody::Json(args),
-            headers: Default::default(),
-            invoke_key: tauri::test::INVOKE_KEY.to_string(),
-        };
-        get_ipc_response(window, request)
-            .map(|body| body.deserialize::<Value>().expect("a JSON response"))
-    }
+/// Parses a JSON argument, naming the field and the path inside it at fault.
+fn parse<T: DeserializeOwned>(field: &str, value: Value) -> Result<T> {
+    serde_json::from_value(value).map_err(|e| invalid(format!("{field}: {e}")))
+}
 
-    #[test]
-    fn app_info_names_the_package() {
-        let (_app, window) = window();
-        let info = invoke(&window, "app_info", json!({})).expect("app_info succeeds");
-        // mock_context() describes a package named "test" at version 0.1.0.
-        assert_eq!(info, json!({"name": "test", "version": "0.1.0"}));
-    }
-
-    #[test]
-    fn first_paint_is_measured_from_launch() {
-        let (_app, window) = window();
-        let launch = LAUNCH_MS as f64;
-        let args =
-            json!({"navigationStartedAtUnixMs": launch + 100.0, "paintedAtUnixMs": launch + 250.0});
-        let paint =
-            invoke(&window, "report_first_paint", args).expect("report_first_paint succeeds");
-        assert_eq!(
-            paint,
-            json!({
-                "painted_at_unix_ms": launch + 250.0,
-                "since_launch_ms": 250.0,
-                "navigation_since_launch_ms": 100.0,
-            })
-        );
-    }
-
-    #[test]
-    fn a_bad_paint_time_is_an_invalid_argument() {
-        let (_app, window) = window();
-        let args = json!({"navigationStartedAtUnixMs": 1.0, "paintedAtUnixMs": -1.0});
-        let error =
-            invoke(&window, "report_first_paint", args).expect_err("a negative time is refused");
-        assert_eq!(error["code"], json!("invalid_argument"));
+fn version(value: Value) -> Result<Version> {
+    match value.as_u64() {
+        Some(v) if v > 0 => Ok(Version(v)),
+        _ => Err(invalid(format!("version: expected a version number, got {value}"))),
     }
 }
+
+fn scopes(values: Vec<String>) -> Result<Vec<Scope>> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            Scope::parse(s).ok_or_else(|| {
+                invalid(format!(
+                    "scopes[{i}]: unknown scope {s:?}: use notes:read or notes:write"
+                ))
+            })
+        })
+        .collect()
+}
+
+// ---- settings and agents ----------------------------------------------------------------
+
+#[tauri::command]
+pub async fn get_settings(backend: State<'_, Backend>) -> Result<Settings> {
+    Ok(backend.settings().await)
+}
+
+#[tauri::command]
+pub async fn set_remote_server(
+    backend: State<'_, Backend>,
+    url: Option<String>,
+    token: Option<String>,
+) -> Result<Settings> {
+    Ok(backend.use_remote(url, token).await?)
+}
+
+#[tauri::command]
+pub async fn use_embedded_server(backend: State<'_, Backend>) -> Result<Settings> {
+    Ok(backend.use_embedded().await?)
+}
+
+#[tauri::command]
+pub async fn agent_info(backend: State<'_, Backend>) -> Result<AgentInfo> {
+    Ok(backend.agent_info().await?)
+}
+
+#[tauri::command]
+pub async fn create_agent_token(
+    backend: State<'_, Backend>,
+    name: String,
+    scopes: Vec<String>,
+) -> Result<AgentToken> {
+    let scopes = self::scopes(scopes)?;
+    Ok(backend.create_agent_token(&name, &scopes).await?)
+}
+
+#[tauri::command]
+pub async fn set_agent_access(
+    backend: State<'_, Backend>,
+    note_id: String,
+    approved: bool,
+) -> Result<()> {
+    let note_id = self::note_id(&note_id)?;
+    Ok(backend.engine().set_agent_access(&note_id, approved).await?)
+}
+
+// ---- notes ------------------------------------------------------------------------------
+
+#[tauri::command]
+pub async fn list_notes(backend: State<'_, Backend>) -> Result<Vec<NoteSummary>> {
+    Ok(backend.engine().list_notes().await?)
+}
+
+#[tauri::command]
+pub async fn create_note(backend: State<'_, Backend>, title: String) -> Result<NoteView> {
+    Ok(backend.engine().create_note(&title).await?)
+}
+
+#[tauri::command]
+pub async fn rename_note(
+    backend: State<'_, Backend>,
+    note_id: String,
+    title: String,
+) -> Result<WriteOutcome> {
+    let note_id = self::note_id(&note_id)?;
+    Ok(backend.rename_note(&note_id, title).await?)
+}
+
+#[tauri::command]
+pub async fn open_note(backend: State<'_, Backend>, note_id: String) -> Result<NoteView> {
+    let note_id = self::note_id(&note_id)?;
+    Ok(backend.open_note(&note_id).await?)
+}
+
+#[tauri::command]
+pub async fn close_note(backend: State<'_, Backend>, note_id: String) -> Result<()> {
+    let note_id = self::note_id(&note_id)?;
+    backend.engine().close_note(&note_id);
+    Ok(())
+}
+
+#[tauri::command]
+pub async fn note_status(backend: State<'_, Backend>, note_id: String) -> Result<NoteStatus> {
+    let note_id = self::note_id(&note_id)?;
+    Ok(backend.engine().status(&note_id)?)
+}
+
+#[tauri::command]
+pub async fn tab_view(
+    backend: State<'_, Backend>,
+    note_id: String,
+    tab_id: String,
+) -> Result<TabView> {
+    let (note_id, tab_id) = (self::note_id(&note_id)?, self::tab_id(&tab_id)?);
+    Ok(backend.engine().tab(&note_id, &tab_id)?)
+}
+
+#[tauri::command]
+pub async fn edit_tab(
+    backend: State<'_, Backend>,
+    note_id: String,
+    tab_id: String,
+    content: Value,
+) -> Result<TabStatus> {
+    let (note_id, tab_id) = (self::note_id(&note_id)?, self::tab_id(&tab_id)?);
+    Ok(backend.engine().edit_tab(&note_id, &tab_id, content).await?)
+}
+
+#[tauri::command]
+pub async fn flush(backend: State<'_, Backend>, note_id: String) -> Result<NoteStatus> {
+    let note_id = self::note_id(&note_id)?;
+    Ok(backend.engine().flush(&note_id).await?)
+}
+
+#[tauri::command]
+pub async fn retry(
+    backend: State<'_, Backend>,
+    note_id: String,
+    tab_id: String,
+) -> Result<TabStatus> {
+    let (note_id, tab_id) = (self::note_id(&note_id)?, self::tab_id(&tab_id)?);
+    Ok(backend.engine().retry(&note_id, &tab_id).await?)
+}
+
+#[tauri::command]
+pub async fn conflict(
+    backend: State<'_, Backend>,
+    note_id: String,
+    tab_id: String,
+) -> Result<ConflictView> {
+    let (note_id, tab_id) = (self::note_id(&note_id)?, self::tab_id(&tab_id)?);
+    Ok(backend.engine().conflict(&note_id, &tab_id)?)
+}
+
+#[tauri::command]
+pub async fn resolve_conflict(
+    backend: State<'_, Backend>,
+    note_id: String,
+    tab_id: String,
+    choice: Value,
+) -> Result<TabStatus> {
+    let (note_id, tab_id) = (self::note_id(&note_id)?, self::tab_id(&tab_id)?);
+    let choice: ConflictChoice = parse("choice", choice)?;
+    Ok(backend
+        .engine()
+        .resolve_conflict(&note_id, &tab_id, choice)
+        .await?)
+}
+
+/// Without `confirm`, refuses with `would_discard_drafts`, as `apply_ops` does with
+/// `DraftPolicy::Refuse`: the UI asks the person, then calls again with `confirm: true`.
+#[tauri::command]
+pub async fn discard_draft(
+    backend: State<'_, Backend>,
+    note_id: String,
+    tab_id: String,
+    confirm: bool,
+) -> Result<TabStatus> {
+    let (note_id, tab_id) = (self::note_id(&note_id)?, self::tab_id(&tab_id)?);
+    if !confirm {
+        return Err(EngineError::WouldDiscardDrafts {
+            tab_ids: vec![tab_id],
+        }
+        .into());
+    }
+    Ok(backend.engine().discard_draft(&note_id, &tab_id).await?)
+}
+
+#[tauri::command]
+pub async fn apply_ops(
+    backend: State<'_, Backend>,
+    note_id: String,
+    ops: Value,
+    policy: Option<Value>,
+) -> Result<WriteOutcome> {
+    let note_id = self::note_id(&note_id)?;
+    let ops: Vec<Op> = parse("ops", ops)?;
+    if ops.is_empty() {
+        return Err(invalid("ops: at least one operation".to_owned()));
+    }
+    let policy: DraftPolicy = match policy {
+        Some(p) if !p.is_null() => parse("policy", p)?,
+        _ => DraftPolicy::Refuse,
+    };
+    Ok(backend.apply_ops(&note_id, ops, policy).await?)
+}
+
+// ---- versions ---------------------------------------------------------------------------
+
+#[tauri::command]
+pub async fn history(backend: State<'_, Backend>, note_id: String) -> Result<Vec<VersionInfo>> {
+    let note_id = self::note_id(&note_id)?;
+    Ok(backend.engine().history(&note_id).await?)
+}
+
+#[tauri::command]
+pub async fn version_at(
+    backend: State<'_, Backend>,
+    note_id: String,
+    version: Value,
+) -> Result<Note> {
+    let (note_id, version) = (self::note_id(&note_id)?, self::version(version)?);
+    Ok(backend.engine().version(&note_id, version).await?)
+}
+
+#[tauri::command]
+pub async fn restore(
+    backend: State<'_, Backend>,
+    note_id: String,
+    version: Value,
+) -> Result<WriteOutcome> {
+    let (note_id, version) = (self::note_id(&note_id)?, self::version(version)?);
+    Ok(backend.restore(&note_id, version).await?)
+}
+
+// ---- drafts -----------------------------------------------------------------------------
+
+#[tauri::command]
+pub async fn drafts(backend: State<'_, Backend>) -> Result<Vec<LedgerEntry>> {
+    Ok(backend.engine().drafts()?)
+}
+
+#[tauri::command]
+pub async fn archived(backend: State<'_, Backend>, note_id: String) -> Result<Vec<ArchivedDraft>> {
+    let note_id = self::note_id(&note_id)?;
+    Ok(backend.engine().archived(&note_id)?)
+}
+
+// ---- files and links --------------------------------------------------------------------
+
+/// The system's open-file dialog; `None` when cancelled.
+#[tauri::command]
+pub async fn choose_file<R: Runtime>(app: AppHandle<R>) -> Result<Option<String>> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    app.dialog().file().pick_file(move |path| {
+        if tx.send(path).is_err() {
+            tracing::debug!("the file dialog's caller is gone");
+        }
+    });
+    let picked = rx
+        .await
+        .map_err(|_| CommandError::new(ErrorCode::Internal, "the file dialog closed"))?;
+    picked
+        .map(|p| {
+            p.into_path()
+                .map(|p| p.display().to_string())
+                .map_err(|e| CommandError::new(ErrorCode::Io, e.to_string()))
+        })
+        .transpose()
+}
+
+#[tauri::command]
+pub async fn attach_file(
+    backend: State<'_, Backend>,
+    note_id: String,
+    path: String,
+) -> Result<AttachedFile> {
+    let note_id = self::note_id(&note_id)?;
+    if path.trim().is_empty() {
+        return Err(invalid("path: empty".to_owned()));
+    }
+    Ok(backend.attach_file(&note_id, &PathBuf::from(path)).await?)
+}
+
+#[tauri::command]
+pub async fn open_file<R: Runtime>(
+    app: AppHandle<R>,
+    backend: State<'_, Backend>,
+    note_id: String,
+    file_id: String,
+) -> Result<()> {
+    let note_id = self::note_id(&note_id)?;
+    let path = backend.file_to_open(&note_id, &file_id)?;
+    app.opener()
+        .open_path(path.display().to_string(), None::<&str>)
+        .map_err(|e| CommandError::new(ErrorCode::Io, format!("cannot open the file: {e}")))
+}
+
+/// Saves a copy to `dest`, or where the person picks in a save dialog (`None` if cancelled).
+#[tauri::command]
+pub async fn save_file_copy<R: Runtime>(
+    app: AppHandle<R>,
+    backend: State<'_, Backend>,
+    note_id: String,
+    file_id: String,
+    dest: Option<String>,
+) -> Result<Option<String>> {
+    let note_id = self::note_id(&note_id)?;
+    let dest = match dest.filter(|d| !d.trim().is_empty()) {
+        Some(dest) => PathBuf::from(dest),
+        None => {
+            let name = backend.file_name(&note_id, &file_id)?;
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            app.dialog()
+                .file()
+                .set_file_name(name)
+                .save_file(move |path| {
+                    if tx.send(path).is_err() {
+                        tracing::debug!("the save dialog's caller is gone");
+                    }
+                });
+            let picked = rx
+                .await
+                .map_err(|_| CommandError::new(ErrorCode::Internal, "the save dialog closed"))?;
+            match picked {
+                Some(p) => p
+                    .into_path()
+                    .map_err(|e| CommandError::new(ErrorCode::Io, e.to_string()))?,
+                None => return Ok(None),
+            }
+        }
+    };
+    backend.save_file_copy(&note_id, &file_id, &dest)?;
+    Ok(Some(dest.display().to_string()))
+}
+
+/// Opens an http(s) URL in the system browser; anything else is refused.
+#[tauri::command]
+pub async fn open_url<R: Runtime>(app: AppHandle<R>, url: String) -> Result<()> {
+    let parsed = web_url(&url)?;
+    app.opener()
+        .open_url(parsed.as_str(), None::<&str>)
+        .map_err(|e| CommandError::new(ErrorCode::Io, format!("cannot open the browser: {e}")))
+}
+
+fn web_url(url: &str) -> Result<url::Url> {
+    let parsed =
+        url::Url::parse(url.trim()).map_err(|e| invalid(format!("url: {url:?}: {e}")))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(invalid(format!(
+            "url: only http and https links open in the browser, not {:?}",
+            parsed.scheme()
+        )));
+    }
+    Ok(parsed)
+}
+
+#[cfg(test)]
+#[path = "commands_tests.rs"]
+mod tests;

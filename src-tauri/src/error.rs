@@ -1,36 +1,105 @@
-//! The one error shape that crosses the IPC boundary.
+//! The one error shape that crosses the IPC boundary, and the one place errors are mapped to it.
 
+use quire_sync::{EngineError, TabSummary};
 use serde::Serialize;
 
-/// What the UI switches on. Serialised in snake_case; never match on `message`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+use crate::backend::BackendError;
+use crate::files::FileError;
+
+/// A command's error as the UI receives it: `{"code": "...", "message": "..."}`, plus the
+/// Note's tabs when the code is `tab_gone`. The UI switches on `code`; never on `message`.
+///
+/// Codes are the engine's (`tab_gone`, `would_discard_drafts`, `version_conflict`, `offline`,
+/// the server's own codes, ...; see [`EngineError::code`]) and the app's: `invalid_argument`,
+/// `remote_mode`, `not_found`, `io`, `internal`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[error("{message}")]
+pub struct CommandError {
+    pub code: String,
+    pub message: String,
+    /// With `tab_gone`: the tabs the Note does have (route to one of them, never guess).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub tabs: Option<Vec<TabSummary>>,
+}
+
+/// The app's own codes (the engine's come from [`EngineError::code`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorCode {
     /// The UI sent arguments the command cannot use.
     InvalidArgument,
+    /// The action is not available with a remote server (e.g. making tokens).
+    RemoteMode,
+    /// No such attachment, or its content is not on this machine.
+    NotFound,
+    /// Reading or writing a file failed.
+    Io,
     /// A bug or an unexpected failure inside the app.
     Internal,
 }
 
-/// A command's error as the UI receives it: `{"code": "...", "message": "..."}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
-#[error("{message}")]
-pub struct CommandError {
-    pub code: ErrorCode,
-    pub message: String,
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidArgument => "invalid_argument",
+            ErrorCode::RemoteMode => "remote_mode",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::Io => "io",
+            ErrorCode::Internal => "internal",
+        }
+    }
 }
 
 impl CommandError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         Self {
-            code,
+            code: code.as_str().to_owned(),
             message: message.into(),
+            tabs: None,
         }
+    }
+}
+
+impl From<EngineError> for CommandError {
+    fn from(error: EngineError) -> Self {
+        let body = error.to_body();
+        let tabs = match error {
+            EngineError::TabGone { tabs, .. } => Some(tabs),
+            _ => None,
+        };
+        CommandError {
+            code: body.code,
+            message: body.message,
+            tabs,
+        }
+    }
+}
+
+impl From<BackendError> for CommandError {
+    fn from(error: BackendError) -> Self {
+        let code = match error {
+            BackendError::Engine(engine) => return engine.into(),
+            BackendError::Invalid(_) | BackendError::File(FileError::NotAFile { .. }) => {
+                ErrorCode::InvalidArgument
+            }
+            BackendError::RemoteMode => ErrorCode::RemoteMode,
+            BackendError::NoSuchFile { .. } | BackendError::File(FileError::Missing { .. }) => {
+                ErrorCode::NotFound
+            }
+            BackendError::File(FileError::Io { .. })
+            | BackendError::Settings(_)
+            | BackendError::DataDir { .. } => ErrorCode::Io,
+            BackendError::Embedded(_) => ErrorCode::Internal,
+        };
+        CommandError::new(code, error.to_string())
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use quire_model::{TabId, TabKind};
+
     use super::*;
 
     #[test]
@@ -40,6 +109,30 @@ mod tests {
         assert_eq!(
             json,
             serde_json::json!({"code": "invalid_argument", "message": "painted_at_unix_ms is negative"})
+        );
+    }
+
+    #[test]
+    fn a_gone_tab_carries_the_tabs_there_are() {
+        let tabs = vec![TabSummary {
+            id: TabId::new("markdown"),
+            kind: TabKind::Markdown,
+            label: "Note".to_owned(),
+        }];
+        let error = CommandError::from(EngineError::TabGone {
+            tab_id: TabId::new("sheet-4-abc"),
+            tabs,
+        });
+        let json = serde_json::to_value(&error).expect("serialise");
+        assert_eq!(json["code"], "tab_gone");
+        assert_eq!(
+            json["tabs"],
+            serde_json::json!([{"id": "markdown", "type": "markdown", "label": "Note"}])
+        );
+        assert!(
+            error.message.contains("sheet-4-abc"),
+            "the message names the missing tab: {}",
+            error.message
         );
     }
 }

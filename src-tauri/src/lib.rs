@@ -1,30 +1,167 @@
 //! Quire's desktop app: a Tauri 2 shell. It holds no logic of its own: commands (in
-//! [`commands`]) parse, call one function of the engine, and map the result; errors cross the
-//! boundary as [`error::CommandError`] (`{code, message}`), on which the UI switches by `code`.
+//! [`commands`]) parse, call one function of the engine (`quire-sync`) or of [`backend`]
+//! (servers, tokens, attachment contents), and map the result; errors cross the boundary as
+//! [`error::CommandError`] (`{code, message}`), on which the UI switches by `code`.
+//!
+//! On start the app reads its settings in the data directory (`QUIRE_DATA_DIR`, else the
+//! platform's app data directory), starts the embedded server on loopback unless a remote one
+//! is configured, and starts the engine; every engine event reaches the UI as the Tauri event
+//! `engine-event`.
 
 #![forbid(unsafe_code)]
 
+pub mod agent;
+pub mod backend;
+#[cfg(test)]
+mod bindings;
 pub mod commands;
+pub mod embedded;
 pub mod error;
+pub mod files;
+pub mod settings;
 
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::SystemTime;
+
+use tauri::{Emitter, Manager};
+
+use crate::backend::{Backend, EventSink};
+
+/// The Tauri event every engine event is emitted as.
+pub const ENGINE_EVENT: &str = "engine-event";
+
+/// How the app finds its data and the embedded server's port.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The data directory; `None`: the platform's app data directory.
+    pub data_dir: Option<PathBuf>,
+    /// The embedded server's port, overriding the saved preference (0: any free port).
+    pub embedded_port: Option<u16>,
+}
+
+impl Options {
+    /// From the environment: `QUIRE_DATA_DIR`, `QUIRE_EMBEDDED_PORT`.
+    pub fn from_env() -> Self {
+        Options {
+            data_dir: std::env::var_os("QUIRE_DATA_DIR")
+                .filter(|d| !d.is_empty())
+                .map(PathBuf::from),
+            embedded_port: std::env::var("QUIRE_EMBEDDED_PORT")
+                .ok()
+                .and_then(|p| p.trim().parse().ok()),
+        }
+    }
+}
 
 /// Builds the app on any runtime: [`run`] uses the real one (Wry), tests use
 /// `tauri::test::mock_builder()`.
 pub fn app<R: tauri::Runtime>(
     builder: tauri::Builder<R>,
     launch: commands::Launch,
+    options: Options,
 ) -> tauri::Builder<R> {
     builder
+        .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_opener::init())
         .manage(launch)
+        .setup(move |app| {
+            let data_dir = match options.data_dir.clone() {
+                Some(dir) => dir,
+                None => app.path().app_data_dir()?,
+            };
+            let handle = app.handle().clone();
+            let sink: EventSink = Arc::new(move |event| {
+                if let Err(e) = handle.emit(ENGINE_EVENT, &event) {
+                    tracing::warn!(error = %e, "cannot emit an engine event");
+                }
+            });
+            let backend = tauri::async_runtime::block_on(Backend::start(
+                data_dir,
+                options.embedded_port,
+                sink,
+            ))?;
+            app.manage(backend);
+            Ok(())
+        })
         .invoke_handler(tauri::generate_handler![
             commands::app_info,
             commands::report_first_paint,
+            commands::get_settings,
+            commands::set_remote_server,
+            commands::use_embedded_server,
+            commands::agent_info,
+            commands::create_agent_token,
+            commands::set_agent_access,
+            commands::list_notes,
+            commands::create_note,
+            commands::rename_note,
+            commands::open_note,
+            commands::close_note,
+            commands::note_status,
+            commands::tab_view,
+            commands::edit_tab,
+            commands::flush,
+            commands::retry,
+            commands::conflict,
+            commands::resolve_conflict,
+            commands::discard_draft,
+            commands::apply_ops,
+            commands::history,
+            commands::version_at,
+            commands::restore,
+            commands::drafts,
+            commands::archived,
+            commands::choose_file,
+            commands::attach_file,
+            commands::open_file,
+            commands::save_file_copy,
+            commands::open_url,
         ])
+}
+
+/// Stops syncing and the embedded server (the app is exiting).
+pub fn shutdown<R: tauri::Runtime>(app: &tauri::AppHandle<R>) {
+    if let Some(backend) = app.try_state::<Backend>() {
+        tauri::async_runtime::block_on(backend.shutdown());
+    }
 }
 
 /// Runs the desktop app until its last window closes.
 pub fn run() -> Result<(), tauri::Error> {
     let launch = commands::Launch::at(SystemTime::now());
-    app(tauri::Builder::default(), launch).run(tauri::generate_context!("../tauri.conf.json"))
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,quire_app=info")),
+        )
+        .init();
+    let app = app(tauri::Builder::default(), launch, Options::from_env())
+        .build(tauri::generate_context!("../tauri.conf.json"))?;
+    app.run(|handle, event| {
+        if let tauri::RunEvent::Exit = event {
+            shutdown(handle);
+        }
+    });
+    Ok(())
+}
+
+/// `quire-app mcp-stdio --url URL --token TOKEN`: MCP on stdin/stdout relayed to a server's
+/// `/mcp` (for Claude Desktop, which launches local commands).
+pub fn mcp_stdio(args: &[String]) -> Result<(), String> {
+    let mut url = None;
+    let mut token = None;
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        match arg.as_str() {
+            "--url" => url = rest.next().cloned(),
+            "--token" => token = rest.next().cloned(),
+            other => return Err(format!("mcp-stdio: unknown argument {other:?}")),
+        }
+    }
+    let url = url.ok_or("mcp-stdio: --url URL is required")?;
+    let token = token.ok_or("mcp-stdio: --token TOKEN is required")?;
+    tauri::async_runtime::block_on(quire_server::mcp::stdio_bridge(&url, &token))
+        .map_err(|e| format!("mcp-stdio: {e}"))
 }

@@ -8,6 +8,16 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("mcp-stdio") {
+        return match quire_app::mcp_stdio(&args[1..]) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("quire-app: {error}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     match quire_app::run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

@@ -154,21 +154,25 @@ wrap_store!(TabScoped, {
 pub struct MillisVersions {
     inner: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
+    /// The stamp's resolution in milliseconds: 1 for millisecond timestamps.
+    resolution_ms: u64,
     /// The millisecond version of each Note.
     stamps: Mutex<HashMap<NoteId, u64>>,
 }
 
 impl MillisVersions {
-    pub fn new(inner: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Self {
+    pub fn new(inner: Arc<dyn Store>, clock: Arc<dyn Clock>, resolution_ms: u64) -> Self {
         MillisVersions {
             inner,
             clock,
+            resolution_ms: resolution_ms.max(1),
             stamps: Mutex::new(HashMap::new()),
         }
     }
 
     fn stamp(&self) -> u64 {
-        self.clock.now().millis().max(0) as u64
+        let ms = self.clock.now().millis().max(0) as u64;
+        ms - ms % self.resolution_ms
     }
 }
 
@@ -277,3 +281,151 @@ wrap_store!(VersionThenKey, {
         self.inner.write(req).await
     }
 });
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicI64, Ordering};
+
+    use quire_model::Timestamp;
+    use quire_store::Synchronous;
+
+    use super::*;
+    use crate::client::{Client, Direct, Reply};
+    use crate::harness::{LabStore, create_note, rng};
+
+    /// A clock that stands still until told to move.
+    struct Manual(AtomicI64);
+
+    impl Clock for Manual {
+        fn now(&self) -> Timestamp {
+            Timestamp(self.0.load(Ordering::SeqCst))
+        }
+    }
+
+    fn text(s: &str) -> Vec<Op> {
+        vec![Op::ReplaceText {
+            tab_id: TabId::new(TabId::MARKDOWN),
+            text: s.to_owned(),
+        }]
+    }
+
+    fn source() -> Vec<Op> {
+        vec![Op::AddSource {
+            title: "t".to_owned(),
+            url: "https://example.org/a".to_owned(),
+        }]
+    }
+
+    async fn setup(
+        wrap: impl FnOnce(Arc<dyn Store>) -> Arc<dyn Store>,
+    ) -> (LabStore, Direct, NoteId) {
+        let lab = LabStore::open(Synchronous::Normal).expect("store");
+        let store = wrap(lab.dyn_store());
+        let note = create_note(&*store, &mut rng(1, 0), "controls")
+            .await
+            .expect("note");
+        (lab, Direct::new(store, "lab"), note)
+    }
+
+    #[tokio::test]
+    async fn last_writer_wins_accepts_a_stale_write() {
+        let (_lab, c, note) = setup(|s| Arc::new(LastWriterWins::new(s))).await;
+        let first = c
+            .write(&note, Version(1), None, text("a"))
+            .await
+            .expect("write");
+        assert!(matches!(first, Reply::Accepted(_)));
+        let stale = c
+            .write(&note, Version(1), None, text("b"))
+            .await
+            .expect("write");
+        assert!(matches!(stale, Reply::Accepted(_)), "{stale:?}");
+        let (_, data) = c
+            .read_tab(&note, &TabId::new(TabId::MARKDOWN))
+            .await
+            .expect("read");
+        assert_eq!(data, "b");
+    }
+
+    #[tokio::test]
+    async fn tab_scope_refuses_only_a_stale_write_to_a_changed_tab() {
+        let (_lab, c, note) = setup(|s| Arc::new(TabScoped::new(s))).await;
+        c.write(&note, Version(1), None, text("a"))
+            .await
+            .expect("write");
+        let same_tab = c
+            .write(&note, Version(1), None, text("b"))
+            .await
+            .expect("write");
+        assert_eq!(
+            same_tab,
+            Reply::Conflict {
+                current_version: Version(2)
+            }
+        );
+        let other_tab = c
+            .write(&note, Version(1), None, source())
+            .await
+            .expect("write");
+        assert!(
+            matches!(other_tab, Reply::Accepted(ref a) if a.version == Version(3)),
+            "{other_tab:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn version_then_key_turns_a_resend_into_a_conflict() {
+        let (_lab, c, note) = setup(|s| Arc::new(VersionThenKey::new(s))).await;
+        let key = Some("k".to_owned());
+        c.write(&note, Version(1), key.clone(), source())
+            .await
+            .expect("write");
+        let resend = c
+            .write(&note, Version(1), key.clone(), source())
+            .await
+            .expect("resend");
+        assert_eq!(
+            resend,
+            Reply::Conflict {
+                current_version: Version(2)
+            }
+        );
+        let (_p, product, note) = setup(|s| s).await;
+        product
+            .write(&note, Version(1), key.clone(), source())
+            .await
+            .expect("write");
+        let replay = product
+            .write(&note, Version(1), key, source())
+            .await
+            .expect("resend");
+        assert!(
+            matches!(replay, Reply::Accepted(ref a) if a.replayed),
+            "{replay:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn millisecond_versions_pass_a_stale_write_within_one_stamp() {
+        let clock = Arc::new(Manual(AtomicI64::new(1_000)));
+        let c2 = clock.clone();
+        let (_lab, c, note) = setup(move |s| Arc::new(MillisVersions::new(s, c2, 1))).await;
+        let (read, _) = c.list_tabs(&note).await.expect("list");
+        assert_eq!(read, Version(1_000));
+        c.write(&note, read, None, text("a")).await.expect("write");
+        let same_ms = c.write(&note, read, None, text("b")).await.expect("write");
+        assert!(
+            matches!(same_ms, Reply::Accepted(_)),
+            "one stamp: the stale write passes"
+        );
+        clock.0.store(1_001, Ordering::SeqCst);
+        c.write(&note, read, None, text("c")).await.expect("write");
+        let stale = c.write(&note, read, None, text("d")).await.expect("write");
+        assert_eq!(
+            stale,
+            Reply::Conflict {
+                current_version: Version(1_001)
+            }
+        );
+    }
+}

@@ -50,6 +50,14 @@ pub fn think(rng: &mut impl Rng, range_ms: (u64, u64)) -> Duration {
     Duration::from_micros(rng.random_range(range_ms.0 * 1000..=range_ms.1 * 1000))
 }
 
+/// `FULL` or `NORMAL`, as SQLite names the setting.
+pub fn sync_name(s: Synchronous) -> &'static str {
+    match s {
+        Synchronous::Full => "FULL",
+        Synchronous::Normal => "NORMAL",
+    }
+}
+
 /// Median and 99th percentile of samples (nearest rank).
 pub fn percentiles(samples: &mut [Duration]) -> (Duration, Duration) {
     samples.sort_unstable();

@@ -7,6 +7,7 @@ use crate::Timestamp;
 
 /// A Note's identity: a UUIDv7 in its canonical hyphenated text form.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(type = "string"))]
 #[serde(try_from = "String", into = "String")]
 pub struct NoteId(String);
 
@@ -60,6 +61,7 @@ impl fmt::Display for NoteId {
 /// A tab's instance ID: `markdown`, `files`, `sources`, or a generated `sheet-<n>-<base36 ms>` /
 /// `slides-<n>-<base36 ms>`. Tabs are addressed by this ID only, never by type, label or position.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(type = "string"))]
 #[serde(transparent)]
 pub struct TabId(String);
 
@@ -93,6 +95,7 @@ impl From<&str> for TabId {
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
 )]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(type = "number"))]
 #[serde(transparent)]
 pub struct Version(pub u64);
 
@@ -110,6 +113,7 @@ impl fmt::Display for Version {
 
 /// The five kinds of tab a Note holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum TabKind {
     Markdown,

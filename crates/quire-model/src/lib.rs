@@ -10,6 +10,8 @@ mod note;
 mod op;
 mod tab;
 mod time;
+#[cfg(feature = "ts")]
+pub mod ts;
 mod url_norm;
 
 pub use apply::{Applied, ApplyCtx, apply, restore};

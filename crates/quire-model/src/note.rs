@@ -4,10 +4,12 @@ use crate::{NoteId, Tab, TabData, TabId, Version};
 
 /// A Note: a title and a strip of tabs, at one version.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Note {
     pub id: NoteId,
     pub title: String,
     pub version: Version,
+    #[cfg_attr(feature = "ts", ts(as = "Vec<crate::ts::TabShape>"))]
     pub tabs: Vec<Tab>,
     /// The counter behind generated IDs (tabs, slides, sources, files). Never goes back, so no
     /// ID is ever reused, not even after a restore.
@@ -17,6 +19,7 @@ pub struct Note {
 
 /// A Note as listed: no tab contents.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct NoteSummary {
     pub id: NoteId,
     pub title: String,

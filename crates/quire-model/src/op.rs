@@ -6,6 +6,7 @@ use crate::{Layout, TabId, TabKind, Theme};
 /// One change to a Note. The agent's operations and the person's share this vocabulary and the
 /// same guarded write; a batch applies all or nothing.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Op {
     /// Replace the whole text of a Markdown tab.
@@ -37,6 +38,7 @@ pub enum Op {
     SheetSetRange {
         tab_id: TabId,
         #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
         sheet_id: Option<String>,
         start_row: u64,
         start_col: u64,
@@ -46,8 +48,10 @@ pub enum Op {
     CreateTab {
         tab_type: NewTabKind,
         #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
         label: Option<String>,
         #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
         slides: Option<Vec<SlideInput>>,
     },
     /// Rename a tab (trimmed; duplicate labels are allowed).
@@ -121,6 +125,7 @@ impl Op {
 
 /// The kinds of tab that can be created (the fixed tabs exist from the start).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum NewTabKind {
     Slides,
@@ -138,6 +143,7 @@ impl From<NewTabKind> for TabKind {
 
 /// What the agent may put on a slide: title, body, notes. Layout and theme are the person's.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct SlideInput {
     pub title: String,
@@ -149,6 +155,7 @@ pub struct SlideInput {
 
 /// What one accepted operation produced, for the write's result (and its replays).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum OpOutcome {
     /// A tab's content, label or position changed.

@@ -101,12 +101,14 @@ pub type Cell = Value;
 
 /// A Sheet tab holds one or more sheets (grids of cells).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct SheetTab {
     pub sheets: Vec<Sheet>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct Sheet {
     pub id: String,
@@ -118,6 +120,7 @@ pub struct Sheet {
 /// A Slides deck: the person picks the theme and per-slide layouts; the agent writes only
 /// titles, bodies and speaker notes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct Deck {
     #[serde(default)]
@@ -127,6 +130,7 @@ pub struct Deck {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct Slide {
     pub id: String,
@@ -141,6 +145,7 @@ pub struct Slide {
 
 /// The five deck themes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Theme {
     #[default]
@@ -163,6 +168,7 @@ impl Theme {
 
 /// Per-slide layouts.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Layout {
     #[default]
@@ -175,6 +181,7 @@ pub enum Layout {
 
 /// A web citation. `normalized_url` is the Note-wide key: one source per page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct Source {
     pub id: String,
@@ -187,6 +194,7 @@ pub struct Source {
 
 /// Attachment metadata. The content never travels through the agent's channel.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct FileMeta {
     pub id: String,

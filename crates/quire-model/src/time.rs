@@ -3,6 +3,7 @@ use serde::{Deserialize, Serialize};
 /// A point in time, milliseconds since the Unix epoch. Always passed in, never read inside the
 /// model, so that every function here is deterministic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(type = "number"))]
 #[serde(transparent)]
 pub struct Timestamp(pub i64);
 

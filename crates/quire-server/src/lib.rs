@@ -1,8 +1,8 @@
 //! Quire's server: REST for the app, MCP for agents, over one guarded write.
 //!
-//! [`serve`] opens the SQLite store, binds the listener and serves until its
-//! [`RunningServer::shutdown`] (or a [`ShutdownHandle`]) says stop; the binary wraps it with a
-//! CLI and signal handling, the desktop app embeds it on loopback, tests start it on port 0.
+//! [`serve`] opens the store (a SQLite file, or PostgreSQL shared by several servers), binds the
+//! listener and serves until its [`RunningServer::shutdown`] (or a [`ShutdownHandle`]) says
+//! stop; the binary wraps it with a CLI and signal handling, the desktop app embeds it on loopback, tests start it on port 0.
 #![forbid(unsafe_code)]
 
 pub mod http;
@@ -11,15 +11,17 @@ pub mod notes;
 pub mod tokens;
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use quire_store::{SqliteOptions, SqliteStore, Store, StoreError, Synchronous};
+use quire_store_postgres::{Committed, PgOptions, PgStore};
+use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::http::AppState;
-use crate::notes::{Notes, SystemClock};
+use crate::notes::{NoteEvent, Notes, SystemClock};
 
 /// Default request body limit: 16 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 16 * 1024 * 1024;
@@ -27,7 +29,7 @@ pub const DEFAULT_BODY_LIMIT: usize = 16 * 1024 * 1024;
 /// What [`serve`] needs.
 #[derive(Debug, Clone)]
 pub struct ServeConfig {
-    /// The SQLite file (created if missing).
+    /// The SQLite file (created if missing), or a `postgres://` URL.
     pub db: PathBuf,
     /// Where to listen; port 0 picks a free port ([`RunningServer::addr`] tells which).
     pub listen: SocketAddr,
@@ -63,9 +65,16 @@ pub enum ServerError {
     Task(#[from] tokio::task::JoinError),
 }
 
-/// Opens the store at `config.db` and serves on `config.listen`. Returns once the listener is
-/// bound: connections are accepted from then on.
+/// Opens the store `config.db` names (a `postgres://` URL: PostgreSQL, shared with any other
+/// server on it; anything else: a SQLite file) and serves on `config.listen`. Returns once the
+/// listener is bound: connections are accepted from then on.
 pub async fn serve(config: ServeConfig) -> Result<RunningServer, ServerError> {
+    if let Some(url) = postgres_url(&config.db) {
+        let store = Arc::new(PgStore::connect(url, PgOptions::default()).await?);
+        // Listening before serving: no write another server commits from now on is missed.
+        let others = store.others().await?;
+        return serve_with(store, config.listen, config.body_limit, Some(others)).await;
+    }
     let options = SqliteOptions {
         synchronous: config.synchronous,
         ..SqliteOptions::default()
@@ -75,11 +84,46 @@ pub async fn serve(config: ServeConfig) -> Result<RunningServer, ServerError> {
     serve_store(Arc::new(store), config.listen, config.body_limit).await
 }
 
+/// The `postgres://` URL in `db`, if it is one.
+pub fn postgres_url(db: &Path) -> Option<&str> {
+    db.to_str()
+        .filter(|s| quire_store_postgres::is_postgres_url(s))
+}
+
+/// Opens the store `db` names, as [`serve`] does (for the other subcommands).
+pub async fn open_store(
+    db: &Path,
+    synchronous: Synchronous,
+) -> Result<Arc<dyn Store>, ServerError> {
+    if let Some(url) = postgres_url(db) {
+        return Ok(Arc::new(PgStore::connect(url, PgOptions::default()).await?));
+    }
+    let options = SqliteOptions {
+        synchronous,
+        ..SqliteOptions::default()
+    };
+    let db = db.to_path_buf();
+    Ok(Arc::new(
+        tokio::task::spawn_blocking(move || SqliteStore::open(&db, options)).await??,
+    ))
+}
+
 /// Serves an already open store (any [`Store`] implementation).
 pub async fn serve_store(
     store: Arc<dyn Store>,
     listen: SocketAddr,
     body_limit: usize,
+) -> Result<RunningServer, ServerError> {
+    serve_with(store, listen, body_limit, None).await
+}
+
+/// Serves `store`; `others` are the writes other servers commit to the same database, announced
+/// to this server's event streams.
+async fn serve_with(
+    store: Arc<dyn Store>,
+    listen: SocketAddr,
+    body_limit: usize,
+    others: Option<mpsc::Receiver<Committed>>,
 ) -> Result<RunningServer, ServerError> {
     let listener = tokio::net::TcpListener::bind(listen)
         .await
@@ -97,6 +141,9 @@ pub async fn serve_store(
         shutdown: shutdown.clone(),
         body_limit,
     };
+    if let Some(others) = others {
+        tokio::spawn(announce(state.notes.clone(), others, shutdown.clone()));
+    }
     let app = http::router(state);
     let stop = shutdown.clone();
     let task = tokio::spawn(async move {
@@ -115,6 +162,26 @@ pub async fn serve_store(
         shutdown,
         task,
     })
+}
+
+/// Hands the writes of other servers to this server's subscribers until shutdown.
+async fn announce(notes: Notes, mut others: mpsc::Receiver<Committed>, stop: CancellationToken) {
+    loop {
+        let write = tokio::select! {
+            () = stop.cancelled() => return,
+            write = others.recv() => write,
+        };
+        let Some(write) = write else {
+            return;
+        };
+        notes.publish(NoteEvent {
+            note_id: write.note_id,
+            version: write.version,
+            author: write.author,
+            changed_tab_ids: write.changed_tab_ids,
+            at: write.at,
+        });
+    }
 }
 
 /// A server started by [`serve`].

@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use quire_server::{DEFAULT_BODY_LIMIT, ServeConfig};
-use quire_store::{Scope, SqliteOptions, SqliteStore, Store, Synchronous};
+use quire_store::{Scope, Synchronous};
 
 /// How long in-flight requests get to finish after SIGTERM or Ctrl-C.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
@@ -28,7 +28,8 @@ struct Cli {
 enum Command {
     /// Serve REST, MCP (/mcp) and /healthz. Prints `listening on http://ADDR` once bound.
     Serve {
-        /// The SQLite database file (created if missing).
+        /// The SQLite database file (created if missing), or a postgres://user@host:port/db
+        /// URL (several servers may share one PostgreSQL database).
         #[arg(long)]
         db: PathBuf,
         /// Address to listen on; port 0 picks a free one.
@@ -63,6 +64,7 @@ enum Command {
 enum TokenCommand {
     /// Make a token; prints it alone on stdout (only its hash is stored).
     Create {
+        /// The SQLite database file, or a postgres:// URL.
         #[arg(long)]
         db: PathBuf,
         /// Who uses it: the author recorded in history.
@@ -128,7 +130,7 @@ async fn main() -> anyhow::Result<()> {
 }
 
 async fn serve(config: ServeConfig) -> anyhow::Result<()> {
-    let fresh = !config.db.exists();
+    let fresh = quire_server::postgres_url(&config.db).is_none() && !config.db.exists();
     let db = config.db.clone();
     let running = quire_server::serve(config)
         .await
@@ -184,9 +186,10 @@ async fn shutdown_signal() -> &'static str {
 }
 
 async fn create_token(db: &Path, name: &str, scopes: &[Scope]) -> anyhow::Result<()> {
-    let store = SqliteStore::open(db, SqliteOptions::default())
+    let store = quire_server::open_store(db, Synchronous::Full)
+        .await
         .with_context(|| format!("cannot open {}", db.display()))?;
-    let made = quire_server::tokens::create(&store, name, scopes).await?;
+    let made = quire_server::tokens::create(store.as_ref(), name, scopes).await?;
     store.close().await?;
     println!("{}", made.token);
     let scopes: Vec<&str> = made.record.scopes.iter().map(|s| s.as_str()).collect();

@@ -102,6 +102,14 @@ impl Notes {
         self.events.subscribe()
     }
 
+    /// Announces a write committed by another server on the same database to this server's
+    /// subscribers (event streams), as if it had been accepted here.
+    pub fn publish(&self, event: NoteEvent) {
+        if self.events.send(event).is_err() {
+            tracing::trace!("a write announced with nobody listening");
+        }
+    }
+
     /// The writes to one Note, gap-free and in version order: every version after `since` (or,
     /// without it, after the current version), for as long as the feed is polled. Returns the
     /// current version with the feed, so a client can tell what it missed while away.

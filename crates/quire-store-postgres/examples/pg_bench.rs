@@ -1,13 +1,15 @@
-//! The PostgreSQL store's write benchmark, in one run on one PostgreSQL:
+//! The PostgreSQL store's write benchmark, in one run on one PostgreSQL (each measurement interleaved
+//! with the others, one write of each in turn, so that all see the same disk):
 //! - the guarded write (a 200-char `replace_text` on one Note, fresh key, current version,
 //!   through the `Store` API), in one round trip (the store holds the Note at the version it
 //!   last wrote) and in two (a store that holds nothing: read, then commit), next to its floor, one bare single-row `UPDATE` of the same text
-//!   (autocommit, prepared), interleaved in rounds so that both see the same disk;
+//!   (autocommit, prepared);
 //! - both with every commit flushed (`synchronous_commit=on`, PostgreSQL's default: what the
 //!   server runs) and without waiting for the flush (`synchronous_commit=off`: the round trips
 //!   and the work alone);
-//! - throughput of 16 concurrent writers (one Note each) spread over two stores, as two servers
-//!   would be, next to 16 connections doing the bare `UPDATE`.
+//! - throughput of 16 concurrent writers (one Note each) spread over two stores, each with its
+//!   own pool and listening for the other's commits, as two servers are (without their HTTP),
+//!   next to 16 connections doing the bare `UPDATE`.
 //!
 //! The server is a throwaway cluster started here with PostgreSQL's durable defaults, or the
 //! one named by `QUIRE_TEST_PG`.
@@ -23,8 +25,6 @@ use quire_store::{Change, NewNote, Store, WriteRequest};
 use quire_store_postgres::cluster::{Cluster, Durability};
 use quire_store_postgres::{PgOptions, PgStore};
 use tokio_postgres::NoTls;
-
-const ROUNDS: usize = 5;
 
 fn writes_arg() -> usize {
     let mut writes = 5_000;
@@ -120,7 +120,7 @@ struct Trio {
     floor: Stats,
 }
 
-/// Bare UPDATEs and guarded writes (warm and cold) in alternating rounds on one database.
+/// Bare UPDATEs and guarded writes (warm and cold), interleaved, on one database.
 async fn sequential(url: &str, writes: usize) -> Trio {
     let warm = PgStore::connect(url, PgOptions::default())
         .await
@@ -149,38 +149,43 @@ async fn sequential(url: &str, writes: usize) -> Trio {
         .await
         .expect("prepare");
 
-    let per_round = writes.div_ceil(ROUNDS);
-    let warmup = per_round / 10;
+    // One of each in turn, the order rotating, so that all three see the same disk.
+    let warmup = writes / 20;
     let (mut warm_samples, mut cold_samples, mut bare) = (Vec::new(), Vec::new(), Vec::new());
     let (mut warm_version, mut cold_version) = (1, 1);
-    let mut i = 0;
-    for _ in 0..ROUNDS {
-        for j in 0..warmup + per_round {
-            let text = text_200(i);
+    for i in 0..warmup + writes {
+        for turn in 0..3 {
             let t = Instant::now();
-            let n = floor.execute(&update, &[&text]).await.expect("update");
-            let took = t.elapsed();
-            assert_eq!(n, 1);
-            if j >= warmup {
-                bare.push(took);
-            }
-            i += 1;
-        }
-        for (store, id, version, samples) in [
-            (&warm, &warm_note, &mut warm_version, &mut warm_samples),
-            (&cold, &cold_note, &mut cold_version, &mut cold_samples),
-        ] {
-            for j in 0..warmup + per_round {
-                let req = request(id, *version, i);
-                let t = Instant::now();
-                let result = store.write(req).await.expect("write");
-                let took = t.elapsed();
-                *version += 1;
-                assert_eq!(result.version, Version(*version));
-                if j >= warmup {
-                    samples.push(took);
+            let samples = match (i + turn) % 3 {
+                0 => {
+                    let n = floor
+                        .execute(&update, &[&text_200(i)])
+                        .await
+                        .expect("update");
+                    assert_eq!(n, 1);
+                    &mut bare
                 }
-                i += 1;
+                1 => {
+                    let result = warm
+                        .write(request(&warm_note, warm_version, i))
+                        .await
+                        .expect("write");
+                    warm_version += 1;
+                    assert_eq!(result.version, Version(warm_version));
+                    &mut warm_samples
+                }
+                _ => {
+                    let result = cold
+                        .write(request(&cold_note, cold_version, i))
+                        .await
+                        .expect("write");
+                    cold_version += 1;
+                    assert_eq!(result.version, Version(cold_version));
+                    &mut cold_samples
+                }
+            };
+            if i >= warmup {
+                samples.push(t.elapsed());
             }
         }
     }
@@ -196,9 +201,22 @@ async fn sequential(url: &str, writes: usize) -> Trio {
 /// 16 writers, one Note each, half on each of two stores: writes per second.
 async fn concurrent_guarded(url: &str, writers: usize, per_writer: usize) -> f64 {
     let servers = [
-        Arc::new(PgStore::connect(url, PgOptions::default()).await.expect("open")),
-        Arc::new(PgStore::connect(url, PgOptions::default()).await.expect("open")),
+        Arc::new(
+            PgStore::connect(url, PgOptions::default())
+                .await
+                .expect("open"),
+        ),
+        Arc::new(
+            PgStore::connect(url, PgOptions::default())
+                .await
+                .expect("open"),
+        ),
     ];
+    // Each listening for the other's writes and handing them on, as servers do.
+    for server in &servers {
+        let mut heard = server.others().await.expect("listen");
+        tokio::spawn(async move { while heard.recv().await.is_some() {} });
+    }
     let mut notes = Vec::new();
     for n in 0..writers {
         notes.push(new_note(servers[n % 2].as_ref(), n).await);
@@ -287,7 +305,7 @@ async fn main() {
     let url = db.url().to_owned();
     let version = setting(&url, "server_version").await;
     println!(
-        "PostgreSQL {version} at {} (fsync={}, synchronous_commit={}), {writes} writes of each kind in {ROUNDS} alternating rounds",
+        "PostgreSQL {version} at {} (fsync={}, synchronous_commit={}), {writes} writes of each kind, interleaved",
         cluster.admin_url(),
         setting(&url, "fsync").await,
         setting(&url, "synchronous_commit").await,
@@ -313,8 +331,14 @@ async fn main() {
             us(trio.floor.p99)
         );
         for (kind, s) in [
-            ("guarded write, 1 round trip (store holds the Note)", &trio.warm),
-            ("guarded write, 2 round trips (read, then commit)", &trio.cold),
+            (
+                "guarded write, 1 round trip (store holds the Note)",
+                &trio.warm,
+            ),
+            (
+                "guarded write, 2 round trips (read, then commit)",
+                &trio.cold,
+            ),
         ] {
             println!(
                 "| {kind}, {name} | {:.1} | {:.1} | {:.2} |",
@@ -325,12 +349,17 @@ async fn main() {
         }
     }
     println!();
-    println!("| 16 concurrent writers, synchronous_commit=on, {per_writer} writes each | writes/s |");
+    println!(
+        "| 16 concurrent writers, synchronous_commit=on, {per_writer} writes each | writes/s |"
+    );
     println!("|---|---:|");
     println!("| guarded writes, one Note each, over two stores | {guarded16:.0} |");
     println!("| bare UPDATEs, one row each, 16 connections (floor) | {floor16:.0} |");
     println!();
-    for (kind, s) in [("1 round trip", &durable.warm), ("2 round trips", &durable.cold)] {
+    for (kind, s) in [
+        ("1 round trip", &durable.warm),
+        ("2 round trips", &durable.cold),
+    ] {
         let r = ratio(s.median, durable.floor.median);
         println!(
             "target: guarded median <= 1.5x the floor (synchronous_commit=on), {kind}: {r:.2}x {}",

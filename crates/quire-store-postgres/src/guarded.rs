@@ -14,8 +14,8 @@ use sha2::{Digest, Sha256};
 use tokio_postgres::error::SqlState;
 
 use crate::Fail;
-use crate::recent::Recent;
 use crate::read::{self, strip_of, to_i64};
+use crate::recent::Recent;
 
 /// What a resent request is compared with: its expected version and its change, hashed (the
 /// same fingerprint as the SQLite store's).
@@ -66,7 +66,8 @@ pub(crate) async fn write(
         })
     };
 
-    if let (Some(note), Change::Ops(ops)) = (recent.get(&req.note_id, req.expected_version), &req.change)
+    if let (Some(note), Change::Ops(ops)) =
+        (recent.get(&req.note_id, req.expected_version), &req.change)
         && let Ok(applied) = quire_model::apply(&note, ops, &ctx(req))
         && !applied.is_noop()
     {
@@ -240,11 +241,7 @@ async fn commit(
     let after = &applied.note;
     let strip = serde_json::to_string(&strip_of(after))?;
     let tab_ids: Vec<&str> = after.tabs.iter().map(|t| t.id.as_str()).collect();
-    let changed: Vec<&str> = applied
-        .changed_tab_ids
-        .iter()
-        .map(|t| t.as_str())
-        .collect();
+    let changed: Vec<&str> = applied.changed_tab_ids.iter().map(|t| t.as_str()).collect();
     let mut content_ids = Vec::new();
     let mut contents = Vec::new();
     for tab_id in &applied.changed_tab_ids {
@@ -387,12 +384,13 @@ async fn created_before(db: &Object, author: &str, key: &str) -> Result<Option<S
     let id: NoteId = id
         .parse()
         .map_err(|e: quire_model::NoteIdError| StoreError::Backend(e.to_string()))?;
-    let note = read::note_at(db, &id, Version(1))
-        .await?
-        .ok_or_else(|| StoreError::VersionNotFound {
-            note_id: id.clone(),
-            version: Version(1),
-        })?;
+    let note =
+        read::note_at(db, &id, Version(1))
+            .await?
+            .ok_or_else(|| StoreError::VersionNotFound {
+                note_id: id.clone(),
+                version: Version(1),
+            })?;
     Ok(Some(StoredNote {
         note,
         meta: read::meta_of(&row)?,
@@ -433,7 +431,10 @@ pub(crate) async fn create_token(
         )
         .await?;
     let row = db
-        .query_one(&stmt, &[&name, &token_hash, &serde_json::to_string(scopes)?])
+        .query_one(
+            &stmt,
+            &[&name, &token_hash, &serde_json::to_string(scopes)?],
+        )
         .await?;
     Ok(TokenRecord {
         id: row.try_get(0)?,

@@ -14,19 +14,26 @@
 //!    writer got there first. A duplicate key (two racing resends): the statement fails whole.
 //!    Either way the write reads again, and ends as a replay (the key is there now) or a
 //!    conflict (the version moved on). Nothing refused is stored, not even the key.
+//!
+//! Several servers on one database: each store announces its commits (NOTIFY, after the
+//! commit) and [`PgStore::others`] hears the other stores' (LISTEN); see `notify.rs`.
+//! Migrations: `migrations/NNNN_*.sql`, listed in `schema.rs`, beside SQLite's in
+//! `crates/quire-store/src/sqlite/migrations/`.
 #![forbid(unsafe_code)]
 
 #[cfg(feature = "test-cluster")]
 pub mod cluster;
 mod guarded;
+mod notify;
 mod read;
 mod recent;
 mod schema;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 
+pub use crate::notify::Committed;
 use crate::recent::Recent;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use quire_model::{Note, NoteId, NoteSummary, OpError, Version};
@@ -34,7 +41,8 @@ use quire_store::{
     NewNote, NoteMeta, Result, Scope, Store, StoreError, StoredNote, TokenRecord, VersionInfo,
     WriteRequest, WriteResult,
 };
-use tokio::sync::{RwLock, RwLockReadGuard};
+use tokio::sync::{RwLock, RwLockReadGuard, mpsc};
+use tokio::task::JoinHandle;
 use tokio_postgres::NoTls;
 
 /// True for a `postgres://` or `postgresql://` URL: what selects this store over a SQLite file.
@@ -67,6 +75,16 @@ pub struct PgStore {
     /// for the writes in flight.
     open: RwLock<bool>,
     recent: Recent,
+    /// Names this store in its announcements, so that it skips its own.
+    origin: Arc<str>,
+    config: tokio_postgres::Config,
+    /// The queue of the announcer task (see `notify.rs`) and the task; taken by `close`.
+    announcer: Mutex<Option<Announcer>>,
+}
+
+struct Announcer {
+    queue: mpsc::UnboundedSender<String>,
+    task: JoinHandle<()>,
 }
 
 /// What went wrong inside this crate, before it becomes a [`StoreError`].
@@ -124,7 +142,7 @@ impl PgStore {
             .parse()
             .map_err(|e| StoreError::Backend(format!("invalid PostgreSQL URL: {e}")))?;
         let manager = Manager::from_config(
-            config,
+            config.clone(),
             NoTls,
             ManagerConfig {
                 recycling_method: RecyclingMethod::Fast,
@@ -137,11 +155,32 @@ impl PgStore {
         let mut client = pool.get().await.map_err(Fail::from)?;
         schema::migrate(&mut client).await?;
         drop(client);
+        let (queue, rx) = mpsc::unbounded_channel();
         Ok(PgStore {
-            pool,
             open: RwLock::new(true),
             recent: Recent::new(opts.recent_notes),
+            origin: uuid::Uuid::now_v7().simple().to_string().into(),
+            config,
+            announcer: Mutex::new(Some(Announcer {
+                task: tokio::spawn(notify::announce(pool.clone(), rx)),
+                queue,
+            })),
+            pool,
         })
+    }
+
+    /// The writes other stores (other servers) commit to this database from now on, as
+    /// PostgreSQL announces them (LISTEN / NOTIFY); returns once listening. The stream goes on
+    /// until the receiver is dropped, reconnecting if the connection drops (what is announced
+    /// while it is down is missed).
+    pub async fn others(&self) -> Result<tokio::sync::mpsc::Receiver<Committed>> {
+        Ok(notify::Listener {
+            config: self.config.clone(),
+            pool: self.pool.clone(),
+            origin: Arc::clone(&self.origin),
+        }
+        .start()
+        .await?)
     }
 
     async fn client(&self) -> Result<deadpool_postgres::Object, Fail> {
@@ -165,6 +204,26 @@ impl PgStore {
 struct Writer<'a> {
     db: deadpool_postgres::Object,
     _open: RwLockReadGuard<'a, bool>,
+}
+
+impl PgStore {
+    /// Queues the announcement of a committed write for the other servers.
+    fn announce(&self, write: Committed) {
+        let payload = match notify::payload(&self.origin, write) {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::warn!("a write could not be announced: {e}");
+                return;
+            }
+        };
+        let queued = match self.announcer.lock() {
+            Ok(a) => a.as_ref().map(|a| a.queue.send(payload).is_ok()),
+            Err(_) => None,
+        };
+        if queued != Some(true) {
+            tracing::warn!("a write was committed after the announcer stopped");
+        }
+    }
 }
 
 /// 1 to 255 characters.
@@ -210,7 +269,17 @@ impl Store for PgStore {
     async fn write(&self, req: WriteRequest) -> Result<WriteResult> {
         check_key(req.idempotency_key.as_ref())?;
         let w = self.writer().await?;
-        Ok(guarded::write(&w.db, &self.recent, &req).await?)
+        let result = guarded::write(&w.db, &self.recent, &req).await?;
+        if !result.replayed && result.version > req.expected_version {
+            self.announce(Committed {
+                note_id: result.note_id.clone(),
+                version: result.version,
+                author: req.author,
+                changed_tab_ids: result.changed_tab_ids.clone(),
+                at: req.now.to_rfc3339(),
+            });
+        }
+        Ok(result)
     }
 
     async fn history(&self, id: &NoteId) -> Result<Vec<VersionInfo>> {
@@ -253,6 +322,17 @@ impl Store for PgStore {
     async fn close(&self) -> Result<()> {
         let mut open = self.open.write().await;
         *open = false;
+        // Every write is done: send what they announced, then let the connections go.
+        let announcer = match self.announcer.lock() {
+            Ok(mut a) => a.take(),
+            Err(poisoned) => poisoned.into_inner().take(),
+        };
+        if let Some(Announcer { queue, task }) = announcer {
+            drop(queue);
+            if let Err(e) = task.await {
+                tracing::warn!("the announcer task failed: {e}");
+            }
+        }
         self.pool.close();
         Ok(())
     }

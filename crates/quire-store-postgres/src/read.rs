@@ -222,10 +222,7 @@ pub(crate) async fn tabs_changed_between(
         )
         .await?;
     let rows = db
-        .query(
-            &stmt,
-            &[&id.as_str(), &to_i64(since.0)?, &to_i64(until.0)?],
-        )
+        .query(&stmt, &[&id.as_str(), &to_i64(since.0)?, &to_i64(until.0)?])
         .await?;
     let mut out: Vec<TabId> = Vec::new();
     for row in rows {

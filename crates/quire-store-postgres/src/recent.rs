@@ -37,7 +37,10 @@ impl Recent {
         let Ok(mut notes) = self.notes.lock() else {
             return;
         };
-        if notes.get(&note.id).is_some_and(|n| n.version > note.version) {
+        if notes
+            .get(&note.id)
+            .is_some_and(|n| n.version > note.version)
+        {
             return;
         }
         if notes.len() >= self.capacity && !notes.contains_key(&note.id) {
@@ -66,7 +69,10 @@ mod tests {
         assert!(recent.get(&a.id, Version(3)).is_some());
         assert!(recent.get(&a.id, Version(2)).is_none());
         recent.put(note(1, 2));
-        assert!(recent.get(&a.id, Version(3)).is_some(), "an older read must not win");
+        assert!(
+            recent.get(&a.id, Version(3)).is_some(),
+            "an older read must not win"
+        );
         recent.put(note(1, 4));
         assert!(recent.get(&a.id, Version(3)).is_none());
         assert!(recent.get(&a.id, Version(4)).is_some());

@@ -131,7 +131,12 @@ async fn one_noop_key_sent_everywhere_at_once_is_stored_once() {
         assert!(r.changed_tab_ids.is_empty());
     }
     assert_eq!(
-        stores[2].get_note(&id).await.expect("get_note").note.version,
+        stores[2]
+            .get_note(&id)
+            .await
+            .expect("get_note")
+            .note
+            .version,
         Version(2)
     );
 }
@@ -154,8 +159,10 @@ async fn re_read_and_redo_across_stores_loses_nothing() {
                 let key = format!("w{w}-{i}");
                 loop {
                     let note = store.get_note(&id).await.expect("get_note").note;
-                    let quire_model::TabData::Markdown(text) =
-                        &note.tab(&TabId::new(TabId::MARKDOWN)).expect("markdown").data
+                    let quire_model::TabData::Markdown(text) = &note
+                        .tab(&TabId::new(TabId::MARKDOWN))
+                        .expect("markdown")
+                        .data
                     else {
                         panic!("markdown tab");
                     };
@@ -178,8 +185,10 @@ async fn re_read_and_redo_across_stores_loses_nothing() {
         conflicts += c.expect("writer task");
     }
     let note = stores[0].get_note(&id).await.expect("get_note").note;
-    let quire_model::TabData::Markdown(text) =
-        &note.tab(&TabId::new(TabId::MARKDOWN)).expect("markdown").data
+    let quire_model::TabData::Markdown(text) = &note
+        .tab(&TabId::new(TabId::MARKDOWN))
+        .expect("markdown")
+        .data
     else {
         panic!("markdown tab");
     };
@@ -190,7 +199,10 @@ async fn re_read_and_redo_across_stores_loses_nothing() {
         }
     }
     assert_eq!(note.version, Version(1 + 6 * PER_WRITER as u64));
-    assert!(conflicts > 0, "the writers never raced: the test proves nothing");
+    assert!(
+        conflicts > 0,
+        "the writers never raced: the test proves nothing"
+    );
 }
 
 /// Two servers migrating one empty database at once both come up, on one schema.
@@ -199,7 +211,12 @@ async fn stores_starting_together_migrate_once() {
     let (stores, db) = stores(4).await;
     let id = create(&stores[3]).await;
     assert_eq!(
-        stores[0].get_note(&id).await.expect("get_note").note.version,
+        stores[0]
+            .get_note(&id)
+            .await
+            .expect("get_note")
+            .note
+            .version,
         Version(1)
     );
     // A later start finds the schema in place.
@@ -227,7 +244,84 @@ async fn a_closed_store_refuses_writes() {
         .await;
     assert!(matches!(refused, Err(StoreError::Closed)), "{refused:?}");
     assert_eq!(
-        stores[1].get_note(&id).await.expect("get_note").note.version,
+        stores[1]
+            .get_note(&id)
+            .await
+            .expect("get_note")
+            .note
+            .version,
         Version(1)
     );
+}
+
+/// A store hears of every write another store commits, once, at commit, with what the history
+/// says; not of its own writes, nor of replays, conflicts or no-ops.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn other_stores_hear_of_each_commit_and_not_of_their_own() {
+    let (stores, _db) = stores(2).await;
+    let mut heard = stores[0].others().await.expect("listen");
+    let id = create(&stores[0]).await;
+    let text = |t: &str| Op::ReplaceText {
+        tab_id: TabId::new(TabId::MARKDOWN),
+        text: t.to_owned(),
+    };
+    let next = async |heard: &mut tokio::sync::mpsc::Receiver<quire_store_postgres::Committed>| {
+        tokio::time::timeout(std::time::Duration::from_secs(10), heard.recv())
+            .await
+            .expect("an announcement within 10 s")
+            .expect("the listener runs")
+    };
+
+    stores[1]
+        .write(request(&id, 1, "b1", text("from b")))
+        .await
+        .expect("write");
+    let first = next(&mut heard).await;
+    let history = stores[0].history(&id).await.expect("history");
+    assert_eq!(
+        (
+            &first.note_id,
+            first.version,
+            first.author.as_str(),
+            &first.changed_tab_ids,
+            &first.at
+        ),
+        (
+            &id,
+            Version(2),
+            "agent",
+            &history[1].changed_tab_ids,
+            &history[1].created_at
+        )
+    );
+
+    stores[0]
+        .write(request(&id, 2, "a1", text("from a")))
+        .await
+        .expect("own write");
+    let replay = stores[1]
+        .write(request(&id, 1, "b1", text("from b")))
+        .await
+        .expect("replay");
+    assert!(replay.replayed);
+    assert!(matches!(
+        stores[1].write(request(&id, 1, "b2", text("stale"))).await,
+        Err(StoreError::Conflict(_))
+    ));
+    stores[1]
+        .write(request(
+            &id,
+            3,
+            "noop",
+            Op::SetTitle {
+                title: "Race".to_owned(),
+            },
+        ))
+        .await
+        .expect("no-op");
+    stores[1]
+        .write(request(&id, 3, "b3", text("from b again")))
+        .await
+        .expect("write");
+    assert_eq!(next(&mut heard).await.version, Version(4));
 }

@@ -1,16 +1,21 @@
 //! The store's write benchmarks, on this machine, in one run:
 //! - the guarded write (a 200-char `replace_text` on one Note, fresh key, current version;
-//!   20,000 sequential writes through the `Store` API) under FULL (group commit) and NORMAL;
-//! - the floor: one bare `UPDATE` per `BEGIN IMMEDIATE` transaction (rusqlite, WAL), NORMAL
-//!   and FULL;
-//! - the fsync floor: a 4 KiB write + fdatasync loop in a file on the same filesystem;
-//! - throughput with 16 concurrent writers (one Note each) under FULL, with group commit and
-//!   with one commit per write (`max_batch: 1`).
+//!   sequential writes through the `Store` API, each awaited) under FULL (group commit on) and
+//!   under NORMAL;
+//! - the floor: one bare `UPDATE` per `BEGIN IMMEDIATE` transaction (rusqlite, WAL, cached
+//!   statements), NORMAL and FULL;
+//! - the fsync floor: a 4 KiB write + fdatasync in a file on the same filesystem;
+//! - throughput with 16 concurrent writers (one Note each) under FULL, group commit on and with
+//!   one commit per write (`max_batch: 1`);
+//! - reading a Note as it was at its first, middle and last version, after those writes.
+//!
+//! The floors are measured interleaved with the guarded writes (one sample of each in turn),
+//! so that both see the same disk and the same load from other processes.
 //!
 //! `cargo run --release -p quire-store --example bench_write -- [--writes N] [--dir PATH]`
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::fs::OpenOptions;
+use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -41,18 +46,29 @@ fn args() -> Args {
     out
 }
 
+#[derive(Default)]
+struct Samples(Vec<Duration>);
+
 struct Stats {
     median: Duration,
     p99: Duration,
 }
 
-fn stats(mut samples: Vec<Duration>) -> Stats {
-    samples.sort();
-    let at = |q: f64| samples[((samples.len() as f64 - 1.0) * q).round() as usize];
-    Stats {
-        median: at(0.5),
-        p99: at(0.99),
+impl Samples {
+    fn stats(mut self) -> Stats {
+        self.0.sort();
+        let at = |q: f64| self.0[((self.0.len() as f64 - 1.0) * q).round() as usize];
+        Stats {
+            median: at(0.5),
+            p99: at(0.99),
+        }
     }
+}
+
+fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration) {
+    let t = Instant::now();
+    let out = f();
+    (out, t.elapsed())
 }
 
 fn us(d: Duration) -> f64 {
@@ -61,20 +77,12 @@ fn us(d: Duration) -> f64 {
 
 /// 200 characters, different for every `i` (so that no write is a no-op).
 fn text_200(i: usize) -> String {
-    let head = format!("write {i:>10} ");
-    let mut s = head.clone();
+    let mut s = format!("write {i:>10} ");
     while s.len() < 200 {
         s.push_str("lorem ipsum dolor sit amet ");
     }
     s.truncate(200);
     s
-}
-
-fn replace(i: usize) -> Op {
-    Op::ReplaceText {
-        tab_id: TabId::new(TabId::MARKDOWN),
-        text: text_200(i),
-    }
 }
 
 async fn new_note(store: &dyn Store, n: usize) -> NoteId {
@@ -98,106 +106,136 @@ fn request(id: &NoteId, version: u64, i: usize) -> WriteRequest {
         expected_version: Version(version),
         idempotency_key: Some(format!("bench-{i}")),
         author: "bench".to_owned(),
-        change: Change::Ops(vec![replace(i)]),
+        change: Change::Ops(vec![Op::ReplaceText {
+            tab_id: TabId::new(TabId::MARKDOWN),
+            text: text_200(i),
+        }]),
         now: Timestamp(1_796_019_881_000 + i as i64),
     }
 }
 
-/// Sequential guarded writes on one Note, each awaited before the next.
-async fn guarded_sequential(dir: &Path, synchronous: Synchronous, writes: usize) -> Stats {
-    let path = dir.join(format!("guarded-{synchronous:?}.db"));
-    let store = SqliteStore::open(
-        &path,
-        SqliteOptions {
+/// Sequential guarded writes on one Note.
+struct Guarded {
+    store: SqliteStore,
+    id: NoteId,
+    version: u64,
+}
+
+impl Guarded {
+    async fn open(dir: &Path, synchronous: Synchronous) -> Self {
+        let path = dir.join(format!("guarded-{synchronous:?}.db"));
+        let opts = SqliteOptions {
             synchronous,
             ..SqliteOptions::default()
-        },
-    )
-    .expect("open");
-    let id = new_note(&store, 0).await;
-    let warmup = writes / 20;
-    let mut samples = Vec::with_capacity(writes);
-    for i in 0..warmup + writes {
-        let req = request(&id, i as u64 + 1, i);
-        let t = Instant::now();
-        let result = store.write(req).await.expect("write");
-        let took = t.elapsed();
-        assert_eq!(result.version, Version(i as u64 + 2));
-        if i >= warmup {
-            samples.push(took);
+        };
+        let store = SqliteStore::open(&path, opts).expect("open");
+        let id = new_note(&store, 0).await;
+        Guarded {
+            store,
+            id,
+            version: 1,
         }
     }
-    store.close().await.expect("close");
-    stats(samples)
+
+    async fn once(&mut self, i: usize) -> Duration {
+        let req = request(&self.id, self.version, i);
+        let t = Instant::now();
+        let result = self.store.write(req).await.expect("write");
+        let took = t.elapsed();
+        self.version += 1;
+        assert_eq!(result.version, Version(self.version));
+        took
+    }
+
+    /// Reading the Note as it was at its first, middle and last version.
+    async fn reads(&self) -> Vec<(u64, Stats)> {
+        let mut out = Vec::new();
+        for v in [1, self.version / 2, self.version] {
+            let mut samples = Samples::default();
+            for _ in 0..200 {
+                let t = Instant::now();
+                let note = self
+                    .store
+                    .note_at(&self.id, Version(v))
+                    .await
+                    .expect("note_at");
+                samples.0.push(t.elapsed());
+                assert_eq!(note.version, Version(v));
+            }
+            out.push((v, samples.stats()));
+        }
+        out
+    }
 }
 
-/// The floor: one bare UPDATE per BEGIN IMMEDIATE transaction, statement cached.
-fn bare_update(dir: &Path, synchronous: &str, writes: usize) -> Stats {
-    let path = dir.join(format!("bare-{synchronous}.db"));
-    let conn = rusqlite::Connection::open(&path).expect("open");
-    conn.pragma_update(None, "journal_mode", "WAL")
-        .expect("wal");
-    conn.pragma_update(None, "synchronous", synchronous)
-        .expect("synchronous");
-    conn.execute_batch(
-        "CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, v TEXT NOT NULL, n INTEGER NOT NULL);
-         INSERT OR REPLACE INTO t VALUES (1, '', 0);",
-    )
-    .expect("schema");
-    let warmup = writes / 20;
-    let mut samples = Vec::with_capacity(writes);
-    for i in 0..warmup + writes {
+/// The floor: one bare UPDATE per BEGIN IMMEDIATE transaction, statements cached.
+struct Bare(rusqlite::Connection);
+
+impl Bare {
+    fn open(dir: &Path, synchronous: &str) -> Self {
+        let conn =
+            rusqlite::Connection::open(dir.join(format!("bare-{synchronous}.db"))).expect("open");
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .expect("wal");
+        conn.pragma_update(None, "synchronous", synchronous)
+            .expect("synchronous");
+        conn.execute_batch(
+            "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL, n INTEGER NOT NULL);
+             INSERT INTO t VALUES (1, '', 0);",
+        )
+        .expect("schema");
+        Bare(conn)
+    }
+
+    fn once(&self, i: usize) -> Duration {
         let text = text_200(i);
-        let t = Instant::now();
-        conn.prepare_cached("BEGIN IMMEDIATE")
-            .unwrap()
-            .execute([])
-            .unwrap();
-        conn.prepare_cached("UPDATE t SET v = ?1, n = n + 1 WHERE id = 1")
-            .unwrap()
-            .execute([&text])
-            .unwrap();
-        conn.prepare_cached("COMMIT").unwrap().execute([]).unwrap();
-        let took = t.elapsed();
-        if i >= warmup {
-            samples.push(took);
-        }
+        let conn = &self.0;
+        timed(|| {
+            conn.prepare_cached("BEGIN IMMEDIATE")
+                .unwrap()
+                .execute([])
+                .unwrap();
+            conn.prepare_cached("UPDATE t SET v = ?1, n = n + 1 WHERE id = 1")
+                .unwrap()
+                .execute([&text])
+                .unwrap();
+            conn.prepare_cached("COMMIT").unwrap().execute([]).unwrap();
+        })
+        .1
     }
-    stats(samples)
 }
 
-/// The fsync floor: overwrite 4 KiB blocks of a preallocated file in turn (as a reused WAL
-/// is), fdatasync after each (what SQLite calls on Linux).
-fn fsync_floor(dir: &Path, writes: usize) -> Stats {
-    let path = dir.join("fsync-floor.bin");
-    let mut file = OpenOptions::new()
-        .create(true)
-        .truncate(true)
-        .read(true)
-        .write(true)
-        .open(&path)
-        .expect("open");
-    let blocks = 1024u64;
-    file.write_all(&vec![0u8; (blocks * 4096) as usize])
-        .expect("preallocate");
-    file.sync_all().expect("sync");
-    let block = vec![7u8; 4096];
-    let warmup = writes / 20;
-    let mut samples = Vec::with_capacity(writes);
-    for i in 0..warmup + writes {
-        let t = Instant::now();
-        file.seek(SeekFrom::Start((i as u64 % blocks) * 4096))
-            .expect("seek");
-        file.write_all(&block).expect("write");
-        file.sync_data().expect("fdatasync");
-        let took = t.elapsed();
-        if i >= warmup {
-            samples.push(took);
-        }
+/// The fsync floor: overwrite the 4 KiB blocks of a preallocated file in turn (as a reused
+/// WAL is), fdatasync after each (what SQLite calls on Linux).
+struct Fsync(File);
+
+const FSYNC_BLOCKS: u64 = 1024;
+
+impl Fsync {
+    fn open(dir: &Path) -> Self {
+        let mut file = OpenOptions::new()
+            .create(true)
+            .truncate(true)
+            .write(true)
+            .open(dir.join("fsync-floor.bin"))
+            .expect("open");
+        file.write_all(&vec![0u8; (FSYNC_BLOCKS * 4096) as usize])
+            .expect("preallocate");
+        file.sync_all().expect("sync");
+        Fsync(file)
     }
-    drop(file);
-    std::fs::remove_file(&path).expect("remove");
-    stats(samples)
+
+    fn once(&mut self, i: usize) -> Duration {
+        let block = [7u8; 4096];
+        let file = &mut self.0;
+        timed(|| {
+            file.seek(SeekFrom::Start((i as u64 % FSYNC_BLOCKS) * 4096))
+                .expect("seek");
+            file.write_all(&block).expect("write");
+            file.sync_data().expect("fdatasync");
+        })
+        .1
+    }
 }
 
 /// `writers` tasks, each writing `per_writer` sequential guarded writes to its own Note.
@@ -205,10 +243,15 @@ fn fsync_floor(dir: &Path, writes: usize) -> Stats {
 async fn concurrent(
     dir: &Path,
     name: &str,
-    opts: SqliteOptions,
+    max_batch: usize,
     writers: usize,
     per_writer: usize,
 ) -> f64 {
+    let opts = SqliteOptions {
+        synchronous: Synchronous::Full,
+        max_batch,
+        ..SqliteOptions::default()
+    };
     let path = dir.join(format!("concurrent-{name}.db"));
     let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&path, opts).expect("open"));
     let mut notes = Vec::new();
@@ -243,26 +286,51 @@ async fn main() {
         .prefix("quire-bench-")
         .tempdir_in(&args.dir)
         .expect("temporary directory");
+    let dir = dir.path();
     let n = args.writes;
+    let warmup = n / 20;
     println!(
         "databases in {} ({n} sequential writes each)",
-        dir.path().display()
+        dir.display()
     );
 
-    let fsync = fsync_floor(dir.path(), n.min(5_000));
-    let bare_normal = bare_update(dir.path(), "NORMAL", n);
-    let bare_full = bare_update(dir.path(), "FULL", n.min(5_000));
-    let normal = guarded_sequential(dir.path(), Synchronous::Normal, n).await;
-    let full = guarded_sequential(dir.path(), Synchronous::Full, n).await;
+    // NORMAL: the guarded write and the bare UPDATE, in turn.
+    let mut guarded_normal = Guarded::open(dir, Synchronous::Normal).await;
+    let bare_normal = Bare::open(dir, "NORMAL");
+    let (mut g, mut b) = (Samples::default(), Samples::default());
+    for i in 0..warmup + n {
+        let tg = guarded_normal.once(i).await;
+        let tb = bare_normal.once(i);
+        if i >= warmup {
+            g.0.push(tg);
+            b.0.push(tb);
+        }
+    }
+    let (normal, bare_normal) = (g.stats(), b.stats());
+    let reads = guarded_normal.reads().await;
+    guarded_normal.store.close().await.expect("close");
 
-    let full_opts = |max_batch| SqliteOptions {
-        synchronous: Synchronous::Full,
-        max_batch,
-        ..SqliteOptions::default()
-    };
+    // FULL: the guarded write, the bare UPDATE and the fsync floor, in turn.
+    let mut guarded_full = Guarded::open(dir, Synchronous::Full).await;
+    let bare_full = Bare::open(dir, "FULL");
+    let mut fsync = Fsync::open(dir);
+    let (mut g, mut b, mut f) = (Samples::default(), Samples::default(), Samples::default());
+    for i in 0..warmup + n {
+        let tg = guarded_full.once(i).await;
+        let tb = bare_full.once(i);
+        let tf = fsync.once(i);
+        if i >= warmup {
+            g.0.push(tg);
+            b.0.push(tb);
+            f.0.push(tf);
+        }
+    }
+    let (full, bare_full, fsync) = (g.stats(), b.stats(), f.stats());
+    guarded_full.store.close().await.expect("close");
+
     let per_writer = (n / 16).clamp(100, 1_000);
-    let grouped = concurrent(dir.path(), "grouped", full_opts(512), 16, per_writer).await;
-    let one_each = concurrent(dir.path(), "one-each", full_opts(1), 16, per_writer).await;
+    let grouped = concurrent(dir, "grouped", 512, 16, per_writer).await;
+    let one_each = concurrent(dir, "one-each", 1, 16, per_writer).await;
 
     println!();
     println!("| measurement | median (us) | p99 (us) |");
@@ -270,35 +338,36 @@ async fn main() {
     let row = |name: &str, s: &Stats| {
         println!("| {name} | {:.1} | {:.1} |", us(s.median), us(s.p99));
     };
-    row("fsync floor (4 KiB write + fdatasync)", &fsync);
-    row("bare UPDATE per transaction, NORMAL", &bare_normal);
-    row("bare UPDATE per transaction, FULL", &bare_full);
     row("guarded write, NORMAL", &normal);
+    row("bare UPDATE per transaction, NORMAL", &bare_normal);
     row("guarded write, FULL (group commit)", &full);
+    row("bare UPDATE per transaction, FULL", &bare_full);
+    row("fsync floor (4 KiB write + fdatasync)", &fsync);
+    for (v, s) in &reads {
+        let last = reads.last().map_or(0, |r| r.0);
+        row(&format!("note_at(version {v}), Note of {last} versions"), s);
+    }
     println!();
-    println!("| 16 concurrent writers, FULL | writes/s |");
+    println!("| 16 concurrent writers, FULL, {per_writer} writes each | writes/s |");
     println!("|---|---:|");
     println!("| group commit (max_batch 512) | {grouped:.0} |");
     println!("| one commit per write (max_batch 1) | {one_each:.0} |");
     println!();
-    let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
-    let targets = [
-        (
-            "NORMAL median <= 2x bare-UPDATE floor",
-            ratio(normal.median, bare_normal.median),
-            2.0,
-        ),
-        (
-            "FULL median <= 1.3x fsync floor",
-            ratio(full.median, fsync.median),
-            1.3,
-        ),
-    ];
-    for (name, got, bound) in targets {
-        let verdict = if got <= bound { "met" } else { "MISSED" };
-        println!("{name}: {got:.2}x ({verdict})");
-    }
-    let speedup = grouped / one_each;
-    let verdict = if speedup >= 2.0 { "met" } else { "MISSED" };
-    println!("16 writers, group commit >= 2x one commit per write: {speedup:.2}x ({verdict})");
+    let ratio = |a: &Stats, b: &Stats| a.median.as_secs_f64() / b.median.as_secs_f64();
+    let verdict = |ok: bool| if ok { "met" } else { "MISSED" };
+    let r = ratio(&normal, &bare_normal);
+    println!(
+        "NORMAL median <= 2x bare-UPDATE floor: {r:.2}x ({})",
+        verdict(r <= 2.0)
+    );
+    let r = ratio(&full, &fsync);
+    println!(
+        "FULL median <= 1.3x fsync floor: {r:.2}x ({})",
+        verdict(r <= 1.3)
+    );
+    let r = grouped / one_each;
+    println!(
+        "16 writers under FULL, group commit >= 2x one commit per write: {r:.2}x ({})",
+        verdict(r >= 2.0)
+    );
 }

@@ -51,6 +51,7 @@ pub struct WriteRequest {
 
 /// The stored result of an accepted write; a replay returns it again with `replayed: true`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct WriteResult {
     pub note_id: NoteId,
     /// The Note's version after this write.
@@ -75,6 +76,7 @@ pub struct Conflict {
 
 /// One entry of a Note's history.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct VersionInfo {
     pub version: Version,
     pub author: String,
@@ -85,6 +87,7 @@ pub struct VersionInfo {
 
 /// What a bearer token may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum Scope {
     #[serde(rename = "notes:read")]
     NotesRead,

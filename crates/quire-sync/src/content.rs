@@ -7,6 +7,11 @@ use serde_json::Value;
 
 /// The content of one editable tab (Markdown, Sheet or Slides).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(
+    feature = "ts",
+    derive(ts_rs::TS),
+    ts(as = "quire_model::ts::TabDataShape")
+)]
 #[serde(try_from = "RawContent", into = "RawContent")]
 pub struct Content(pub TabData);
 

@@ -72,6 +72,7 @@ impl EngineConfig {
 
 /// What the person chooses for a conflict.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "choice", rename_all = "snake_case")]
 pub enum ConflictChoice {
     /// Write mine as a new version (theirs stays in history).
@@ -86,6 +87,7 @@ pub enum ConflictChoice {
 
 /// What to do with drafts an action would discard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum DraftPolicy {
     /// Refuse with [`EngineError::WouldDiscardDrafts`] (the default the UI starts with).
@@ -96,6 +98,7 @@ pub enum DraftPolicy {
 
 /// A tab as the strip lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TabSummary {
     pub id: TabId,
     #[serde(rename = "type")]
@@ -105,6 +108,7 @@ pub struct TabSummary {
 
 /// The sync status of one tab.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TabStatus {
     pub tab_id: TabId,
     pub state: TabState,
@@ -118,6 +122,7 @@ pub struct TabStatus {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct NoteStatus {
     pub note_id: NoteId,
     /// The save guard: the last version this app is connected to.
@@ -127,6 +132,18 @@ pub struct NoteStatus {
     pub tabs: Vec<TabStatus>,
     pub queued_writes: usize,
     pub stats: Stats,
+}
+
+/// The TypeScript shape of [`TabView`] (exported under that name): `data` follows `type`.
+#[cfg(feature = "ts")]
+#[derive(ts_rs::TS)]
+#[ts(rename = "TabView")]
+pub struct TabViewShape {
+    pub id: TabId,
+    pub label: String,
+    #[ts(flatten)]
+    pub data: quire_model::ts::TabDataShape,
+    pub status: TabStatus,
 }
 
 /// A tab with what the person sees in it.
@@ -142,17 +159,21 @@ pub struct TabView {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct NoteView {
     pub note_id: NoteId,
     pub title: String,
     pub version: Version,
+    #[cfg_attr(feature = "ts", ts(as = "Vec<TabViewShape>"))]
     pub tabs: Vec<TabView>,
     /// Drafts of tabs the server no longer has (never silently dropped).
+    #[cfg_attr(feature = "ts", ts(as = "Vec<TabViewShape>"))]
     pub orphan_drafts: Vec<TabView>,
 }
 
 /// Base, mine and theirs of a conflict, and the proposed merge.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ConflictView {
     pub tab_id: TabId,
     pub base_version: Version,
@@ -166,6 +187,7 @@ pub struct ConflictView {
 
 /// What a structural write came to.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum WriteOutcome {
     Committed {
@@ -179,6 +201,7 @@ pub enum WriteOutcome {
 
 /// What the engine tells its subscribers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum EngineEvent {
     Status(NoteStatus),
@@ -250,6 +273,7 @@ fn join_ids(ids: &[TabId]) -> String {
 
 /// `{code, message}`: what crosses into the UI, which switches on `code`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ErrorBody {
     pub code: String,
     pub message: String,
@@ -439,7 +463,9 @@ impl Engine {
             local.base,
             local.drafts,
             local.outbox,
-            format!("{}-{}", self.inner.key_prefix, short(note_id)),
+            // Unique per open, not only per engine: the machine counts its keys from 1 again
+            // each time a Note is opened, and a reused key replays the earlier write.
+            format!("{}-{}", self.mint_id(), short(note_id)),
         );
         let snap = Arc::new(snapshot(sync));
         let (snap_tx, snap_rx) = watch::channel(snap.clone());
@@ -1224,7 +1250,8 @@ fn notify(
 }
 
 /// Follows the Note's event stream; reconnects with backoff. Every (re)connect asks for a poll,
-/// so writes made while the stream was down are picked up.
+/// so writes made while the stream was down are picked up; while it is down, each attempt
+/// polls.
 async fn follow_events(
     client: Client,
     note_id: NoteId,
@@ -1252,6 +1279,10 @@ async fn follow_events(
                 }
             }
             Err(e) => tracing::debug!(note = %note_id, error = %e, "event stream unavailable"),
+        }
+        // No stream: poll instead, so remote writes still arrive.
+        if tx.send(Msg::Step(Event::StreamDown, None)).is_err() {
+            return;
         }
         attempt = attempt.saturating_add(1);
         tokio::time::sleep(timing.backoff(attempt)).await;

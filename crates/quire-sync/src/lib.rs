@@ -5,6 +5,18 @@
 //! - [`local`]: the local store (SQLite): base, save guard, drafts, archive, outbox.
 //! - [`client`]: the REST + SSE client.
 //! - [`engine`]: the async driver the Tauri commands call.
+//!
+//! For the desktop app: start one [`Engine`] (server URL, token, a file in the app's data
+//! directory, a [`Clock`]); every command is one call on it — `open_note`, `edit_tab(note, tab,
+//! data)`, `status`, `conflict` (base, mine, theirs and the proposed merge),
+//! `resolve_conflict(note, tab, ConflictChoice)`, `apply_ops` (structural writes),
+//! `drafts` (the ledger), `history` / `version` / `restore` — and `subscribe()` pushes
+//! [`EngineEvent`]s. Every type crossing that boundary is serde-serialisable; errors map to
+//! `{code, message}` with [`EngineError::to_body`].
+//!
+//! Architecture invariants: the machine is pure (no clock, no randomness, no I/O); a draft is
+//! on disk before its save is sent; a save whose outcome is unknown is resent with the same
+//! idempotency key; a tab is only ever found by its instance ID.
 #![forbid(unsafe_code)]
 
 pub mod client;

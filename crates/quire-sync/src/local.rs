@@ -72,6 +72,7 @@ pub struct LocalNote {
 
 /// One line of the drafts ledger: an unsynced draft, whatever Note it belongs to.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct LedgerEntry {
     pub note_id: NoteId,
     pub note_title: String,
@@ -87,6 +88,7 @@ pub struct LedgerEntry {
 
 /// A draft the person discarded, kept for good.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ArchivedDraft {
     pub id: i64,
     pub reason: ArchiveReason,

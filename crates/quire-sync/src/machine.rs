@@ -60,6 +60,7 @@ impl Config {
 
 /// What a tab looks like to the person.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum TabState {
     /// Shows the server's content; nothing unsaved.
@@ -80,6 +81,7 @@ pub enum TabState {
 
 /// Why the last attempt to sync a draft did not go through.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SyncError {
     pub kind: SyncErrorKind,
     /// A stable code: `version_conflict`, `offline`, or the server's `error` code.
@@ -88,6 +90,7 @@ pub struct SyncError {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum SyncErrorKind {
     /// 409/412: the Note moved on; re-applied or handed to the person.
@@ -101,6 +104,7 @@ pub enum SyncErrorKind {
 /// A save whose outcome is not known yet: resent as is (same key, base, content) until the
 /// server answers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PendingSave {
     pub key: String,
     pub expected_version: Version,
@@ -110,6 +114,7 @@ pub struct PendingSave {
 /// The server's side of a conflict: the tab's content at `version`, or `None` when the tab was
 /// deleted there.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Theirs {
     pub version: Version,
     pub content: Option<Content>,
@@ -117,6 +122,7 @@ pub struct Theirs {
 
 /// The person's unsynced content of one tab, persisted locally.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Draft {
     pub note_id: NoteId,
     pub tab_id: TabId,
@@ -233,6 +239,8 @@ pub enum Event {
     /// Read the Note again now (the event stream reconnected, the server moved): also ends a
     /// wait for the retry timer.
     Poll,
+    /// The event stream is down: read the Note instead (within the offline backoff).
+    StreamDown,
     /// Retry a failed draft (or resume after the person fixed what was refused).
     Retry {
         tab_id: TabId,
@@ -269,6 +277,7 @@ pub enum Persist {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ArchiveReason {
     TookTheirs,
@@ -337,6 +346,7 @@ enum Target {
 
 /// Counters the tests (and the status bar) read.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Stats {
     pub saves_sent: u64,
     pub saves_committed: u64,
@@ -620,6 +630,7 @@ pub fn step(mut s: NoteSync, event: Event) -> (NoteSync, Vec<Effect>) {
             s.need_fetch = true;
             s.waiting_retry = false;
         }
+        Event::StreamDown => s.need_fetch = true,
         Event::Enqueue(outgoing) => {
             fx.push(Effect::Persist(Persist::Outgoing(Box::new(
                 outgoing.clone(),

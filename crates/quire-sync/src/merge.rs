@@ -20,6 +20,7 @@ use crate::content::Content;
 
 /// What the person picks for one clash.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "pick", rename_all = "snake_case")]
 pub enum ClashChoice {
     Mine,
@@ -55,6 +56,7 @@ pub enum MergeError {
 
 /// One stretch of a merged text, in order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TextHunk {
     /// Lines both sides agree on (or that only one side changed).
@@ -69,6 +71,7 @@ pub enum TextHunk {
 
 /// A line-based three-way merge of Markdown text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TextMerge {
     pub hunks: Vec<TextHunk>,
 }
@@ -232,6 +235,7 @@ impl TextMerge {
 
 /// One cell both sides changed differently (or a sheet one side deleted and the other edited).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum SheetClash {
     Cell {
@@ -260,6 +264,7 @@ pub enum SheetClash {
 /// A cell-level merge of a Sheet tab. `merged` holds every clean change and, at each clash, the
 /// person's value (until they choose otherwise).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SheetMerge {
     pub merged: SheetTab,
     pub clashes: Vec<SheetClash>,
@@ -570,6 +575,7 @@ impl SheetMerge {
 // Slides
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum SlideClash {
     /// Both changed the slide differently, or one deleted it (`None`) while the other changed it.
@@ -588,6 +594,7 @@ pub enum SlideClash {
 
 /// A slide-level merge of a deck. `merged` holds mine at each clash until the person chooses.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct DeckMerge {
     pub merged: Deck,
     pub clashes: Vec<SlideClash>,
@@ -748,6 +755,7 @@ fn side(index: usize, choice: &ClashChoice) -> Result<bool, MergeError> {
 
 /// The merge of one tab, by kind, as the person reviews it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum TabMerge {
     Markdown(TextMerge),

@@ -360,25 +360,46 @@ async fn a_killed_engine_finishes_its_save_exactly_once() {
     }
 }
 
-/// The server stops; the person keeps typing (Offline, drafts kept); the server comes back on
-/// the same database: every save lands once, in order.
+/// The server goes down in the middle of a save; the person keeps typing (Offline, the draft
+/// kept, the save retried with its key); the server comes back on the same database: every
+/// save lands once, in order.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn offline_then_saved_exactly_once() {
     let mut server = server();
+    // The proxy only lets the test stop the server while a save is on its way.
+    let mut proxy = Proxy::start(server.addr).await;
     let dir = tempfile::tempdir().unwrap();
-    let engine = engine(&server.url(), &server.token, dir.path(), None);
+    let engine = engine(
+        &proxy.url(),
+        &server.token,
+        dir.path(),
+        Some(fresh_connections()),
+    );
     let note = engine.create_note("Offline").await.unwrap().note_id;
     engine.edit_tab(&note, &md(), json!("one")).await.unwrap();
     settle(&engine, &note).await;
 
-    server.kill9().unwrap();
+    proxy.set(Mode::HoldRequest);
     engine
         .edit_tab(&note, &md(), json!("one two"))
         .await
         .unwrap();
+    let seen = tokio::time::timeout(WAIT, proxy.seen.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(matches!(seen, Seen::Held { .. }), "{seen:?}");
+    server.kill9().unwrap();
+    proxy.set(Mode::Pass);
+    proxy.release(); // the held save gets no answer
     engine
-        .wait_until(&note, WAIT, "offline", |s| {
-            s.status.offline && s.sync.tab_state(&md()) == TabState::Offline
+        .wait_until(&note, WAIT, "offline with the save pending", |s| {
+            s.status.offline
+                && s.sync.tab_state(&md()) == TabState::Offline
+                && s.sync
+                    .drafts
+                    .get(&md())
+                    .is_some_and(|d| d.pending.is_some())
         })
         .await
         .unwrap();

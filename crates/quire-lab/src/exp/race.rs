@@ -175,9 +175,9 @@ pub async fn run(p: &Params) -> anyhow::Result<Section> {
         p.person_think_ms.1
     ));
     section.setup(format!(
-        "the {} seeds of a row run at the same time, each on its own Note; SQLite {:?}",
+        "the {} seeds of a row run at the same time, each on its own Note; SQLite {}",
         p.seeds.len(),
-        p.synchronous
+        harness::sync_name(p.synchronous)
     ));
     let total = 2 * p.edits * p.seeds.len();
     for &transport in &p.transports {

@@ -255,10 +255,10 @@ pub async fn run(p: &Params) -> anyhow::Result<Section> {
     section.setup(format!(
         "the agent appends lines to the Markdown tab over MCP, the person writes one cell per \
          edit in a Sheet tab; {} edits each, seeds {} run at once on one real server (SQLite \
-         {:?}); think times as in the race; both re-read and redo on a conflict",
+         {}); think times as in the race; both re-read and redo on a conflict",
         p.edits,
         slash(&p.seeds),
-        p.synchronous
+        harness::sync_name(p.synchronous)
     ));
     section.setup(
         "tab version: the lab's `TabScoped` wrapper served by the same server (a write is refused \

@@ -2,24 +2,24 @@
 //! A function here either succeeds or returns an error; on error the writer rolls back to the
 //! savepoint, so a refused write leaves nothing behind, not even its idempotency key.
 
-use quire_model::{Applied, ApplyCtx, Note, NoteId, OpError, OpErrorCode, TabId, Version, limits};
+use quire_model::{ApplyCtx, Note, NoteId, OpError, OpErrorCode, TabId, Version, limits};
 use rusqlite::{Connection, OptionalExtension};
 use sha2::{Digest, Sha256};
 
 use super::cache::NoteCache;
-use super::read::{self, NoteRow, strip_of};
+use super::read::{self, Located, StripEntry};
 use crate::{
     Change, Conflict, NewNote, NoteMeta, Result, Scope, StoreError, StoredNote, TokenRecord,
     WriteRequest, WriteResult,
 };
 
 /// What a resent request is compared with: its expected version and its change, hashed.
-fn fingerprint(req: &WriteRequest) -> Result<String> {
+fn fingerprint(req: &WriteRequest) -> Result<[u8; 32]> {
     let mut hasher = Sha256::new();
     hasher.update(req.expected_version.0.to_string().as_bytes());
     hasher.update(b"\n");
     hasher.update(serde_json::to_vec(&req.change)?);
-    Ok(hex::encode(hasher.finalize()))
+    Ok(hasher.finalize().into())
 }
 
 /// The guarded write: idempotency key, then version, then apply, bump, history, key + result.
@@ -29,10 +29,14 @@ pub(super) fn write(
     req: &WriteRequest,
 ) -> Result<WriteResult> {
     let id = &req.note_id;
+    let nid = match cache.nid(id) {
+        Some(nid) => nid,
+        None => read::nid(conn, id)?,
+    };
     let fingerprint = match &req.idempotency_key {
         Some(key) => {
             let fingerprint = fingerprint(req)?;
-            if let Some(replay) = replay(conn, id, key, &fingerprint)? {
+            if let Some(replay) = replay(conn, nid, key, &fingerprint)? {
                 return Ok(replay);
             }
             Some(fingerprint)
@@ -40,76 +44,94 @@ pub(super) fn write(
         None => None,
     };
 
-    let row = read::note_row(conn, id)?.ok_or_else(|| StoreError::NoteNotFound(id.clone()))?;
-    if req.expected_version != row.version {
+    let version = read::current_version(conn, nid)?;
+    if req.expected_version != version {
         return Err(StoreError::Conflict(Conflict {
-            current_version: row.version,
-            changed_tab_ids: read::tabs_changed_since(conn, id, req.expected_version)?,
+            current_version: version,
+            changed_tab_ids: read::tabs_changed_since(conn, nid, req.expected_version)?,
         }));
     }
 
     let loaded;
-    let current = match cache.get(id, row.version) {
-        Some(note) => note,
+    let current = match cache.get(id, version) {
+        Some(located) => located,
         None => {
-            loaded = read::assemble_current(conn, id, &row)?;
+            loaded = read::located_at(conn, nid, id, version)?.ok_or_else(|| {
+                StoreError::Backend(format!("note {id}: version {version} is not stored"))
+            })?;
             &loaded
         }
     };
-    let applied = match &req.change {
-        Change::Ops(ops) => quire_model::apply(
-            current,
-            ops,
-            &ApplyCtx {
+    let (applied, restored_from) = match &req.change {
+        Change::Ops(ops) => {
+            let ctx = ApplyCtx {
                 now: req.now,
                 author: &req.author,
-            },
-        )?,
-        Change::Restore { version } => {
-            let old =
-                read::note_at(conn, id, *version)?.ok_or_else(|| StoreError::VersionNotFound {
+            };
+            (quire_model::apply(&current.note, ops, &ctx)?, None)
+        }
+        Change::Restore { version: old } => {
+            let old = read::located_at(conn, nid, id, *old)?.ok_or_else(|| {
+                StoreError::VersionNotFound {
                     note_id: id.clone(),
-                    version: *version,
-                })?;
-            quire_model::restore(current, &old)
+                    version: *old,
+                }
+            })?;
+            (quire_model::restore(&current.note, &old.note), Some(old))
         }
     };
 
-    let result = if applied.is_noop() {
-        WriteResult {
+    let (result, written) = if applied.is_noop() {
+        let result = WriteResult {
             note_id: id.clone(),
-            version: row.version,
+            version,
             changed_tab_ids: Vec::new(),
             outcomes: applied.outcomes,
             replayed: false,
             request_differs: false,
-        }
+        };
+        (result, None)
     } else {
-        let version = row.version.next();
-        commit_version(conn, current, &applied, version, req)?;
-        let mut note = applied.note;
-        note.version = version;
-        cache.put(note);
-        WriteResult {
+        let next = version.next();
+        let created_at = req.now.to_rfc3339();
+        let entry = NewVersion {
+            author: &req.author,
+            created_at: &created_at,
+            summary: &applied.summary,
+            changed_tab_ids: &applied.changed_tab_ids,
+        };
+        let located = append_version(
+            conn,
+            current,
+            restored_from.as_ref(),
+            applied.note,
+            next,
+            &entry,
+        )?;
+        let result = WriteResult {
             note_id: id.clone(),
-            version,
+            version: next,
             changed_tab_ids: applied.changed_tab_ids,
             outcomes: applied.outcomes,
             replayed: false,
             request_differs: false,
-        }
+        };
+        (result, Some(located))
     };
 
     if let (Some(key), Some(fingerprint)) = (&req.idempotency_key, fingerprint) {
         let mut stmt = conn.prepare_cached(
-            "INSERT INTO idempotency (note_id, key, fingerprint, result) VALUES (?1, ?2, ?3, ?4)",
+            "INSERT INTO idempotency (nid, key, fingerprint, result) VALUES (?1, ?2, ?3, ?4)",
         )?;
         stmt.execute(rusqlite::params![
-            id.as_str(),
+            nid,
             key,
-            fingerprint,
+            &fingerprint[..],
             serde_json::to_string(&result)?
         ])?;
+    }
+    if let Some(located) = written {
+        cache.put(located);
     }
     Ok(result)
 }
@@ -117,16 +139,16 @@ pub(super) fn write(
 /// The stored result for this key on this Note, flagged as a replay.
 fn replay(
     conn: &Connection,
-    id: &NoteId,
+    nid: i64,
     key: &str,
-    fingerprint: &str,
+    fingerprint: &[u8; 32],
 ) -> Result<Option<WriteResult>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT fingerprint, result FROM idempotency WHERE note_id = ?1 AND key = ?2",
+        "SELECT fingerprint, result FROM idempotency WHERE nid = ?1 AND key = ?2",
     )?;
     let hit = stmt
-        .query_row([id.as_str(), key], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+        .query_row(rusqlite::params![nid, key], |r| {
+            Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, String>(1)?))
         })
         .optional()?;
     let Some((stored_fingerprint, result)) = hit else {
@@ -134,125 +156,110 @@ fn replay(
     };
     let mut result: WriteResult = serde_json::from_str(&result)?;
     result.replayed = true;
-    result.request_differs = stored_fingerprint != fingerprint;
+    result.request_differs = stored_fingerprint.as_slice() != fingerprint.as_slice();
     Ok(Some(result))
 }
 
-/// Writes `applied` as `version`: the history entry (small parts of the Note plus the contents
-/// of the tabs whose data changed, nothing else) and the new current row.
-fn commit_version(
-    conn: &Connection,
-    before: &Note,
-    applied: &Applied,
-    version: Version,
-    req: &WriteRequest,
-) -> Result<()> {
-    let after = &applied.note;
-    let strip = serde_json::to_string(&strip_of(after))?;
-    let at = req.now.to_rfc3339();
-    insert_version(
-        conn,
-        &VersionRow {
-            note_id: &after.id,
-            version,
-            author: &req.author,
-            created_at: &at,
-            summary: &applied.summary,
-            changed_tab_ids: &applied.changed_tab_ids,
-            title: &after.title,
-            seq: after.seq,
-            strip: &strip,
-        },
-    )?;
-    for tab_id in &applied.changed_tab_ids {
-        let Some(tab) = after.tab(tab_id) else {
-            continue; // deleted: the strip no longer lists it
-        };
-        if before.tab(tab_id).is_some_and(|old| old.data == tab.data) {
-            continue; // renamed or moved: the strip records it
-        }
-        insert_tab_data(conn, &after.id, tab_id, version, &tab.data)?;
-    }
-    let mut stmt = conn.prepare_cached(
-        "UPDATE notes SET title = ?2, version = ?3, seq = ?4, strip = ?5, updated_at = ?6
-         WHERE id = ?1",
-    )?;
-    stmt.execute(rusqlite::params![
-        after.id.as_str(),
-        after.title,
-        version.0,
-        after.seq,
-        strip,
-        at
-    ])?;
-    Ok(())
-}
-
-struct VersionRow<'a> {
-    note_id: &'a NoteId,
-    version: Version,
+/// The history entry's own fields.
+struct NewVersion<'a> {
     author: &'a str,
     created_at: &'a str,
     summary: &'a str,
     changed_tab_ids: &'a [TabId],
-    title: &'a str,
-    seq: u64,
-    strip: &'a str,
 }
 
-fn insert_version(conn: &Connection, row: &VersionRow<'_>) -> Result<()> {
+/// Appends `note` as version `next` of the Note: the small parts, and the contents of only the
+/// tabs whose data differs from `current`. A restore writes no contents at all: its tabs point
+/// at the rows that already hold them.
+fn append_version(
+    conn: &Connection,
+    current: &Located,
+    restored_from: Option<&Located>,
+    mut note: Note,
+    next: Version,
+    entry: &NewVersion<'_>,
+) -> Result<Located> {
+    note.version = next;
+    let mut data = serde_json::Map::new();
+    let mut data_at = Vec::with_capacity(note.tabs.len());
+    for tab in &note.tabs {
+        let kept = match restored_from {
+            Some(old) => old.data_at(&tab.id),
+            None if entry.changed_tab_ids.contains(&tab.id) => current
+                .note
+                .tab(&tab.id)
+                .filter(|before| before.data == tab.data)
+                .and_then(|_| current.data_at(&tab.id)),
+            None => current.data_at(&tab.id),
+        };
+        match kept {
+            Some(at) => data_at.push(at),
+            None => {
+                data.insert(tab.id.as_str().to_owned(), tab.data.to_value());
+                data_at.push(next);
+            }
+        }
+    }
+    let located = Located {
+        nid: current.nid,
+        note,
+        data_at,
+    };
+    insert_version(conn, &located, entry, &data)?;
+    Ok(located)
+}
+
+fn insert_version(
+    conn: &Connection,
+    located: &Located,
+    entry: &NewVersion<'_>,
+    data: &serde_json::Map<String, serde_json::Value>,
+) -> Result<()> {
+    let note = &located.note;
+    let key = read::key(located.nid, note.version)
+        .ok_or_else(|| StoreError::Backend(format!("note {}: out of version numbers", note.id)))?;
+    let strip: Vec<StripEntry> = note
+        .tabs
+        .iter()
+        .zip(&located.data_at)
+        .map(|(t, at)| StripEntry {
+            id: t.id.clone(),
+            kind: t.kind(),
+            label: t.label.clone(),
+            data_at: *at,
+        })
+        .collect();
     let mut stmt = conn.prepare_cached(
         "INSERT INTO versions
-           (note_id, version, author, created_at, summary, changed_tab_ids, title, seq, strip)
+           (key, author, created_at, summary, changed_tab_ids, title, seq, strip, data)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?;
     stmt.execute(rusqlite::params![
-        row.note_id.as_str(),
-        row.version.0,
-        row.author,
-        row.created_at,
-        row.summary,
-        serde_json::to_string(row.changed_tab_ids)?,
-        row.title,
-        row.seq,
-        row.strip
-    ])?;
-    Ok(())
-}
-
-fn insert_tab_data(
-    conn: &Connection,
-    note_id: &NoteId,
-    tab_id: &TabId,
-    version: Version,
-    data: &quire_model::TabData,
-) -> Result<()> {
-    let mut stmt = conn.prepare_cached(
-        "INSERT INTO tab_versions (note_id, tab_id, version, data) VALUES (?1, ?2, ?3, ?4)",
-    )?;
-    stmt.execute(rusqlite::params![
-        note_id.as_str(),
-        tab_id.as_str(),
-        version.0,
-        serde_json::to_string(&data.to_value())?
+        key,
+        entry.author,
+        entry.created_at,
+        entry.summary,
+        serde_json::to_string(entry.changed_tab_ids)?,
+        note.title,
+        note.seq,
+        serde_json::to_string(&strip)?,
+        serde_json::to_string(data)?
     ])?;
     Ok(())
 }
 
 /// Creates a Note at version 1 with the fixed tabs; a repeated key (per author) replays.
-pub(super) fn create_note(conn: &Connection, new: &NewNote) -> Result<(StoredNote, bool)> {
-    if let Some(key) = &new.idempotency_key {
-        let mut stmt = conn
-            .prepare_cached("SELECT note_id FROM note_creations WHERE author = ?1 AND key = ?2")?;
-        let first: Option<String> = stmt
-            .query_row([new.author.as_str(), key.as_str()], |r| r.get(0))
-            .optional()?;
-        if let Some(first) = first {
-            let id: NoteId = first
-                .parse()
-                .map_err(|e: quire_model::NoteIdError| StoreError::Backend(e.to_string()))?;
-            return Ok((created_note(conn, &id)?, true));
-        }
+pub(super) fn create_note(
+    conn: &Connection,
+    cache: &mut NoteCache,
+    new: &NewNote,
+) -> Result<(StoredNote, bool)> {
+    if let Some(key) = &new.idempotency_key
+        && let Some(first) = read::created_note_id(conn, &new.author, key)?
+    {
+        let note = read::note_at(conn, &first, Version(1))?;
+        let meta = read::meta(conn, &first)?;
+        return Ok((StoredNote { note, meta }, true));
     }
 
     let title = new.title.trim();
@@ -265,63 +272,48 @@ pub(super) fn create_note(conn: &Connection, new: &NewNote) -> Result<(StoredNot
         }));
     }
     let note = Note::new(new.id.clone(), title.to_owned());
-    let strip = serde_json::to_string(&strip_of(&note))?;
     let at = new.now.to_rfc3339();
     let mut stmt = conn.prepare_cached(
-        "INSERT INTO notes (id, title, version, seq, strip, agent_access, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, ?6)",
+        "INSERT INTO notes (id, agent_access, created_at) VALUES (?1, 0, ?2) RETURNING nid",
     )?;
-    stmt.execute(rusqlite::params![
-        note.id.as_str(),
-        note.title,
-        note.version.0,
-        note.seq,
-        strip,
-        at
-    ])?;
-    let tab_ids = note.tab_ids();
+    let nid: i64 = stmt.query_row([note.id.as_str(), at.as_str()], |r| r.get(0))?;
+    let data = note
+        .tabs
+        .iter()
+        .map(|t| (t.id.as_str().to_owned(), t.data.to_value()))
+        .collect();
+    let located = Located {
+        nid,
+        data_at: vec![note.version; note.tabs.len()],
+        note,
+    };
     insert_version(
         conn,
-        &VersionRow {
-            note_id: &note.id,
-            version: note.version,
+        &located,
+        &NewVersion {
             author: &new.author,
             created_at: &at,
             summary: "created",
-            changed_tab_ids: &tab_ids,
-            title: &note.title,
-            seq: note.seq,
-            strip: &strip,
+            changed_tab_ids: &located.note.tab_ids(),
         },
+        &data,
     )?;
-    for tab in &note.tabs {
-        insert_tab_data(conn, &note.id, &tab.id, note.version, &tab.data)?;
-    }
     if let Some(key) = &new.idempotency_key {
         let mut stmt = conn.prepare_cached(
             "INSERT INTO note_creations (author, key, note_id) VALUES (?1, ?2, ?3)",
         )?;
-        stmt.execute([new.author.as_str(), key.as_str(), note.id.as_str()])?;
+        stmt.execute([new.author.as_str(), key.as_str(), located.note.id.as_str()])?;
     }
-    let meta = NoteMeta {
-        agent_access: false,
-        created_at: at.clone(),
-        updated_at: at,
+    let stored = StoredNote {
+        note: located.note.clone(),
+        meta: NoteMeta {
+            agent_access: false,
+            created_at: at.clone(),
+            updated_at: at,
+        },
     };
-    Ok((StoredNote { note, meta }, false))
-}
-
-/// A created Note as its creation returned it (version 1), with its metadata as it is now.
-fn created_note(conn: &Connection, id: &NoteId) -> Result<StoredNote> {
-    let row = read::note_row(conn, id)?.ok_or_else(|| StoreError::NoteNotFound(id.clone()))?;
-    let note = read::note_at(conn, id, Version(1))?.ok_or_else(|| StoreError::VersionNotFound {
-        note_id: id.clone(),
-        version: Version(1),
-    })?;
-    Ok(StoredNote {
-        note,
-        meta: row.meta,
-    })
+    cache.put(located);
+    Ok((stored, false))
 }
 
 pub(super) fn set_agent_access(conn: &Connection, id: &NoteId, approved: bool) -> Result<NoteMeta> {
@@ -329,9 +321,7 @@ pub(super) fn set_agent_access(conn: &Connection, id: &NoteId, approved: bool) -
     if stmt.execute(rusqlite::params![id.as_str(), approved])? == 0 {
         return Err(StoreError::NoteNotFound(id.clone()));
     }
-    let row: NoteRow =
-        read::note_row(conn, id)?.ok_or_else(|| StoreError::NoteNotFound(id.clone()))?;
-    Ok(row.meta)
+    read::meta(conn, id)
 }
 
 /// Stores a token by its hash. Its `created_at` is metadata, read from SQLite's clock.

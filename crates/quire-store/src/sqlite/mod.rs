@@ -1,6 +1,7 @@
 //! The SQLite store: WAL, one writer thread (group commit), a small pool of readers.
 
 mod cache;
+mod checkpoint;
 mod guarded;
 mod pool;
 mod read;
@@ -17,6 +18,7 @@ use quire_model::{Note, NoteId, NoteSummary, Version};
 use rusqlite::Connection;
 use tokio::sync::oneshot;
 
+use self::checkpoint::Checkpointer;
 use self::pool::ReadPool;
 use self::writer::Job;
 use crate::{
@@ -54,7 +56,11 @@ impl Default for SqliteOptions {
     }
 }
 
-/// Notes in one SQLite file.
+/// Notes in one SQLite file (WAL). One writer thread owns the only write connection and commits
+/// whatever is queued as one transaction, a savepoint per write (group commit); a caller hears
+/// back after the `COMMIT` returned. Reads go to a small pool of read-only connections, off the
+/// async threads. Dropping the store (or [`Store::close`]) waits until every queued write is
+/// committed and answered.
 pub struct SqliteStore {
     inner: Arc<Inner>,
 }
@@ -67,6 +73,7 @@ struct Inner {
 struct Writer {
     jobs: Sender<Job>,
     thread: JoinHandle<()>,
+    checkpointer: Checkpointer,
 }
 
 impl From<rusqlite::Error> for StoreError {
@@ -100,10 +107,16 @@ impl SqliteStore {
         };
         conn.pragma_update(None, "synchronous", synchronous)?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.pragma_update(
+            None,
+            "wal_autocheckpoint",
+            checkpoint::WRITER_THRESHOLD_PAGES,
+        )?;
         conn.set_prepared_statement_cache_capacity(64);
         schema::migrate(&mut conn)?;
 
         let readers = ReadPool::open(path, opts.readers)?;
+        let checkpointer = Checkpointer::start(path)?;
         let (jobs, queue) = mpsc::channel();
         let max_batch = opts.max_batch.max(1);
         let thread = std::thread::Builder::new()
@@ -113,7 +126,11 @@ impl SqliteStore {
         Ok(SqliteStore {
             inner: Arc::new(Inner {
                 readers,
-                writer: Mutex::new(Some(Writer { jobs, thread })),
+                writer: Mutex::new(Some(Writer {
+                    jobs,
+                    thread,
+                    checkpointer,
+                })),
             }),
         })
     }
@@ -151,11 +168,17 @@ impl Inner {
             Ok(mut w) => w.take(),
             Err(poisoned) => poisoned.into_inner().take(),
         };
-        if let Some(Writer { jobs, thread }) = writer {
+        if let Some(Writer {
+            jobs,
+            thread,
+            checkpointer,
+        }) = writer
+        {
             drop(jobs);
             if thread.join().is_err() {
                 tracing::error!("the store's writer thread panicked");
             }
+            checkpointer.stop();
         }
     }
 }
@@ -206,15 +229,7 @@ impl Store for SqliteStore {
 
     async fn note_at(&self, id: &NoteId, version: Version) -> Result<Note> {
         let id = id.clone();
-        self.read(move |c| match read::note_at(c, &id, version)? {
-            Some(note) => Ok(note),
-            None if read::note_row(c, &id)?.is_none() => Err(StoreError::NoteNotFound(id)),
-            None => Err(StoreError::VersionNotFound {
-                note_id: id,
-                version,
-            }),
-        })
-        .await
+        self.read(move |c| read::note_at(c, &id, version)).await
     }
 
     async fn set_agent_access(&self, id: &NoteId, approved: bool) -> Result<NoteMeta> {
@@ -249,103 +264,5 @@ impl Store for SqliteStore {
         tokio::task::spawn_blocking(move || inner.stop_writer())
             .await
             .map_err(|e| StoreError::Backend(format!("closing the store failed: {e}")))
-    }
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod tmp_probe {
-    use super::*;
-    use quire_model::{Op, TabId, Timestamp};
-    use std::time::Instant;
-
-    #[test]
-    fn direct_cost() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut conn = Connection::open(dir.path().join("p.db")).unwrap();
-        conn.pragma_update(None, "journal_mode", "WAL").unwrap();
-        conn.pragma_update(None, "synchronous", "NORMAL").unwrap();
-        schema::migrate(&mut conn).unwrap();
-        let id = NoteId::from_uuid(uuid::Uuid::now_v7());
-        let new = NewNote {
-            id: id.clone(),
-            title: "t".into(),
-            author: "a".into(),
-            now: Timestamp(0),
-            idempotency_key: None,
-        };
-        guarded::create_note(&conn, &new).unwrap();
-        let mut samples = Vec::new();
-        let mut cache = cache::NoteCache::default();
-        for i in 0..20000u64 {
-            let req = WriteRequest {
-                note_id: id.clone(),
-                expected_version: Version(i + 1),
-                idempotency_key: Some(format!("k{i}")),
-                author: "a".into(),
-                change: crate::Change::Ops(vec![Op::ReplaceText {
-                    tab_id: TabId::new("markdown"),
-                    text: format!("{i:>10}{}", "x".repeat(190)),
-                }]),
-                now: Timestamp(i as i64),
-            };
-            let t = Instant::now();
-            conn.prepare_cached("BEGIN IMMEDIATE")
-                .unwrap()
-                .execute([])
-                .unwrap();
-            conn.prepare_cached("SAVEPOINT job")
-                .unwrap()
-                .execute([])
-                .unwrap();
-            guarded::write(&conn, &mut cache, &req).unwrap();
-            conn.prepare_cached("RELEASE job")
-                .unwrap()
-                .execute([])
-                .unwrap();
-            conn.prepare_cached("COMMIT").unwrap().execute([]).unwrap();
-            samples.push(t.elapsed());
-        }
-        samples.sort();
-        eprintln!(
-            "direct guarded: median {:?} p99 {:?}",
-            samples[10000], samples[19800]
-        );
-        conn.execute_batch("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT); INSERT INTO t VALUES (1, '')").unwrap();
-        let mut samples = Vec::new();
-        for i in 0..20000u64 {
-            let text = format!("{i:>10}{}", "x".repeat(190));
-            let t = Instant::now();
-            conn.prepare_cached("BEGIN IMMEDIATE").unwrap().execute([]).unwrap();
-            conn.prepare_cached("UPDATE t SET v = ?1 WHERE id = 1").unwrap().execute([&text]).unwrap();
-            conn.prepare_cached("COMMIT").unwrap().execute([]).unwrap();
-            samples.push(t.elapsed());
-        }
-        samples.sort();
-        eprintln!("bare: median {:?} p99 {:?}", samples[10000], samples[19800]);
-        // hop cost through the real store
-        let rt = tokio::runtime::Runtime::new().unwrap();
-        rt.block_on(async {
-            let store = SqliteStore::open(
-                &dir.path().join("q.db"),
-                SqliteOptions {
-                    synchronous: Synchronous::Normal,
-                    ..Default::default()
-                },
-            )
-            .unwrap();
-            let mut samples = Vec::new();
-            for _ in 0..20000 {
-                let t = Instant::now();
-                let e = store.set_agent_access(&id, true).await;
-                assert!(e.is_err());
-                samples.push(t.elapsed());
-            }
-            samples.sort();
-            eprintln!(
-                "hop (missing-note job): median {:?} p99 {:?}",
-                samples[10000], samples[19800]
-            );
-        });
     }
 }

@@ -1,180 +1,251 @@
 //! Queries shared by the read pool and the writer (which reads inside its transaction).
 
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+
 use quire_model::{Note, NoteId, NoteSummary, Tab, TabData, TabId, TabKind, Version};
 use rusqlite::{Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use crate::{NoteMeta, Result, Scope, StoreError, StoredNote, TokenRecord, VersionInfo};
 
-/// One tab of the strip: what a version records besides the contents of the tabs it changed.
+/// The `versions` key of a Note's version: `nid << 32 | version`.
+pub(super) fn key(nid: i64, version: Version) -> Option<i64> {
+    u32::try_from(version.0)
+        .ok()
+        .map(|v| (nid << 32) | i64::from(v))
+}
+
+/// The first and last possible `versions` keys of a Note.
+fn span(nid: i64) -> (i64, i64) {
+    (nid << 32, (nid << 32) | i64::from(u32::MAX))
+}
+
+fn version_of(key: i64) -> Version {
+    Version((key & i64::from(u32::MAX)) as u64)
+}
+
+fn bad_id(e: quire_model::NoteIdError) -> StoreError {
+    StoreError::Backend(format!("stored note id: {e}"))
+}
+
+/// One tab of the strip, as a version records it: what it is, and which version's row holds
+/// its content.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(super) struct StripEntry {
     pub id: TabId,
     pub kind: TabKind,
     pub label: String,
+    pub data_at: Version,
 }
 
-pub(super) fn strip_of(note: &Note) -> Vec<StripEntry> {
-    note.tabs
-        .iter()
-        .map(|t| StripEntry {
-            id: t.id.clone(),
-            kind: t.kind(),
-            label: t.label.clone(),
-        })
-        .collect()
+/// A Note at one version with, per tab (in strip order), the version whose row holds its data.
+#[derive(Debug, Clone)]
+pub(super) struct Located {
+    pub nid: i64,
+    pub note: Note,
+    pub data_at: Vec<Version>,
 }
 
-/// The `notes` row: everything current except tab contents.
+impl Located {
+    /// Where the data of tab `id` is stored, if the Note has that tab.
+    pub(super) fn data_at(&self, id: &TabId) -> Option<Version> {
+        self.note
+            .tabs
+            .iter()
+            .position(|t| &t.id == id)
+            .map(|i| self.data_at[i])
+    }
+}
+
+/// The `notes` row: the numeric id and the metadata that is not per version.
 pub(super) struct NoteRow {
-    pub title: String,
-    pub version: Version,
-    pub seq: u64,
-    pub strip: Vec<StripEntry>,
-    pub meta: NoteMeta,
+    pub nid: i64,
+    pub agent_access: bool,
+    pub created_at: String,
 }
 
 pub(super) fn note_row(conn: &Connection, id: &NoteId) -> Result<Option<NoteRow>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT title, version, seq, strip, agent_access, created_at, updated_at
-         FROM notes WHERE id = ?1",
-    )?;
-    let row = stmt
+    let mut stmt =
+        conn.prepare_cached("SELECT nid, agent_access, created_at FROM notes WHERE id = ?1")?;
+    Ok(stmt
         .query_row([id.as_str()], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, u64>(1)?,
-                r.get::<_, u64>(2)?,
-                r.get::<_, String>(3)?,
-                r.get::<_, bool>(4)?,
-                r.get::<_, String>(5)?,
-                r.get::<_, String>(6)?,
-            ))
+            Ok(NoteRow {
+                nid: r.get(0)?,
+                agent_access: r.get(1)?,
+                created_at: r.get(2)?,
+            })
         })
-        .optional()?;
-    let Some((title, version, seq, strip, agent_access, created_at, updated_at)) = row else {
-        return Ok(None);
-    };
-    Ok(Some(NoteRow {
-        title,
-        version: Version(version),
-        seq,
-        strip: serde_json::from_str(&strip)?,
-        meta: NoteMeta {
-            agent_access,
-            created_at,
-            updated_at,
-        },
-    }))
+        .optional()?)
 }
 
-/// The content of one tab as it was at `version`: its newest stored data at or before it.
-fn tab_data_at(
-    conn: &Connection,
-    note: &NoteId,
-    entry: &StripEntry,
-    version: Version,
-) -> Result<TabData> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT data FROM tab_versions
-         WHERE note_id = ?1 AND tab_id = ?2 AND version <= ?3
-         ORDER BY version DESC LIMIT 1",
-    )?;
-    let data: Option<String> = stmt
-        .query_row(
-            rusqlite::params![note.as_str(), entry.id.as_str(), version.0],
-            |r| r.get(0),
-        )
-        .optional()?;
-    let data = data.ok_or_else(|| {
-        StoreError::Backend(format!(
-            "note {note}: no stored content for tab {} at version {version}",
-            entry.id
-        ))
-    })?;
-    Ok(TabData::from_value(
-        entry.kind,
-        serde_json::from_str(&data)?,
-    )?)
+pub(super) fn nid(conn: &Connection, id: &NoteId) -> Result<i64> {
+    note_row(conn, id)?
+        .map(|row| row.nid)
+        .ok_or_else(|| StoreError::NoteNotFound(id.clone()))
 }
 
-/// Assembles a Note from its small parts and, per tab, the content current at `version`.
-fn assemble(
-    conn: &Connection,
-    id: &NoteId,
+/// The Note's newest version number.
+pub(super) fn current_version(conn: &Connection, nid: i64) -> Result<Version> {
+    let (first, last) = span(nid);
+    let mut stmt =
+        conn.prepare_cached("SELECT max(key) FROM versions WHERE key BETWEEN ?1 AND ?2")?;
+    let key: Option<i64> = stmt.query_row([first, last], |r| r.get(0))?;
+    key.map(version_of)
+        .ok_or_else(|| StoreError::Backend(format!("note #{nid} has no version")))
+}
+
+/// A `versions` row without the tab contents.
+struct Head {
     version: Version,
     title: String,
     seq: u64,
     strip: Vec<StripEntry>,
-) -> Result<Note> {
-    let mut tabs = Vec::with_capacity(strip.len());
-    for entry in strip {
-        let data = tab_data_at(conn, id, &entry, version)?;
-        tabs.push(Tab {
-            id: entry.id,
-            label: entry.label,
-            data,
-        });
-    }
-    Ok(Note {
-        id: id.clone(),
-        title,
-        version,
-        tabs,
-        seq,
-    })
+    created_at: String,
 }
 
-/// The current Note described by its `notes` row.
-pub(super) fn assemble_current(conn: &Connection, id: &NoteId, row: &NoteRow) -> Result<Note> {
-    assemble(
-        conn,
-        id,
-        row.version,
-        row.title.clone(),
-        row.seq,
-        row.strip.clone(),
-    )
-}
-
-pub(super) fn current_note(conn: &Connection, id: &NoteId) -> Result<StoredNote> {
-    let row = note_row(conn, id)?.ok_or_else(|| StoreError::NoteNotFound(id.clone()))?;
-    let note = assemble_current(conn, id, &row)?;
-    Ok(StoredNote {
-        note,
-        meta: row.meta,
-    })
-}
-
-/// The Note as it was at `version`, or `None` if the Note never had that version.
-pub(super) fn note_at(conn: &Connection, id: &NoteId, version: Version) -> Result<Option<Note>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT title, seq, strip FROM versions WHERE note_id = ?1 AND version = ?2",
-    )?;
+fn head_at(conn: &Connection, nid: i64, version: Version) -> Result<Option<Head>> {
+    let Some(key) = key(nid, version) else {
+        return Ok(None);
+    };
+    let mut stmt =
+        conn.prepare_cached("SELECT title, seq, strip, created_at FROM versions WHERE key = ?1")?;
     let row = stmt
-        .query_row(rusqlite::params![id.as_str(), version.0], |r| {
+        .query_row([key], |r| {
             Ok((
                 r.get::<_, String>(0)?,
                 r.get::<_, u64>(1)?,
                 r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
             ))
         })
         .optional()?;
-    let Some((title, seq, strip)) = row else {
+    let Some((title, seq, strip, created_at)) = row else {
         return Ok(None);
     };
-    let strip = serde_json::from_str(&strip)?;
-    assemble(conn, id, version, title, seq, strip).map(Some)
+    Ok(Some(Head {
+        version,
+        title,
+        seq,
+        strip: serde_json::from_str(&strip)?,
+        created_at,
+    }))
+}
+
+/// The tab contents a version wrote, by tab ID.
+fn data_written_at(
+    conn: &Connection,
+    nid: i64,
+    version: Version,
+) -> Result<serde_json::Map<String, serde_json::Value>> {
+    let key = key(nid, version).ok_or_else(|| missing_data(nid, version))?;
+    let mut stmt = conn.prepare_cached("SELECT data FROM versions WHERE key = ?1")?;
+    let data: Option<String> = stmt.query_row([key], |r| r.get(0)).optional()?;
+    let data = data.ok_or_else(|| missing_data(nid, version))?;
+    Ok(serde_json::from_str(&data)?)
+}
+
+fn missing_data(nid: i64, version: Version) -> StoreError {
+    StoreError::Backend(format!("note #{nid}: no stored row for version {version}"))
+}
+
+/// Builds the Note of `head`, reading each version row that holds tab content once.
+fn assemble(conn: &Connection, nid: i64, id: &NoteId, head: Head) -> Result<Located> {
+    let mut rows: HashMap<Version, serde_json::Map<String, serde_json::Value>> = HashMap::new();
+    let mut tabs = Vec::with_capacity(head.strip.len());
+    let mut data_at = Vec::with_capacity(head.strip.len());
+    for entry in head.strip {
+        let row = match rows.entry(entry.data_at) {
+            Entry::Occupied(row) => row.into_mut(),
+            Entry::Vacant(slot) => slot.insert(data_written_at(conn, nid, entry.data_at)?),
+        };
+        let value = row.remove(entry.id.as_str()).ok_or_else(|| {
+            StoreError::Backend(format!(
+                "note {id}: version {} holds no content for tab {}",
+                entry.data_at, entry.id
+            ))
+        })?;
+        tabs.push(Tab {
+            id: entry.id,
+            label: entry.label,
+            data: TabData::from_value(entry.kind, value)?,
+        });
+        data_at.push(entry.data_at);
+    }
+    Ok(Located {
+        nid,
+        note: Note {
+            id: id.clone(),
+            title: head.title,
+            version: head.version,
+            tabs,
+            seq: head.seq,
+        },
+        data_at,
+    })
+}
+
+/// The Note `nid` as it was at `version`, or `None` if it never had that version.
+pub(super) fn located_at(
+    conn: &Connection,
+    nid: i64,
+    id: &NoteId,
+    version: Version,
+) -> Result<Option<Located>> {
+    match head_at(conn, nid, version)? {
+        Some(head) => assemble(conn, nid, id, head).map(Some),
+        None => Ok(None),
+    }
+}
+
+pub(super) fn current_note(conn: &Connection, id: &NoteId) -> Result<StoredNote> {
+    let row = note_row(conn, id)?.ok_or_else(|| StoreError::NoteNotFound(id.clone()))?;
+    let version = current_version(conn, row.nid)?;
+    let head = head_at(conn, row.nid, version)?.ok_or_else(|| missing_data(row.nid, version))?;
+    let updated_at = head.created_at.clone();
+    let located = assemble(conn, row.nid, id, head)?;
+    Ok(StoredNote {
+        note: located.note,
+        meta: NoteMeta {
+            agent_access: row.agent_access,
+            created_at: row.created_at,
+            updated_at,
+        },
+    })
+}
+
+/// The metadata of a Note: `updated_at` is the time of its newest version.
+pub(super) fn meta(conn: &Connection, id: &NoteId) -> Result<NoteMeta> {
+    let row = note_row(conn, id)?.ok_or_else(|| StoreError::NoteNotFound(id.clone()))?;
+    let version = current_version(conn, row.nid)?;
+    let head = head_at(conn, row.nid, version)?.ok_or_else(|| missing_data(row.nid, version))?;
+    Ok(NoteMeta {
+        agent_access: row.agent_access,
+        created_at: row.created_at,
+        updated_at: head.created_at,
+    })
+}
+
+/// The Note as it was at `version`: `NoteNotFound` or `VersionNotFound` when there is none.
+pub(super) fn note_at(conn: &Connection, id: &NoteId, version: Version) -> Result<Note> {
+    let nid = nid(conn, id)?;
+    located_at(conn, nid, id, version)?
+        .map(|l| l.note)
+        .ok_or_else(|| StoreError::VersionNotFound {
+            note_id: id.clone(),
+            version,
+        })
 }
 
 pub(super) fn history(conn: &Connection, id: &NoteId) -> Result<Vec<VersionInfo>> {
+    let (first, last) = span(nid(conn, id)?);
     let mut stmt = conn.prepare_cached(
-        "SELECT version, author, created_at, summary, changed_tab_ids
-         FROM versions WHERE note_id = ?1 ORDER BY version",
+        "SELECT key, author, created_at, summary, changed_tab_ids
+         FROM versions WHERE key BETWEEN ?1 AND ?2 ORDER BY key",
     )?;
-    let rows = stmt.query_map([id.as_str()], |r| {
+    let rows = stmt.query_map([first, last], |r| {
         Ok((
-            r.get::<_, u64>(0)?,
+            r.get::<_, i64>(0)?,
             r.get::<_, String>(1)?,
             r.get::<_, String>(2)?,
             r.get::<_, String>(3)?,
@@ -183,17 +254,14 @@ pub(super) fn history(conn: &Connection, id: &NoteId) -> Result<Vec<VersionInfo>
     })?;
     let mut out = Vec::new();
     for row in rows {
-        let (version, author, created_at, summary, changed) = row?;
+        let (key, author, created_at, summary, changed) = row?;
         out.push(VersionInfo {
-            version: Version(version),
+            version: version_of(key),
             author,
             created_at,
             summary,
             changed_tab_ids: serde_json::from_str(&changed)?,
         });
-    }
-    if out.is_empty() && note_row(conn, id)?.is_none() {
-        return Err(StoreError::NoteNotFound(id.clone()));
     }
     Ok(out)
 }
@@ -201,16 +269,15 @@ pub(super) fn history(conn: &Connection, id: &NoteId) -> Result<Vec<VersionInfo>
 /// The distinct tabs changed by the versions after `since`, in the order first changed.
 pub(super) fn tabs_changed_since(
     conn: &Connection,
-    id: &NoteId,
+    nid: i64,
     since: Version,
 ) -> Result<Vec<TabId>> {
+    let (first, last) = span(nid);
+    let after = key(nid, since).map_or(last, |k| k.max(first));
     let mut stmt = conn.prepare_cached(
-        "SELECT changed_tab_ids FROM versions
-         WHERE note_id = ?1 AND version > ?2 ORDER BY version",
+        "SELECT changed_tab_ids FROM versions WHERE key > ?1 AND key <= ?2 ORDER BY key",
     )?;
-    let rows = stmt.query_map(rusqlite::params![id.as_str(), since.0], |r| {
-        r.get::<_, String>(0)
-    })?;
+    let rows = stmt.query_map([after, last], |r| r.get::<_, String>(0))?;
     let mut out: Vec<TabId> = Vec::new();
     for row in rows {
         let ids: Vec<TabId> = serde_json::from_str(&row?)?;
@@ -225,32 +292,46 @@ pub(super) fn tabs_changed_since(
 
 pub(super) fn list_notes(conn: &Connection) -> Result<Vec<NoteSummary>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT id, title, version, updated_at, agent_access FROM notes
-         ORDER BY updated_at DESC, id DESC",
+        "SELECT n.id, v.title, v.key, v.created_at, n.agent_access
+         FROM notes AS n
+         JOIN versions AS v ON v.key = (
+             SELECT max(key) FROM versions
+             WHERE key BETWEEN n.nid << 32 AND (n.nid << 32) | 4294967295
+         )
+         ORDER BY v.created_at DESC, n.id DESC",
     )?;
     let rows = stmt.query_map([], |r| {
         Ok((
             r.get::<_, String>(0)?,
             r.get::<_, String>(1)?,
-            r.get::<_, u64>(2)?,
+            r.get::<_, i64>(2)?,
             r.get::<_, String>(3)?,
             r.get::<_, bool>(4)?,
         ))
     })?;
     let mut out = Vec::new();
     for row in rows {
-        let (id, title, version, updated_at, agent_access) = row?;
+        let (id, title, key, updated_at, agent_access) = row?;
         out.push(NoteSummary {
-            id: id
-                .parse()
-                .map_err(|e: quire_model::NoteIdError| StoreError::Backend(e.to_string()))?,
+            id: id.parse().map_err(bad_id)?,
             title,
-            version: Version(version),
+            version: version_of(key),
             updated_at,
             agent_access,
         });
     }
     Ok(out)
+}
+
+pub(super) fn created_note_id(
+    conn: &Connection,
+    author: &str,
+    key: &str,
+) -> Result<Option<NoteId>> {
+    let mut stmt =
+        conn.prepare_cached("SELECT note_id FROM note_creations WHERE author = ?1 AND key = ?2")?;
+    let id: Option<String> = stmt.query_row([author, key], |r| r.get(0)).optional()?;
+    id.map(|id| id.parse().map_err(bad_id)).transpose()
 }
 
 pub(super) fn find_token(conn: &Connection, hash: &str) -> Result<Option<TokenRecord>> {

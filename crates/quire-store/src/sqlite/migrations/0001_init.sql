@@ -1,27 +1,25 @@
--- Quire's first schema. Migrations are append-only: never edit this file, add 0002_*.sql.
+-- Quire's first schema. Migrations are append-only: never edit this file once released, add
+-- 0002_*.sql.
 --
--- The history tables are WITHOUT ROWID, clustered on their key: an accepted write then dirties
--- one b-tree page per table it appends to (not a table page plus an index page), which is
--- most of its cost.
+-- An accepted write appends one `versions` row and one `idempotency` row, nothing else: two
+-- b-tree pages, whatever the size of the Note.
 
--- The current state of each Note, minus tab contents: title, version counter, ID counter and
--- the tab strip (JSON [{id, kind, label}] in order).
+-- A Note's identity. `nid` numbers it inside this file; its history is keyed by it.
 CREATE TABLE notes (
-    id           TEXT    NOT NULL PRIMARY KEY,
-    title        TEXT    NOT NULL,
-    version      INTEGER NOT NULL,
-    seq          INTEGER NOT NULL,
-    strip        TEXT    NOT NULL,
+    nid          INTEGER PRIMARY KEY,
+    id           TEXT    NOT NULL UNIQUE,
     agent_access INTEGER NOT NULL DEFAULT 0,
-    created_at   TEXT    NOT NULL,
-    updated_at   TEXT    NOT NULL
+    created_at   TEXT    NOT NULL
 ) STRICT;
 
--- One row per accepted write (version 1 is the creation): who, when, what, and the small
--- parts of the Note at that version (title, ID counter, strip).
+-- Every version of every Note (version 1 is the creation), keyed `nid << 32 | version`, so that
+-- one Note's history is one contiguous run of the table and its newest row is one seek away.
+-- A row holds the small parts of the Note at that version (title, ID counter and the strip:
+-- JSON [{id, kind, label, data_at}] in order) and the content of the tabs whose data this
+-- version wrote (JSON {tab_id: data}). `data_at` names the version whose row holds a tab's
+-- content, so a tab that did not change costs nothing, and a restore points at the old rows.
 CREATE TABLE versions (
-    note_id         TEXT    NOT NULL,
-    version         INTEGER NOT NULL,
+    key             INTEGER PRIMARY KEY,
     author          TEXT    NOT NULL,
     created_at      TEXT    NOT NULL,
     summary         TEXT    NOT NULL,
@@ -29,26 +27,16 @@ CREATE TABLE versions (
     title           TEXT    NOT NULL,
     seq             INTEGER NOT NULL,
     strip           TEXT    NOT NULL,
-    PRIMARY KEY (note_id, version)
-) STRICT, WITHOUT ROWID;
+    data            TEXT    NOT NULL
+) STRICT;
 
--- A tab's content, written only at the versions where it changed. The content of tab T at
--- version V is the row with the greatest version <= V (one index seek).
-CREATE TABLE tab_versions (
-    note_id TEXT    NOT NULL,
-    tab_id  TEXT    NOT NULL,
-    version INTEGER NOT NULL,
-    data    TEXT    NOT NULL,
-    PRIMARY KEY (note_id, tab_id, version)
-) STRICT, WITHOUT ROWID;
-
--- Idempotency keys, scoped per Note: the request's fingerprint and the first result.
+-- Idempotency keys, scoped per Note: the request's fingerprint (SHA-256) and the first result.
 CREATE TABLE idempotency (
-    note_id     TEXT NOT NULL,
-    key         TEXT NOT NULL,
-    fingerprint TEXT NOT NULL,
-    result      TEXT NOT NULL,
-    PRIMARY KEY (note_id, key)
+    nid         INTEGER NOT NULL,
+    key         TEXT    NOT NULL,
+    fingerprint BLOB    NOT NULL,
+    result      TEXT    NOT NULL,
+    PRIMARY KEY (nid, key)
 ) STRICT, WITHOUT ROWID;
 
 -- Idempotency keys of Note creation, scoped per author.

@@ -1,0 +1,592 @@
+//! What the commands call besides the engine: which server the engine talks to (the embedded
+//! one or a remote one), the person's and agents' tokens, and attachment contents.
+//!
+//! One [`Backend`] is managed state of the app. It owns the current [`Engine`] and forwards
+//! every [`EngineEvent`] to the UI through the sink it was given; switching servers starts a
+//! new engine on the same local store (drafts, save guards and the ledger are kept).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use quire_model::{FileMeta, NoteId, NoteSummary, Op, OpOutcome, TabId, Version};
+use quire_store::Scope;
+use quire_sync::{
+    DraftPolicy, Engine, EngineConfig, EngineError, EngineEvent, NoteView, SystemClock, TabState,
+    WriteOutcome,
+};
+use serde::Serialize;
+use tokio::sync::broadcast::error::RecvError;
+use tokio::task::JoinHandle;
+use url::Url;
+
+use crate::agent::{self, AgentSnippets};
+use crate::embedded::{Embedded, EmbeddedError};
+use crate::files::{FileError, FileStore};
+use crate::settings::{self, Remote, ServerMode, SettingsError, Stored};
+
+/// Where engine events go (the app emits them to the UI as `engine-event`).
+pub type EventSink = Arc<dyn Fn(EngineEvent) + Send + Sync>;
+
+/// Which server the app talks to, as the settings screen shows it. Tokens are never shown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Settings {
+    pub mode: ServerMode,
+    /// The server the engine talks to now.
+    pub server_url: String,
+    /// The person's name (the author of their writes in the embedded server's history).
+    pub person_name: String,
+    /// The remote server saved in the settings (used in remote mode).
+    pub remote_url: Option<String>,
+    pub has_remote_token: bool,
+    /// The embedded server's port while it runs.
+    pub embedded_port: Option<u16>,
+    /// The port the embedded server tries first, so agent configs survive restarts.
+    pub preferred_port: u16,
+    /// The app's data directory (databases, settings, attachment contents).
+    pub data_dir: String,
+}
+
+/// The "Connect an agent" panel.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct AgentInfo {
+    pub mode: ServerMode,
+    /// `http://127.0.0.1:PORT/mcp` (embedded) or the remote server's `/mcp`.
+    pub mcp_url: String,
+    /// Tokens can be made here (embedded mode only).
+    pub can_create_tokens: bool,
+    /// In remote mode: how agent tokens are made on that server.
+    pub remote_hint: Option<String>,
+    /// The Notes agents may see (only approved Notes are visible over MCP).
+    pub approved_notes: Vec<NoteSummary>,
+    /// Why `approved_notes` is empty when the server could not be asked (e.g. offline).
+    pub notes_error: Option<String>,
+    /// Configs with a `<TOKEN>` placeholder.
+    pub snippets: AgentSnippets,
+}
+
+/// A new agent token, shown once, inside ready-to-paste configs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct AgentToken {
+    pub name: String,
+    pub scopes: Vec<Scope>,
+    pub token: String,
+    pub mcp_url: String,
+    pub snippets: AgentSnippets,
+}
+
+/// An attached file: its metadata as recorded in the Note, and the write that recorded it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct AttachedFile {
+    /// The new file's ID in the Files tab (None while the write is queued offline).
+    pub file_id: Option<String>,
+    pub name: String,
+    pub mime: String,
+    #[cfg_attr(test, ts(type = "number"))]
+    pub size: u64,
+    pub sha256: String,
+    pub outcome: WriteOutcome,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BackendError {
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    #[error(transparent)]
+    Embedded(#[from] EmbeddedError),
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// Names the field at fault: `url: ...`.
+    #[error("{0}")]
+    Invalid(String),
+    #[error(
+        "agent tokens for a remote server are made on that server: \
+         quire-server token create --db <DB> --name NAME --scope notes:read [--scope notes:write]"
+    )]
+    RemoteMode,
+    #[error("file_id: no file {file_id} in this note")]
+    NoSuchFile { file_id: String },
+    #[error("cannot create the data directory {path}: {source}")]
+    DataDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+type Result<T, E = BackendError> = std::result::Result<T, E>;
+
+/// The engine and the server it talks to.
+struct Connection {
+    engine: Engine,
+    server: Url,
+    forwarder: JoinHandle<()>,
+}
+
+pub struct Backend {
+    data_dir: PathBuf,
+    /// Overrides the stored preferred port (tests: 0).
+    port_override: Option<u16>,
+    stored: Mutex<Stored>,
+    embedded: tokio::sync::Mutex<Option<Embedded>>,
+    connection: Mutex<Connection>,
+    /// Serialises switches between servers.
+    switching: tokio::sync::Mutex<()>,
+    files: FileStore,
+    sink: EventSink,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+const SETTINGS_FILE: &str = "settings.json";
+const SERVER_DB: &str = "server.db";
+const SYNC_DB: &str = "sync.db";
+
+impl Backend {
+    /// Starts the app's side: reads the settings in `data_dir`, starts the embedded server
+    /// unless a remote one is configured (making the person's token on first start), and
+    /// starts the engine. Must run inside the async runtime.
+    pub async fn start(
+        data_dir: PathBuf,
+        port_override: Option<u16>,
+        sink: EventSink,
+    ) -> Result<Self> {
+        create_private_dir(&data_dir)?;
+        let settings_path = data_dir.join(SETTINGS_FILE);
+        let mut stored = settings::load(&settings_path)?;
+        if stored.person_name.is_none() {
+            stored.person_name = Some(settings::default_person_name());
+        }
+        let remote = match (stored.mode, &stored.remote) {
+            (ServerMode::Remote, Some(remote)) => Some(remote.clone()),
+            _ => None,
+        };
+        let (embedded, server, token) = match remote {
+            Some(remote) => (None, parse_server_url(&remote.url)?, remote.token),
+            None => {
+                stored.mode = ServerMode::Embedded;
+                let port = port_override.unwrap_or(stored.embedded_port);
+                let embedded = Embedded::start(&data_dir.join(SERVER_DB), port).await?;
+                let token = person_token(&embedded, &mut stored).await?;
+                let url = embedded.url().clone();
+                (Some(embedded), url, token)
+            }
+        };
+        settings::save(&settings_path, &stored)?;
+        let engine = start_engine(&data_dir, server.clone(), token)?;
+        let forwarder = forward(&engine, sink.clone());
+        Ok(Backend {
+            files: FileStore::new(&data_dir),
+            data_dir,
+            port_override,
+            stored: Mutex::new(stored),
+            embedded: tokio::sync::Mutex::new(embedded),
+            connection: Mutex::new(Connection {
+                engine,
+                server,
+                forwarder,
+            }),
+            switching: tokio::sync::Mutex::new(()),
+            sink,
+        })
+    }
+
+    /// The engine every note command calls (cheap to clone).
+    pub fn engine(&self) -> Engine {
+        lock(&self.connection).engine.clone()
+    }
+
+    fn server(&self) -> Url {
+        lock(&self.connection).server.clone()
+    }
+
+    pub async fn settings(&self) -> Settings {
+        let embedded_port = self.embedded.lock().await.as_ref().map(Embedded::port);
+        let stored = lock(&self.stored).clone();
+        Settings {
+            mode: stored.mode,
+            server_url: self.server().to_string(),
+            person_name: stored.person_name.unwrap_or_default(),
+            remote_url: stored.remote.as_ref().map(|r| r.url.clone()),
+            has_remote_token: stored.remote.is_some(),
+            embedded_port,
+            preferred_port: self.port_override.unwrap_or(stored.embedded_port),
+            data_dir: self.data_dir.display().to_string(),
+        }
+    }
+
+    /// Points the app at a remote server: saved, the engine reconnects, the embedded server
+    /// stops. `None` keeps the saved URL / token.
+    pub async fn use_remote(&self, url: Option<String>, token: Option<String>) -> Result<Settings> {
+        let _switch = self.switching.lock().await;
+        let saved = lock(&self.stored).remote.clone();
+        let url = url
+            .or_else(|| saved.as_ref().map(|r| r.url.clone()))
+            .ok_or_else(|| BackendError::Invalid("url: a remote server's URL is required".into()))?;
+        let server = parse_server_url(&url)?;
+        let token = token
+            .map(|t| t.trim().to_owned())
+            .or_else(|| saved.map(|r| r.token))
+            .filter(|t| !t.is_empty())
+            .ok_or_else(|| {
+                BackendError::Invalid(
+                    "token: a bearer token for that server is required \
+                     (quire-server token create on the server)"
+                        .into(),
+                )
+            })?;
+        {
+            let mut stored = lock(&self.stored);
+            stored.mode = ServerMode::Remote;
+            stored.remote = Some(Remote {
+                url: server.to_string(),
+                token: token.clone(),
+            });
+            settings::save(&self.data_dir.join(SETTINGS_FILE), &stored)?;
+        }
+        self.connect(server, token)?;
+        if let Some(embedded) = self.embedded.lock().await.take() {
+            embedded.stop().await?;
+        }
+        Ok(self.settings().await)
+    }
+
+    /// Back to the embedded server (started if it is not running): saved, the engine reconnects.
+    pub async fn use_embedded(&self) -> Result<Settings> {
+        let _switch = self.switching.lock().await;
+        let (url, token) = {
+            let mut slot = self.embedded.lock().await;
+            if slot.is_none() {
+                let port = self
+                    .port_override
+                    .unwrap_or(lock(&self.stored).embedded_port);
+                *slot = Some(Embedded::start(&self.data_dir.join(SERVER_DB), port).await?);
+            }
+            let Some(embedded) = slot.as_ref() else {
+                return Err(BackendError::Invalid("the embedded server did not start".into()));
+            };
+            let mut stored = lock(&self.stored).clone();
+            let token = person_token(embedded, &mut stored).await?;
+            stored.mode = ServerMode::Embedded;
+            settings::save(&self.data_dir.join(SETTINGS_FILE), &stored)?;
+            *lock(&self.stored) = stored;
+            (embedded.url().clone(), token)
+        };
+        self.connect(url, token)?;
+        Ok(self.settings().await)
+    }
+
+    /// Starts a new engine on `server` (same local store) and stops the old one.
+    fn connect(&self, server: Url, token: String) -> Result<()> {
+        let engine = start_engine(&self.data_dir, server.clone(), token)?;
+        let forwarder = forward(&engine, self.sink.clone());
+        let old = std::mem::replace(
+            &mut *lock(&self.connection),
+            Connection {
+                engine,
+                server,
+                forwarder,
+            },
+        );
+        old.forwarder.abort();
+        old.engine.shutdown();
+        Ok(())
+    }
+
+    pub async fn agent_info(&self) -> Result<AgentInfo> {
+        let mode = lock(&self.stored).mode;
+        let mcp_url = agent::mcp_url(&self.server());
+        let (approved_notes, notes_error) = match self.engine().list_notes().await {
+            Ok(notes) => (notes.into_iter().filter(|n| n.agent_access).collect(), None),
+            Err(e) => (Vec::new(), Some(e.to_string())),
+        };
+        Ok(AgentInfo {
+            mode,
+            snippets: agent::snippets(&mcp_url, agent::TOKEN_PLACEHOLDER, &bridge_program()),
+            mcp_url,
+            can_create_tokens: mode == ServerMode::Embedded,
+            remote_hint: (mode == ServerMode::Remote).then(|| BackendError::RemoteMode.to_string()),
+            approved_notes,
+            notes_error,
+        })
+    }
+
+    /// Makes an agent token in the embedded server.
+    pub async fn create_agent_token(&self, name: &str, scopes: &[Scope]) -> Result<AgentToken> {
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(BackendError::Invalid(
+                "name: an agent token needs a name (it is the author shown in history)".into(),
+            ));
+        }
+        let mut scopes = scopes.to_vec();
+        scopes.sort_by_key(|s| s.as_str());
+        scopes.dedup();
+        if scopes.is_empty() {
+            return Err(BackendError::Invalid(
+                "scopes: give notes:read, and notes:write to let the agent edit".into(),
+            ));
+        }
+        let embedded = self.embedded.lock().await;
+        let Some(embedded) = embedded.as_ref() else {
+            return Err(BackendError::RemoteMode);
+        };
+        let made = embedded.create_token(name, &scopes).await?;
+        let mcp_url = agent::mcp_url(embedded.url());
+        Ok(AgentToken {
+            name: made.record.name,
+            scopes: made.record.scopes,
+            snippets: agent::snippets(&mcp_url, &made.token, &bridge_program()),
+            token: made.token,
+            mcp_url,
+        })
+    }
+
+    /// Opens a Note ([`Engine::open_note`]) and resumes its unsynced drafts: a draft loaded
+    /// from the local store (the app quit, or the engine was restarted, before it was sent)
+    /// waits for no keystroke to be saved.
+    pub async fn open_note(&self, note_id: &NoteId) -> Result<NoteView> {
+        let engine = self.engine();
+        let view = engine.open_note(note_id).await?;
+        let unsent = view
+            .tabs
+            .iter()
+            .chain(&view.orphan_drafts)
+            .any(|t| matches!(t.status.state, TabState::Dirty | TabState::Offline));
+        if unsent {
+            engine.flush(note_id).await?;
+        }
+        Ok(view)
+    }
+
+    /// A structural write ([`Engine::apply_ops`]) that returns once the engine shows its
+    /// result: the UI can address a tab it just created at once.
+    pub async fn apply_ops(
+        &self,
+        note_id: &NoteId,
+        ops: Vec<Op>,
+        policy: DraftPolicy,
+    ) -> Result<WriteOutcome> {
+        let engine = self.engine();
+        let outcome = engine.apply_ops(note_id, ops, policy).await?;
+        Ok(read_back(&engine, note_id, outcome).await)
+    }
+
+    /// [`Engine::restore`], returning once the engine shows the restored version.
+    pub async fn restore(&self, note_id: &NoteId, version: Version) -> Result<WriteOutcome> {
+        let engine = self.engine();
+        let outcome = engine.restore(note_id, version).await?;
+        Ok(read_back(&engine, note_id, outcome).await)
+    }
+
+    /// Renames a Note (`set_title`, guarded like every write). A Note that is not open (renamed
+    /// from the list) is opened for the write and closed again; offline, the write is queued
+    /// in the local store and sent when the Note is next opened.
+    pub async fn rename_note(&self, note_id: &NoteId, title: String) -> Result<WriteOutcome> {
+        let engine = self.engine();
+        let was_open = engine.snapshot(note_id).is_ok();
+        if !was_open {
+            self.open_note(note_id).await?;
+        }
+        let written = self
+            .apply_ops(note_id, vec![Op::SetTitle { title }], DraftPolicy::Refuse)
+            .await;
+        if !was_open {
+            engine.close_note(note_id);
+        }
+        written
+    }
+
+    /// Keeps the file's content in the data directory and records its metadata in the Note.
+    pub async fn attach_file(&self, note_id: &NoteId, path: &Path) -> Result<AttachedFile> {
+        let files = self.files.clone();
+        let src = path.to_owned();
+        let stored = tokio::task::spawn_blocking(move || files.put(&src))
+            .await
+            .map_err(|e| BackendError::Invalid(format!("attaching stopped: {e}")))??;
+        let op = Op::AddFile {
+            name: stored.name.clone(),
+            mime: stored.mime.clone(),
+            size: stored.size,
+            sha256: stored.sha256.clone(),
+        };
+        let outcome = self.apply_ops(note_id, vec![op], DraftPolicy::Refuse).await?;
+        let file_id = match &outcome {
+            WriteOutcome::Committed { result } => {
+                result.outcomes.iter().find_map(|o| match o {
+                    OpOutcome::FileAdded { file_id } => Some(file_id.clone()),
+                    _ => None,
+                })
+            }
+            WriteOutcome::Queued { .. } => None,
+        };
+        Ok(AttachedFile {
+            file_id,
+            name: stored.name,
+            mime: stored.mime,
+            size: stored.size,
+            sha256: stored.sha256,
+            outcome,
+        })
+    }
+
+    fn file_meta(&self, note_id: &NoteId, file_id: &str) -> Result<FileMeta> {
+        let tab = self
+            .engine()
+            .tab(note_id, &TabId::new(TabId::FILES))?;
+        let files: Vec<FileMeta> = serde_json::from_value(tab.data)
+            .map_err(|e| BackendError::Invalid(format!("the files tab is malformed: {e}")))?;
+        files
+            .into_iter()
+            .find(|f| f.id == file_id)
+            .ok_or_else(|| BackendError::NoSuchFile {
+                file_id: file_id.to_owned(),
+            })
+    }
+
+    /// A copy of the attachment under its own name, for the system's default application.
+    pub fn file_to_open(&self, note_id: &NoteId, file_id: &str) -> Result<PathBuf> {
+        let meta = self.file_meta(note_id, file_id)?;
+        Ok(self.files.named_copy(&meta.name, &meta.sha256)?)
+    }
+
+    /// The attachment's name (for a save dialog's default).
+    pub fn file_name(&self, note_id: &NoteId, file_id: &str) -> Result<String> {
+        Ok(self.file_meta(note_id, file_id)?.name)
+    }
+
+    /// Writes a copy of the attachment to `dest`.
+    pub fn save_file_copy(&self, note_id: &NoteId, file_id: &str, dest: &Path) -> Result<()> {
+        let meta = self.file_meta(note_id, file_id)?;
+        Ok(self.files.copy_to(&meta.name, &meta.sha256, dest)?)
+    }
+
+    /// On quit: stop syncing, stop the embedded server (in-flight requests finish, the
+    /// database closes). Drafts are already on disk.
+    pub async fn shutdown(&self) {
+        {
+            let connection = lock(&self.connection);
+            connection.engine.shutdown();
+            connection.forwarder.abort();
+        }
+        if let Some(embedded) = self.embedded.lock().await.take()
+            && let Err(e) = embedded.stop().await
+        {
+            tracing::error!(error = %e, "the embedded server did not stop cleanly");
+        }
+    }
+}
+
+/// How long a committed write may take to be read back before the command returns anyway.
+const READ_BACK: Duration = Duration::from_secs(10);
+
+/// Waits until the engine's copy of the Note has the committed write's version (the engine
+/// reads structural writes back: generated IDs, positions). A slow read-back is not an error:
+/// the write committed, and the Note catches up on its own.
+async fn read_back(engine: &Engine, note_id: &NoteId, outcome: WriteOutcome) -> WriteOutcome {
+    if let WriteOutcome::Committed { result } = &outcome {
+        let version = result.version;
+        let seen = engine
+            .wait_until(note_id, READ_BACK, "the write to be read back", |snap| {
+                snap.sync
+                    .server
+                    .as_ref()
+                    .is_some_and(|note| note.version >= version)
+            })
+            .await;
+        if let Err(e) = seen {
+            tracing::warn!(note = %note_id, %version, error = %e, "write committed, not read back yet");
+        }
+    }
+    outcome
+}
+
+/// The person's token for the embedded server: the saved one if the server knows it, else a
+/// new one (first start, or a fresh database), saved into `stored`.
+async fn person_token(embedded: &Embedded, stored: &mut Stored) -> Result<String> {
+    if let Some(token) = &stored.embedded_token
+        && embedded.knows(token).await?
+    {
+        return Ok(token.clone());
+    }
+    let name = stored
+        .person_name
+        .clone()
+        .unwrap_or_else(settings::default_person_name);
+    let made = embedded
+        .create_token(&name, &[Scope::NotesRead, Scope::NotesWrite])
+        .await?;
+    stored.embedded_token = Some(made.token.clone());
+    Ok(made.token)
+}
+
+fn start_engine(data_dir: &Path, server: Url, token: String) -> Result<Engine> {
+    let config = EngineConfig {
+        server,
+        token,
+        db_path: data_dir.join(SYNC_DB),
+        timing: Default::default(),
+        http: None,
+        key_prefix: EngineConfig::fresh_key_prefix(),
+    };
+    Ok(Engine::start(config, Arc::new(SystemClock))?)
+}
+
+/// Hands every engine event to `sink` until the engine stops.
+fn forward(engine: &Engine, sink: EventSink) -> JoinHandle<()> {
+    let mut events = engine.subscribe();
+    tokio::spawn(async move {
+        loop {
+            match events.recv().await {
+                Ok(event) => sink(event),
+                Err(RecvError::Lagged(missed)) => {
+                    tracing::warn!(missed, "the UI missed engine events");
+                }
+                Err(RecvError::Closed) => return,
+            }
+        }
+    })
+}
+
+fn parse_server_url(url: &str) -> Result<Url> {
+    let parsed = Url::parse(url.trim())
+        .map_err(|e| BackendError::Invalid(format!("url: {url:?} is not a URL: {e}")))?;
+    if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+        return Err(BackendError::Invalid(format!(
+            "url: {url:?} is not an http(s) server address"
+        )));
+    }
+    Ok(parsed)
+}
+
+/// The program for Claude Desktop's stdio config: this app's own binary (it serves
+/// `mcp-stdio`), else `quire-server`.
+fn bridge_program() -> String {
+    std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "quire-server".to_owned())
+}
+
+fn create_private_dir(dir: &Path) -> Result<()> {
+    let failed = |source| BackendError::DataDir {
+        path: dir.to_owned(),
+        source,
+    };
+    std::fs::create_dir_all(dir).map_err(failed)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(failed)?;
+    }
+    Ok(())
+}

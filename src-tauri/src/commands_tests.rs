@@ -1,0 +1,627 @@
+//! The commands through Tauri's IPC on the mock runtime (no display), against the real embedded
+//! server on port 0 with its SQLite file in a temporary data directory.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tauri::ipc::{CallbackFn, InvokeBody};
+use tauri::test::{MockRuntime, get_ipc_response, mock_builder, mock_context, noop_assets};
+use tauri::webview::InvokeRequest;
+use tauri::{Listener, WebviewWindow, WebviewWindowBuilder};
+
+use super::*;
+use crate::Options;
+
+const LAUNCH_MS: u64 = 1_700_000_000_000;
+const WAIT: Duration = Duration::from_secs(20);
+
+/// One app on the mock runtime with its main window, and every `engine-event` it emitted.
+struct Fixture {
+    app: tauri::App<MockRuntime>,
+    window: WebviewWindow<MockRuntime>,
+    events: mpsc::Receiver<Value>,
+}
+
+impl Fixture {
+    fn start(data_dir: &Path) -> Self {
+        let launch = Launch::at(UNIX_EPOCH + Duration::from_millis(LAUNCH_MS));
+        let options = Options {
+            data_dir: Some(data_dir.to_owned()),
+            embedded_port: Some(0),
+        };
+        let mut app = crate::app(mock_builder(), launch, options)
+            .build(mock_context(noop_assets()))
+            .expect("build the app on the mock runtime");
+        // The first iteration runs the app's setup: the embedded server and the engine start.
+        #[allow(deprecated)] // no loop here: one iteration, to run the setup
+        app.run_iteration(|_, _| {});
+        let (tx, events) = mpsc::channel();
+        app.listen(crate::ENGINE_EVENT, move |event| {
+            let payload: Value = serde_json::from_str(event.payload()).unwrap();
+            // The receiver lives as long as the fixture; later sends go nowhere.
+            tx.send(payload).ok();
+        });
+        let window = WebviewWindowBuilder::new(&app, "main", Default::default())
+            .build()
+            .expect("open a mock window");
+        Fixture {
+            app,
+            window,
+            events,
+        }
+    }
+
+    fn invoke(&self, cmd: &str, args: Value) -> Result<Value, Value> {
+        let request = InvokeRequest {
+            cmd: cmd.into(),
+            callback: CallbackFn(0),
+            error: CallbackFn(1),
+            // On Linux the IPC origin of the app's own pages is tauri://localhost.
+            url: "tauri://localhost".parse().expect("a valid URL"),
+            body: InvokeBody::Json(args),
+            headers: Default::default(),
+            invoke_key: tauri::test::INVOKE_KEY.to_string(),
+        };
+        get_ipc_response(&self.window, request)
+            .map(|body| body.deserialize::<Value>().expect("a JSON response"))
+    }
+
+    fn ok(&self, cmd: &str, args: Value) -> Value {
+        self.invoke(cmd, args.clone())
+            .unwrap_or_else(|e| panic!("{cmd}({args}) failed: {e}"))
+    }
+
+    fn err(&self, cmd: &str, args: Value) -> Value {
+        match self.invoke(cmd, args.clone()) {
+            Ok(v) => panic!("{cmd}({args}) should fail, returned {v}"),
+            Err(e) => e,
+        }
+    }
+
+    /// The first engine event (from now on) that `pred` accepts.
+    fn wait_event(&self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.events.recv_timeout(left) {
+                Ok(event) if pred(&event) => return event,
+                Ok(event) => eprintln!("{what}: skipping {event}"),
+                Err(_) => panic!("no engine event for {what} within {WAIT:?}"),
+            }
+        }
+    }
+
+    fn create_note(&self, title: &str) -> String {
+        let view = self.ok("create_note", json!({"title": title}));
+        view["note_id"].as_str().unwrap().to_owned()
+    }
+
+    fn stop(self) {
+        crate::shutdown(self.app.handle());
+    }
+}
+
+fn tab_state(status: &Value, tab: &str) -> String {
+    status["tabs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["tab_id"] == tab)
+        .map(|t| t["state"].as_str().unwrap().to_owned())
+        .unwrap_or_else(|| panic!("no tab {tab} in {status}"))
+}
+
+#[test]
+fn app_info_names_the_package() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = Fixture::start(dir.path());
+    let info = app.ok("app_info", json!({}));
+    // mock_context() describes a package named "test" at version 0.1.0.
+    assert_eq!(info, json!({"name": "test", "version": "0.1.0"}));
+    app.stop();
+}
+
+#[test]
+fn first_paint_is_measured_from_launch() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = Fixture::start(dir.path());
+    let launch = LAUNCH_MS as f64;
+    let args =
+        json!({"navigationStartedAtUnixMs": launch + 100.0, "paintedAtUnixMs": launch + 250.0});
+    let paint = app.ok("report_first_paint", args);
+    assert_eq!(
+        paint,
+        json!({
+            "painted_at_unix_ms": launch + 250.0,
+            "since_launch_ms": 250.0,
+            "navigation_since_launch_ms": 100.0,
+        })
+    );
+    let error = app.err(
+        "report_first_paint",
+        json!({"navigationStartedAtUnixMs": 1.0, "paintedAtUnixMs": -1.0}),
+    );
+    assert_eq!(error["code"], "invalid_argument");
+    app.stop();
+}
+
+#[test]
+fn a_new_note_edited_is_saved_as_the_next_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = Fixture::start(dir.path());
+    let view = app.ok("create_note", json!({"title": "Plan"}));
+    assert_eq!(view["title"], "Plan");
+    assert_eq!(view["version"], 1);
+    let ids: Vec<&str> = view["tabs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["markdown", "files", "sources"]);
+    let note = view["note_id"].as_str().unwrap();
+
+    let status = app.ok(
+        "edit_tab",
+        json!({"noteId": note, "tabId": "markdown", "content": "# Plan\n\nShip it.\n"}),
+    );
+    assert_eq!(status["state"], "dirty", "saved after the debounce");
+    app.ok("flush", json!({"noteId": note}));
+    let saved = app.wait_event("the save", |e| {
+        e["kind"] == "saved" && e["note_id"] == note && e["tab_id"] == "markdown"
+    });
+    assert_eq!(saved["version"], 2);
+
+    let status = app.ok("note_status", json!({"noteId": note}));
+    assert_eq!(status["guard"], 2);
+    assert_eq!(tab_state(&status, "markdown"), "saved");
+    let tab = app.ok("tab_view", json!({"noteId": note, "tabId": "markdown"}));
+    assert_eq!(tab["data"], "# Plan\n\nShip it.\n");
+    assert_eq!(tab["type"], "markdown");
+
+    // The server has it, authored by the person's token.
+    let settings = app.ok("get_settings", json!({}));
+    let history = app.ok("history", json!({"noteId": note}));
+    let last = history.as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["version"], 2);
+    assert_eq!(last["author"], settings["person_name"]);
+    let listed = app.ok("list_notes", json!({}));
+    assert!(
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n["id"] == note && n["version"] == 2),
+        "{listed}"
+    );
+    assert_eq!(app.ok("drafts", json!({})), json!([]), "nothing unsynced");
+    app.stop();
+}
+
+#[test]
+fn an_unknown_tab_is_tab_gone_with_the_tabs_there_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = Fixture::start(dir.path());
+    let note = app.create_note("Tabs");
+    let error = app.err(
+        "tab_view",
+        json!({"noteId": note, "tabId": "sheet-9-mh8z1k2a"}),
+    );
+    assert_eq!(error["code"], "tab_gone");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("sheet-9-mh8z1k2a"),
+        "{error}"
+    );
+    let tabs: Vec<&str> = error["tabs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(tabs, ["markdown", "files", "sources"]);
+
+    let error = app.err(
+        "edit_tab",
+        json!({"noteId": note, "tabId": "slides-3-zz", "content": {"slides": []}}),
+    );
+    assert_eq!(error["code"], "tab_gone");
+    let error = app.err(
+        "apply_ops",
+        json!({"noteId": note, "ops": [{"op": "rename_tab", "tab_id": "sheet-1-x", "label": "A"}]}),
+    );
+    assert_eq!(error["code"], "tab_gone");
+    app.stop();
+}
+
+#[test]
+fn errors_cross_as_code_and_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = Fixture::start(dir.path());
+    let note = app.create_note("Errors");
+    let cases = [
+        ("open_note", json!({"noteId": "note-1"}), "invalid_argument", "note_id:"),
+        (
+            "note_status",
+            json!({"noteId": "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f50"}),
+            "note_not_open",
+            "not open",
+        ),
+        (
+            "open_note",
+            json!({"noteId": "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f50"}),
+            "note_not_found",
+            "",
+        ),
+        (
+            "apply_ops",
+            json!({"noteId": note, "ops": [{"op": "explode"}]}),
+            "invalid_argument",
+            "ops:",
+        ),
+        (
+            "apply_ops",
+            json!({"noteId": note, "ops": []}),
+            "invalid_argument",
+            "ops:",
+        ),
+        (
+            "apply_ops",
+            json!({"noteId": note, "ops": [{"op": "delete_tab", "tab_id": "markdown"}]}),
+            "invalid_op",
+            "",
+        ),
+        (
+            "apply_ops",
+            json!({"noteId": note, "ops": [{"op": "set_title", "title": "x"}], "policy": "maybe"}),
+            "invalid_argument",
+            "policy:",
+        ),
+        (
+            "edit_tab",
+            json!({"noteId": note, "tabId": "markdown", "content": {"not": "text"}}),
+            "invalid_content",
+            "content:",
+        ),
+        (
+            "edit_tab",
+            json!({"noteId": note, "tabId": "sources", "content": []}),
+            "invalid_content",
+            "content:",
+        ),
+        (
+            "discard_draft",
+            json!({"noteId": note, "tabId": "markdown", "confirm": false}),
+            "would_discard_drafts",
+            "markdown",
+        ),
+        (
+            "resolve_conflict",
+            json!({"noteId": note, "tabId": "markdown", "choice": {"choice": "keep_mine"}}),
+            "no_conflict",
+            "",
+        ),
+        (
+            "resolve_conflict",
+            json!({"noteId": note, "tabId": "markdown", "choice": {"choice": "whatever"}}),
+            "invalid_argument",
+            "choice:",
+        ),
+        (
+            "restore",
+            json!({"noteId": note, "version": -1}),
+            "invalid_argument",
+            "version:",
+        ),
+        (
+            "version_at",
+            json!({"noteId": note, "version": 99}),
+            "version_not_found",
+            "",
+        ),
+        (
+            "create_agent_token",
+            json!({"name": "  ", "scopes": ["notes:read"]}),
+            "invalid_argument",
+            "name:",
+        ),
+        (
+            "create_agent_token",
+            json!({"name": "claude", "scopes": ["notes:admin"]}),
+            "invalid_argument",
+            "scopes[0]:",
+        ),
+        (
+            "create_agent_token",
+            json!({"name": "claude", "scopes": []}),
+            "invalid_argument",
+            "scopes:",
+        ),
+        (
+            "open_url",
+            json!({"url": "file:///etc/passwd"}),
+            "invalid_argument",
+            "url:",
+        ),
+        (
+            "set_remote_server",
+            json!({"url": "ftp://example.org", "token": "qk_x"}),
+            "invalid_argument",
+            "url:",
+        ),
+        (
+            "set_remote_server",
+            json!({"url": "http://127.0.0.1:9", "token": " "}),
+            "invalid_argument",
+            "token:",
+        ),
+        (
+            "attach_file",
+            json!({"noteId": note, "path": dir.path().display().to_string()}),
+            "invalid_argument",
+            "path:",
+        ),
+        (
+            "open_file",
+            json!({"noteId": note, "fileId": "file-1-x"}),
+            "not_found",
+            "file_id:",
+        ),
+    ];
+    for (cmd, args, code, message) in cases {
+        let error = app.err(cmd, args.clone());
+        assert_eq!(
+            error["code"], code,
+            "{cmd}({args}) -> {error}: expected code {code}"
+        );
+        let text = error["message"].as_str().unwrap();
+        assert!(
+            text.contains(message),
+            "{cmd}({args}): message {text:?} should contain {message:?}"
+        );
+        assert_eq!(
+            error.as_object().unwrap().len(),
+            2,
+            "only code and message: {error}"
+        );
+    }
+    // The refused writes wrote nothing.
+    let view = app.ok("open_note", json!({"noteId": note}));
+    assert_eq!(view["version"], 1);
+    assert_eq!(view["title"], "Errors");
+    app.stop();
+}
+
+#[test]
+fn structural_edits_address_tabs_by_id_and_versions_restore() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = Fixture::start(dir.path());
+    let note = app.create_note("Deck and sheet");
+    let created = app.ok(
+        "apply_ops",
+        json!({"noteId": note, "ops": [
+            {"op": "create_tab", "tab_type": "sheet", "label": "Budget"},
+            {"op": "create_tab", "tab_type": "slides", "label": "Budget"},
+        ]}),
+    );
+    assert_eq!(created["status"], "committed");
+    let outcomes = created["result"]["outcomes"].as_array().unwrap();
+    let sheet = outcomes[0]["tab_id"].as_str().unwrap().to_owned();
+    let slides = outcomes[1]["tab_id"].as_str().unwrap().to_owned();
+    assert!(sheet.starts_with("sheet-") && slides.starts_with("slides-"));
+
+    // Same label twice, then the deck moves first: edits still land by ID.
+    app.ok(
+        "apply_ops",
+        json!({"noteId": note, "ops": [{"op": "move_tab", "tab_id": slides, "index": 0}]}),
+    );
+    let deck = json!({"theme": "ocean", "slides": [
+        {"id": "s1", "title": "Why", "body": "", "notes": "", "layout": "title_only"}
+    ]});
+    app.ok(
+        "edit_tab",
+        json!({"noteId": note, "tabId": slides, "content": deck}),
+    );
+    app.ok("flush", json!({"noteId": note}));
+    app.wait_event("the deck's save", |e| {
+        e["kind"] == "saved" && e["tab_id"] == slides.as_str()
+    });
+    let view = app.ok("open_note", json!({"noteId": note}));
+    let tabs = view["tabs"].as_array().unwrap();
+    assert_eq!(tabs[0]["id"], slides.as_str());
+    assert_eq!(tabs[0]["label"], "Budget");
+    assert_eq!(tabs[0]["data"]["slides"][0]["title"], "Why");
+    let sheet_tab = tabs.iter().find(|t| t["id"] == sheet.as_str()).unwrap();
+    assert_eq!(sheet_tab["label"], "Budget");
+    assert_eq!(sheet_tab["type"], "sheet");
+    assert_ne!(sheet_tab["data"], tabs[0]["data"]);
+
+    // Restore version 1 (before the new tabs): a new version equal to the old one.
+    let version = view["version"].as_u64().unwrap();
+    let restored = app.ok("restore", json!({"noteId": note, "version": 1}));
+    assert_eq!(restored["status"], "committed");
+    assert_eq!(restored["result"]["version"], version + 1);
+    let old = app.ok("version_at", json!({"noteId": note, "version": 1}));
+    assert_eq!(old["tabs"].as_array().unwrap().len(), 3);
+    let error = app.err("tab_view", json!({"noteId": note, "tabId": sheet}));
+    assert_eq!(error["code"], "tab_gone", "the sheet is gone after the restore");
+    let history = app.ok("history", json!({"noteId": note}));
+    assert_eq!(
+        history.as_array().unwrap().len() as u64,
+        version + 1,
+        "history kept"
+    );
+
+    let renamed = app.ok("rename_note", json!({"noteId": note, "title": "Renamed"}));
+    assert_eq!(renamed["status"], "committed");
+    app.ok("close_note", json!({"noteId": note}));
+    let renamed = app.ok("rename_note", json!({"noteId": note, "title": "From the list"}));
+    assert_eq!(renamed["status"], "committed", "a closed Note is renamed too");
+    let listed = app.ok("list_notes", json!({}));
+    assert_eq!(listed[0]["title"], "From the list");
+    app.stop();
+}
+
+#[test]
+fn files_are_kept_by_sha256_and_recorded_as_metadata() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let app = Fixture::start(&data);
+    let note = app.create_note("Files");
+    let src = dir.path().join("notes.txt");
+    std::fs::write(&src, "abc").unwrap();
+    let attached = app.ok(
+        "attach_file",
+        json!({"noteId": note, "path": src.display().to_string()}),
+    );
+    assert_eq!(attached["name"], "notes.txt");
+    assert_eq!(attached["mime"], "text/plain");
+    assert_eq!(attached["size"], 3);
+    let sha = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+    assert_eq!(attached["sha256"], sha);
+    let file_id = attached["file_id"].as_str().unwrap();
+    let files = app.ok("tab_view", json!({"noteId": note, "tabId": "files"}));
+    assert_eq!(files["data"][0]["id"], file_id);
+    assert_eq!(files["data"][0]["sha256"], sha);
+    assert!(data.join("files").join(sha).is_file());
+
+    let dest = dir.path().join("copy.txt");
+    let saved = app.ok(
+        "save_file_copy",
+        json!({"noteId": note, "fileId": file_id, "dest": dest.display().to_string()}),
+    );
+    assert_eq!(saved, json!(dest.display().to_string()));
+    assert_eq!(std::fs::read_to_string(&dest).unwrap(), "abc");
+    app.stop();
+}
+
+#[test]
+fn agent_tokens_settings_and_relaunch() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = Fixture::start(dir.path());
+    let settings = app.ok("get_settings", json!({}));
+    assert_eq!(settings["mode"], "embedded");
+    let port = settings["embedded_port"].as_u64().unwrap();
+    assert_eq!(
+        settings["server_url"],
+        format!("http://127.0.0.1:{port}/")
+    );
+    assert!(settings.get("embedded_token").is_none(), "tokens never cross");
+
+    let stored: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("settings.json")).unwrap())
+            .unwrap();
+    let person_token = stored["embedded_token"].as_str().unwrap().to_owned();
+    assert!(person_token.starts_with("qk_"));
+
+    let info = app.ok("agent_info", json!({}));
+    let mcp_url = format!("http://127.0.0.1:{port}/mcp");
+    assert_eq!(info["mcp_url"], mcp_url);
+    assert_eq!(info["can_create_tokens"], true);
+    assert_eq!(info["approved_notes"], json!([]));
+    assert!(
+        info["snippets"]["claude_code"]
+            .as_str()
+            .unwrap()
+            .contains("<TOKEN>")
+    );
+
+    let made = app.ok(
+        "create_agent_token",
+        json!({"name": " claude ", "scopes": ["notes:write", "notes:read", "notes:read"]}),
+    );
+    assert_eq!(made["name"], "claude");
+    assert_eq!(made["scopes"], json!(["notes:read", "notes:write"]));
+    let token = made["token"].as_str().unwrap();
+    assert!(token.starts_with("qk_") && token != person_token);
+    let code = made["snippets"]["claude_code"].as_str().unwrap();
+    assert!(code.contains(token) && code.contains(&mcp_url), "{code}");
+    let desktop: Value =
+        serde_json::from_str(made["snippets"]["claude_desktop"].as_str().unwrap()).unwrap();
+    assert_eq!(desktop["mcpServers"]["quire"]["args"][0], "mcp-stdio");
+
+    let note = app.create_note("For the agent");
+    app.ok(
+        "set_agent_access",
+        json!({"noteId": note, "approved": true}),
+    );
+    let info = app.ok("agent_info", json!({}));
+    assert_eq!(info["approved_notes"][0]["id"], note.as_str());
+    app.stop();
+
+    // Relaunch on the same data directory: same person, same token, same notes.
+    let app = Fixture::start(dir.path());
+    let stored: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("settings.json")).unwrap())
+            .unwrap();
+    assert_eq!(stored["embedded_token"], person_token.as_str());
+    let listed = app.ok("list_notes", json!({}));
+    assert_eq!(listed[0]["id"], note.as_str());
+    assert_eq!(listed[0]["agent_access"], true);
+    app.stop();
+}
+
+#[test]
+fn a_stopped_remote_keeps_drafts_which_save_once_back_on_the_embedded_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = Fixture::start(dir.path());
+    let note = app.create_note("Offline");
+    // A port nothing listens on: bound, then released.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+
+    let settings = app.ok("set_remote_server", json!({"url": url, "token": "qk_remote"}));
+    assert_eq!(settings["mode"], "remote");
+    assert_eq!(settings["embedded_port"], Value::Null, "the embedded server stopped");
+    let info = app.ok("agent_info", json!({}));
+    assert_eq!(info["can_create_tokens"], false);
+    assert!(
+        info["remote_hint"]
+            .as_str()
+            .unwrap()
+            .contains("quire-server token create")
+    );
+    let error = app.err(
+        "create_agent_token",
+        json!({"name": "claude", "scopes": ["notes:read"]}),
+    );
+    assert_eq!(error["code"], "remote_mode");
+
+    // The Note was seen before: it opens from the local store, offline.
+    let view = app.ok("open_note", json!({"noteId": note}));
+    assert_eq!(view["version"], 1);
+    app.ok(
+        "edit_tab",
+        json!({"noteId": note, "tabId": "markdown", "content": "written offline"}),
+    );
+    app.ok("flush", json!({"noteId": note}));
+    app.wait_event("offline", |e| {
+        e["kind"] == "status" && e["note_id"] == note && e["offline"] == true
+    });
+    let ledger = app.ok("drafts", json!({}));
+    assert_eq!(ledger[0]["note_id"], note.as_str());
+    assert_eq!(ledger[0]["tab_id"], "markdown");
+
+    // Back to the embedded server: the draft is saved, once.
+    let settings = app.ok("use_embedded_server", json!({}));
+    assert_eq!(settings["mode"], "embedded");
+    assert_eq!(settings["remote_url"], format!("{url}/"), "the remote is remembered");
+    app.ok("open_note", json!({"noteId": note}));
+    let saved = app.wait_event("the draft's save", |e| {
+        e["kind"] == "saved" && e["note_id"] == note
+    });
+    assert_eq!(saved["version"], 2);
+    let history = app.ok("history", json!({"noteId": note}));
+    assert_eq!(history.as_array().unwrap().len(), 2, "saved exactly once");
+    let tab = app.ok("tab_view", json!({"noteId": note, "tabId": "markdown"}));
+    assert_eq!(tab["data"], "written offline");
+    assert_eq!(app.ok("drafts", json!({})), json!([]));
+    app.stop();
+}

@@ -1,0 +1,89 @@
+//! The embedded server: `quire-server` in-process on loopback, its SQLite file in the app's data
+//! directory. The app keeps the store handle to make tokens (the person's on first start, and
+//! agents' from the "Connect an agent" panel).
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::Path;
+use std::sync::Arc;
+
+use quire_server::RunningServer;
+use quire_server::tokens::{self, NewToken, TokenError};
+use quire_store::{Scope, Store, Synchronous};
+use url::Url;
+
+#[derive(Debug, thiserror::Error)]
+pub enum EmbeddedError {
+    #[error("the embedded server cannot start: {0}")]
+    Server(#[from] quire_server::ServerError),
+    #[error("the embedded server's token: {0}")]
+    Token(#[from] TokenError),
+    #[error("the embedded server's address {0} is not a URL")]
+    Url(String),
+}
+
+/// A running embedded server.
+pub struct Embedded {
+    server: RunningServer,
+    store: Arc<dyn Store>,
+    url: Url,
+}
+
+impl Embedded {
+    /// Opens (or creates) the database `db` and serves on 127.0.0.1:`port`; when that port is
+    /// taken (another app, a previous run still exiting), on any free port instead.
+    pub async fn start(db: &Path, port: u16) -> Result<Self, EmbeddedError> {
+        // Full: an acknowledged save survives a power cut, as the status "Saved" promises.
+        let store = quire_server::open_store(db, Synchronous::Full).await?;
+        let body_limit = quire_server::DEFAULT_BODY_LIMIT;
+        let server = match quire_server::serve_store(store.clone(), loopback(port), body_limit)
+            .await
+        {
+            Ok(server) => server,
+            Err(quire_server::ServerError::Bind { addr, source }) if port != 0 => {
+                tracing::info!(%addr, error = %source, "preferred port taken; using a free one");
+                quire_server::serve_store(store.clone(), loopback(0), body_limit).await?
+            }
+            Err(other) => return Err(other.into()),
+        };
+        let url = Url::parse(&server.url()).map_err(|_| EmbeddedError::Url(server.url()))?;
+        tracing::info!(%url, db = %db.display(), "embedded server listening");
+        Ok(Embedded { server, store, url })
+    }
+
+    /// `http://127.0.0.1:PORT/`.
+    pub fn url(&self) -> &Url {
+        &self.url
+    }
+
+    pub fn port(&self) -> u16 {
+        self.server.addr().port()
+    }
+
+    /// Whether `token` is one this server knows.
+    pub async fn knows(&self, token: &str) -> Result<bool, EmbeddedError> {
+        let found = self
+            .store
+            .find_token(&tokens::hash(token))
+            .await
+            .map_err(TokenError::from)?;
+        Ok(found.is_some())
+    }
+
+    /// Makes a token named `name` (the author recorded in history).
+    pub async fn create_token(
+        &self,
+        name: &str,
+        scopes: &[Scope],
+    ) -> Result<NewToken, EmbeddedError> {
+        Ok(tokens::create(self.store.as_ref(), name, scopes).await?)
+    }
+
+    /// Stops accepting, lets in-flight requests finish, closes the database.
+    pub async fn stop(self) -> Result<(), EmbeddedError> {
+        Ok(self.server.shutdown().await?)
+    }
+}
+
+fn loopback(port: u16) -> SocketAddr {
+    SocketAddr::from((Ipv4Addr::LOCALHOST, port))
+}

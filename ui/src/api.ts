@@ -1,0 +1,217 @@
+// The app's command API: one typed wrapper per Tauri command, and the engine's event stream.
+//
+// Every type here is generated from the Rust types (ui/src/bindings/, written by
+// `UPDATE_BINDINGS=1 cargo test -p quire-app bindings`): do not edit those files by hand.
+//
+// Every command rejects with a `CommandError` `{code, message, tabs?}`: switch on `code`, never
+// on `message`. Codes the app produces (see `isCommandError`):
+//   tab_gone              the tab ID is not in the Note (`tabs` lists the ones that are)
+//   note_not_open         call openNote first
+//   would_discard_drafts  the action would drop unsynced drafts: ask, then pass
+//                         policy "archive_them" (applyOps) / confirm true (discardDraft)
+//   no_conflict, conflict_moved, choice_unavailable, save_in_flight
+//   invalid_content, invalid_merge, invalid_argument
+//   version_conflict      a restore was refused because the Note moved on
+//   offline               the server cannot be reached
+//   remote_mode           agent tokens are made on the remote server itself
+//   not_found, unauthorized, forbidden, invalid_op, tab_not_found, ... (the server's codes)
+//   local_store, io, internal, stopped, timeout
+
+import { invoke } from "@tauri-apps/api/core";
+import { listen, type UnlistenFn } from "@tauri-apps/api/event";
+
+import type {
+  AgentInfo,
+  AgentToken,
+  AppInfo,
+  ArchivedDraft,
+  AttachedFile,
+  CommandError,
+  ConflictChoice,
+  ConflictView,
+  DraftPolicy,
+  EngineEvent,
+  FirstPaint,
+  LedgerEntry,
+  Note,
+  NoteStatus,
+  NoteSummary,
+  NoteView,
+  Op,
+  Scope,
+  Settings,
+  TabStatus,
+  TabView,
+  VersionInfo,
+  WriteOutcome,
+} from "./bindings";
+
+export type * from "./bindings";
+
+/** Type guard for a command's rejection. */
+export function isCommandError(value: unknown): value is CommandError {
+  if (typeof value !== "object" || value === null) return false;
+  const { code, message } = value as Record<string, unknown>;
+  return typeof code === "string" && typeof message === "string";
+}
+
+// ---- app and settings ------------------------------------------------------------------
+
+/** The app's name, version and where its data lives. */
+export const appInfo = (): Promise<AppInfo> => invoke("app_info");
+
+/** Called once by the UI after its first frame (for the start-up benchmark). */
+export const reportFirstPaint = (navigationStartedAtUnixMs: number, paintedAtUnixMs: number): Promise<FirstPaint> =>
+  invoke("report_first_paint", { navigationStartedAtUnixMs, paintedAtUnixMs });
+
+/** Which server the app talks to (embedded or remote) and who the person is. */
+export const getSettings = (): Promise<Settings> => invoke("get_settings");
+
+/**
+ * Points the app at a remote server. Omitted `url` / `token` keep the remote ones saved before
+ * (the first time both are required). Persisted; the engine reconnects: open Notes must be
+ * opened again (the app emits no note events for the old connection afterwards).
+ */
+export const setRemoteServer = (url?: string, token?: string): Promise<Settings> =>
+  invoke("set_remote_server", { url: url ?? null, token: token ?? null });
+
+/** Back to the embedded server (started if needed). Persisted; the engine reconnects. */
+export const useEmbeddedServer = (): Promise<Settings> => invoke("use_embedded_server");
+
+// ---- connect an agent ------------------------------------------------------------------
+
+/** The MCP URL, config snippets (with a `<TOKEN>` placeholder) and the Notes agents may see. */
+export const agentInfo = (): Promise<AgentInfo> => invoke("agent_info");
+
+/**
+ * Makes an agent token in the embedded server (`name` is the author shown in history, e.g.
+ * "claude"; scopes `["notes:read", "notes:write"]` or `["notes:read"]`). The token is shown
+ * once, inside ready-to-paste snippets. In remote mode rejects with `remote_mode`.
+ */
+export const createAgentToken = (name: string, scopes: Scope[]): Promise<AgentToken> =>
+  invoke("create_agent_token", { name, scopes });
+
+/** Approves (or withdraws) a Note for agents: only approved Notes are visible over MCP. */
+export const setAgentAccess = (noteId: string, approved: boolean): Promise<void> =>
+  invoke("set_agent_access", { noteId, approved });
+
+// ---- notes -----------------------------------------------------------------------------
+
+/** Every Note (no contents), with `updated_at` and `agent_access`. */
+export const listNotes = (): Promise<NoteSummary[]> => invoke("list_notes");
+
+/** Creates a Note (tabs markdown, files, sources) and opens it. */
+export const createNote = (title: string): Promise<NoteView> => invoke("create_note", { title });
+
+/** Renames a Note (a guarded `set_title` write). */
+export const renameNote = (noteId: string, title: string): Promise<WriteOutcome> =>
+  invoke("rename_note", { noteId, title });
+
+/** Starts syncing a Note and returns what the person sees (drafts included). */
+export const openNote = (noteId: string): Promise<NoteView> => invoke("open_note", { noteId });
+
+/** Stops syncing a Note; its drafts stay (see `drafts`). */
+export const closeNote = (noteId: string): Promise<void> => invoke("close_note", { noteId });
+
+/** The Note's sync status (also pushed as `engine-event` `{kind: "status"}`). */
+export const noteStatus = (noteId: string): Promise<NoteStatus> => invoke("note_status", { noteId });
+
+/** One tab by its instance ID. A gone tab rejects with `tab_gone` and the list of `tabs`. */
+export const tabView = (noteId: string, tabId: string): Promise<TabView> => invoke("tab_view", { noteId, tabId });
+
+/**
+ * The person's edit: the tab's whole new `data` (Markdown: the text as a string; Sheet:
+ * `SheetTab`; Slides: `Deck`). Saved after the debounce; returns the tab's status at once.
+ */
+export const editTab = (noteId: string, tabId: string, content: unknown): Promise<TabStatus> =>
+  invoke("edit_tab", { noteId, tabId, content });
+
+/** Saves every dirty tab of the Note now, skipping the debounce. */
+export const flush = (noteId: string): Promise<NoteStatus> => invoke("flush", { noteId });
+
+/** Tries a failed save again. */
+export const retry = (noteId: string, tabId: string): Promise<TabStatus> => invoke("retry", { noteId, tabId });
+
+/** Base, mine, theirs and the proposed merge of a tab in conflict. */
+export const conflict = (noteId: string, tabId: string): Promise<ConflictView> =>
+  invoke("conflict", { noteId, tabId });
+
+/**
+ * Resolves a conflict: `{choice: "keep_mine"}`, `{choice: "take_theirs"}`,
+ * `{choice: "merge", choices: [...]}` (one `ClashChoice` per clash; `[]` when it merged cleanly)
+ * or `{choice: "custom", content}` (the person's hand-merged data).
+ */
+export const resolveConflict = (noteId: string, tabId: string, choice: ConflictChoice): Promise<TabStatus> =>
+  invoke("resolve_conflict", { noteId, tabId, choice });
+
+/**
+ * Drops the person's draft of a tab (archived, see `archived`). Without `confirm: true` it
+ * rejects with `would_discard_drafts`: ask the person first.
+ */
+export const discardDraft = (noteId: string, tabId: string, confirm: boolean): Promise<TabStatus> =>
+  invoke("discard_draft", { noteId, tabId, confirm });
+
+/**
+ * Structural edits, all or nothing: create/rename/move/delete tab, sources, files, title,
+ * theme, slide layout. `policy` "refuse" rejects with `would_discard_drafts` when an op would
+ * overwrite a draft; "archive_them" (after asking) archives those drafts first. Resolves when
+ * committed, or `{status: "queued"}` when offline (kept and retried).
+ */
+export const applyOps = (noteId: string, ops: Op[], policy: DraftPolicy = "refuse"): Promise<WriteOutcome> =>
+  invoke("apply_ops", { noteId, ops, policy });
+
+// ---- versions --------------------------------------------------------------------------
+
+/** The Note's history, oldest first: version, author (token name), time, summary. */
+export const history = (noteId: string): Promise<VersionInfo[]> => invoke("history", { noteId });
+
+/** The Note as it was at `version` (read-only). */
+export const versionAt = (noteId: string, version: number): Promise<Note> => invoke("version_at", { noteId, version });
+
+/** Restores `version` as a new version (guarded: a stale restore rejects with `version_conflict`). */
+export const restore = (noteId: string, version: number): Promise<WriteOutcome> =>
+  invoke("restore", { noteId, version });
+
+// ---- drafts ----------------------------------------------------------------------------
+
+/** The drafts ledger: every unsynced draft across all Notes, open or not. */
+export const drafts = (): Promise<LedgerEntry[]> => invoke("drafts");
+
+/** Drafts discarded for a Note (take theirs, explicit discards), oldest first. */
+export const archived = (noteId: string): Promise<ArchivedDraft[]> => invoke("archived", { noteId });
+
+// ---- files and links -------------------------------------------------------------------
+
+/** Opens the system's file dialog; resolves to the chosen path, or null when cancelled. */
+export const chooseFile = (): Promise<string | null> => invoke("choose_file");
+
+/**
+ * Attaches the file at `path` (from `chooseFile` or a drag-and-drop event's paths): its content
+ * is kept in the app's data directory, its metadata (name, mime, size, sha256) added to the Note.
+ */
+export const attachFile = (noteId: string, path: string): Promise<AttachedFile> =>
+  invoke("attach_file", { noteId, path });
+
+/** Opens an attachment with the system's default application. */
+export const openFile = (noteId: string, fileId: string): Promise<void> => invoke("open_file", { noteId, fileId });
+
+/**
+ * Saves a copy of an attachment to `dest`; with `dest` null, asks where with the system's save
+ * dialog. Resolves to the path written, or null when the dialog was cancelled.
+ */
+export const saveFileCopy = (noteId: string, fileId: string, dest: string | null = null): Promise<string | null> =>
+  invoke("save_file_copy", { noteId, fileId, dest });
+
+/** Opens an http(s) URL in the system browser (anything else rejects with `invalid_argument`). */
+export const openUrl = (url: string): Promise<void> => invoke("open_url", { url });
+
+// ---- events ----------------------------------------------------------------------------
+
+/**
+ * Every engine event: `status` (a Note's whole `NoteStatus`), `remote_applied` (another
+ * writer's change is now shown in these clean tabs: re-read them with `tabView`),
+ * `conflict_shown`, `saved` and `local_store_failed`. Returns the function that stops listening.
+ */
+export function onEngineEvent(callback: (event: EngineEvent) => void): Promise<UnlistenFn> {
+  return listen<EngineEvent>("engine-event", (event) => callback(event.payload));
+}

@@ -1,0 +1,173 @@
+// "Connect an agent": the MCP URL, a token for the agent (read-write or read-only), config ready
+// to paste into Claude Code or Claude Desktop, and which Notes agents may see.
+
+import { useEffect, useState } from "preact/hooks";
+import * as api from "../api";
+import type { AgentInfo, AgentToken } from "../api";
+import { setAgentAccess, useApp } from "../app-state";
+import { copyText } from "../lib/clipboard";
+import { explain } from "../lib/errors";
+import { byRecent, displayTitle } from "../lib/notes";
+import { TID } from "../testids";
+import { Icon } from "./Icon";
+
+function CopyButton(props: { text: string; client: string; label?: string }) {
+  const [done, setDone] = useState(false);
+  return (
+    <button
+      type="button"
+      class="button small"
+      data-testid={TID.agentCopy}
+      data-client={props.client}
+      onClick={async () => {
+        const ok = await copyText(props.text);
+        setDone(ok);
+        if (ok) setTimeout(() => setDone(false), 1600);
+      }}
+    >
+      <Icon name={done ? "check" : "copy"} /> {done ? "Copied" : (props.label ?? "Copy")}
+    </button>
+  );
+}
+
+export function AgentPanel() {
+  const notes = useApp((s) => s.notes);
+  const [info, setInfo] = useState<AgentInfo | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [name, setName] = useState("claude");
+  const [readOnly, setReadOnly] = useState(false);
+  const [token, setToken] = useState<AgentToken | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    api.agentInfo().then(setInfo, (e: unknown) => setError(explain(e).text));
+  }, []);
+
+  const create = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const scopes: api.Scope[] = readOnly ? ["notes:read"] : ["notes:read", "notes:write"];
+      setToken(await api.createAgentToken(name.trim() || "agent", scopes));
+    } catch (err) {
+      setError(explain(err).text);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const snippets = token?.snippets ?? info?.snippets ?? null;
+  const mcpUrl = token?.mcp_url ?? info?.mcp_url ?? "";
+
+  return (
+    <section class="page" data-testid={TID.agentPanel} aria-labelledby="agent-title">
+      <h1 id="agent-title">Connect an agent</h1>
+      <p class="muted lead">
+        An agent (Claude Code, Claude Desktop, any MCP client) edits your Notes through the same server as you. Every
+        write it makes is checked against the version it read, so it cannot silently overwrite your work — and you see
+        its edits live, marked with its name.
+      </p>
+      {error && (
+        <p class="form-message is-error" role="alert">
+          {error}
+        </p>
+      )}
+      <div class="card">
+        <h2>1. The MCP address</h2>
+        <div class="copy-row">
+          <code class="copy-value" data-testid={TID.agentMcpUrl}>
+            {mcpUrl || "…"}
+          </code>
+          {mcpUrl && <CopyButton text={mcpUrl} client="url" />}
+        </div>
+      </div>
+      <form class="card" onSubmit={create}>
+        <h2>2. A token for the agent</h2>
+        {info && !info.can_create_tokens ? (
+          <p class="muted">{info.remote_hint ?? "Agent tokens for a remote server are made on that server."}</p>
+        ) : (
+          <>
+            <div class="inline-fields">
+              <label class="field">
+                <span>Name (shown as the author in history)</span>
+                <input data-testid={TID.agentTokenName} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+              </label>
+              <label class="check">
+                <input
+                  type="checkbox"
+                  data-testid={TID.agentTokenReadonly}
+                  checked={readOnly}
+                  onChange={(e) => setReadOnly(e.currentTarget.checked)}
+                />
+                <span>Read-only (the agent can read but not write)</span>
+              </label>
+              <button type="submit" class="button primary" data-testid={TID.agentTokenCreate} disabled={busy}>
+                {busy ? "Creating…" : "Create token"}
+              </button>
+            </div>
+            {token && (
+              <div class="token-box" role="status">
+                <p>
+                  <strong>Token for “{token.name}”</strong> ({token.scopes.join(", ")}). It is shown only now: copy it or
+                  the config below.
+                </p>
+                <div class="copy-row">
+                  <code class="copy-value" data-testid={TID.agentToken}>
+                    {token.token}
+                  </code>
+                  <CopyButton text={token.token} client="token" />
+                </div>
+              </div>
+            )}
+          </>
+        )}
+      </form>
+      <div class="card">
+        <h2>3. Paste into your client</h2>
+        {!token && <p class="muted">Create a token first: the snippets below will then carry it instead of &lt;TOKEN&gt;.</p>}
+        {snippets && (
+          <>
+            <h3>Claude Code (terminal)</h3>
+            <div class="snippet">
+              <pre data-testid={TID.agentConfig} data-client="claude_code">
+                {snippets.claude_code}
+              </pre>
+              <CopyButton text={snippets.claude_code} client="claude_code" />
+            </div>
+            <h3>Claude Desktop (claude_desktop_config.json)</h3>
+            <div class="snippet">
+              <pre data-testid={TID.agentConfig} data-client="claude_desktop">
+                {snippets.claude_desktop}
+              </pre>
+              <CopyButton text={snippets.claude_desktop} client="claude_desktop" />
+            </div>
+          </>
+        )}
+      </div>
+      <div class="card">
+        <h2>4. Which Notes agents may see</h2>
+        <p class="muted">Only approved Notes are visible over MCP. You can change this at any time.</p>
+        {notes.length === 0 && <p class="muted">No Notes yet.</p>}
+        <ul class="approvals">
+          {byRecent(notes).map((n) => (
+            <li key={n.id}>
+              <label class="switch">
+                <input
+                  type="checkbox"
+                  role="switch"
+                  data-testid={TID.agentApproval}
+                  data-note-id={n.id}
+                  checked={n.agent_access}
+                  onChange={(e) => void setAgentAccess(n.id, e.currentTarget.checked)}
+                />
+                <span class="switch-track" aria-hidden="true" />
+                <span>{displayTitle(n.title)}</span>
+              </label>
+            </li>
+          ))}
+        </ul>
+      </div>
+    </section>
+  );
+}

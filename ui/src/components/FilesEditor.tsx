@@ -1,0 +1,149 @@
+// The Files tab: attachments' metadata (the content stays on this computer and the server; the
+// agent only ever sees metadata). Attach with the system dialog or by dropping files on the
+// window; open with the system's application or save a copy.
+
+import { isTauri } from "@tauri-apps/api/core";
+import { useEffect, useState } from "preact/hooks";
+import type { TabView } from "../api";
+import { attachPaths, chooseAndAttach, confirm, openAttachment, saveAttachmentCopy, write } from "../app-state";
+import { formatBytes } from "../lib/format";
+import { relativeTime, toDate } from "../lib/status";
+import { TID } from "../testids";
+import { Icon } from "./Icon";
+
+interface FileData {
+  id: string;
+  name: string;
+  mime: string;
+  size: number;
+  sha256: string;
+  added_by: string;
+  added_at: string;
+}
+
+/** Files dropped on the window arrive as paths through Tauri's webview event (not the DOM). */
+function useFileDrop(onDrop: (paths: string[]) => void): boolean {
+  const [over, setOver] = useState(false);
+  useEffect(() => {
+    let stop: (() => void) | null = null;
+    let cancelled = false;
+    void (async () => {
+      try {
+        if (!isTauri()) return;
+        const { getCurrentWebview } = await import("@tauri-apps/api/webview");
+        const un = await getCurrentWebview().onDragDropEvent((event) => {
+          const p = event.payload;
+          if (p.type === "enter" || p.type === "over") setOver(true);
+          else if (p.type === "leave") setOver(false);
+          else if (p.type === "drop") {
+            setOver(false);
+            if (p.paths.length > 0) onDrop(p.paths);
+          }
+        });
+        if (cancelled) un();
+        else stop = un;
+      } catch {
+        // Without Tauri's drag-and-drop events, the Attach button still works.
+      }
+    })();
+    return () => {
+      cancelled = true;
+      stop?.();
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+  return over;
+}
+
+export function FilesEditor(props: { tab: TabView }) {
+  const files = (Array.isArray(props.tab.data) ? props.tab.data : []) as FileData[];
+  const [busy, setBusy] = useState(false);
+  const attach = async (paths: string[]) => {
+    setBusy(true);
+    await attachPaths(paths);
+    setBusy(false);
+  };
+  const over = useFileDrop((paths) => void attach(paths));
+
+  const remove = async (f: FileData) => {
+    const ok = await confirm({
+      title: `Remove “${f.name}”?`,
+      body: "The attachment is removed from the Note. The Note's history keeps its record.",
+      confirmLabel: "Remove file",
+      danger: true,
+    });
+    if (ok) await write([{ op: "remove_file", file_id: f.id }], "removing the file");
+  };
+
+  const now = new Date();
+  return (
+    <div class="list-editor" data-testid={TID.editorFiles} data-tab-id={props.tab.id}>
+      <div
+        class={`drop-zone${over ? " is-over" : ""}`}
+        data-testid={TID.fileDrop}
+        onDragOver={(e) => e.preventDefault()}
+        onDrop={(e) => e.preventDefault()}
+      >
+        <Icon name="file" size={22} />
+        <div>
+          <strong>{over ? "Drop to attach" : "Drop files anywhere on this window"}</strong>
+          <div class="muted">or</div>
+        </div>
+        <button
+          type="button"
+          class="button primary"
+          data-testid={TID.fileAttach}
+          disabled={busy}
+          onClick={async () => {
+            setBusy(true);
+            await chooseAndAttach();
+            setBusy(false);
+          }}
+        >
+          {busy ? "Attaching…" : "Choose a file…"}
+        </button>
+      </div>
+      {files.length === 0 ? (
+        <p class="muted center">No files attached yet.</p>
+      ) : (
+        <ul class="item-list">
+          {files.map((f) => (
+            <li key={f.id} class="item" data-testid={TID.fileItem} data-file-id={f.id}>
+              <Icon name="file" />
+              <div class="item-main">
+                <div class="item-title">{f.name}</div>
+                <div class="item-meta">
+                  <span>{formatBytes(f.size)}</span>
+                  <span>{f.mime}</span>
+                  <span title={`SHA-256 ${f.sha256}`}>sha256 {f.sha256.slice(0, 10)}…</span>
+                  {f.added_by && (
+                    <span>
+                      added by {f.added_by}
+                      {f.added_at ? ` · ${relativeTime(toDate(f.added_at), now)}` : ""}
+                    </span>
+                  )}
+                </div>
+              </div>
+              <button type="button" class="button small" data-testid={TID.fileOpen} onClick={() => void openAttachment(f.id)}>
+                <Icon name="external" /> Open
+              </button>
+              <button type="button" class="button small" data-testid={TID.fileSave} onClick={() => void saveAttachmentCopy(f.id)}>
+                Save a copy…
+              </button>
+              <button
+                type="button"
+                class="icon-button"
+                data-testid={TID.fileRemove}
+                onClick={() => void remove(f)}
+                aria-label={`Remove ${f.name}`}
+                title="Remove"
+              >
+                <Icon name="trash" />
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,118 @@
+// The bar across the top: the quick switcher, the sync status that is always on screen, and the
+// buttons for the drafts ledger, versions, agent connection and settings.
+
+import { app, flushNow, navigate, openDialog, useApp } from "../app-state";
+import { summarize } from "../lib/status";
+import { TID } from "../testids";
+import { Icon } from "./Icon";
+
+export function SyncStatus() {
+  const status = useApp((s) => s.status);
+  const unsent = useApp((s) => s.unsent);
+  const version = useApp((s) => s.open?.view?.version ?? null);
+  const hasNote = useApp((s) => s.open !== null);
+  const ledgerCount = useApp((s) => s.ledger.length);
+  const summary = summarize({
+    status: hasNote ? status ?? { guard: null, offline: false, tabs: [], queued_writes: 0 } : null,
+    version,
+    unsentTabs: unsent,
+    ledgerCount,
+  });
+  return (
+    <div
+      class={`sync-status sync-${summary.state}`}
+      data-testid={TID.syncStatus}
+      data-state={summary.state}
+      role="status"
+      aria-live="polite"
+    >
+      <button
+        type="button"
+        title={`${summary.detail}\nCtrl+S saves now.`}
+        onClick={() => {
+          if (summary.state === "conflict" || summary.state === "offline" || summary.state === "failed") {
+            app.set({ panel: "drafts" });
+          } else {
+            void flushNow();
+          }
+        }}
+      >
+        <span class="sync-dot" aria-hidden="true" />
+        <span class="sync-text">{summary.text}</span>
+      </button>
+    </div>
+  );
+}
+
+export function Header() {
+  const panel = useApp((s) => s.panel);
+  const ledgerCount = useApp((s) => s.ledger.length);
+  const hasNote = useApp((s) => s.open?.view != null);
+  const route = useApp((s) => s.route);
+  const toggle = (p: "drafts" | "versions") => app.set({ panel: panel === p ? null : p });
+  return (
+    <header class="app-header">
+      <a class="brand" href="#/" aria-label="Quire home">
+        <span class="brand-mark" aria-hidden="true">Q</span>
+        <span class="brand-name">Quire</span>
+      </a>
+      <button
+        type="button"
+        class="switcher-trigger"
+        onClick={() => openDialog({ kind: "switcher" })}
+        aria-keyshortcuts="Control+K"
+        title="Find a Note (Ctrl+K)"
+      >
+        <Icon name="search" />
+        <span>Find a Note…</span>
+        <kbd>Ctrl K</kbd>
+      </button>
+      <div class="header-spacer" />
+      <SyncStatus />
+      <button
+        type="button"
+        class={`header-button${panel === "drafts" ? " is-on" : ""}`}
+        data-testid={TID.draftsToggle}
+        aria-pressed={panel === "drafts"}
+        onClick={() => toggle("drafts")}
+        title="Unsynced drafts across all Notes"
+      >
+        <Icon name="drafts" />
+        <span>Drafts</span>
+        {ledgerCount > 0 && <span class="count-badge">{ledgerCount}</span>}
+      </button>
+      <button
+        type="button"
+        class={`header-button${panel === "versions" ? " is-on" : ""}`}
+        data-testid={TID.versionsToggle}
+        aria-pressed={panel === "versions"}
+        disabled={!hasNote}
+        onClick={() => toggle("versions")}
+        title="The open Note's history"
+      >
+        <Icon name="history" />
+        <span>Versions</span>
+      </button>
+      <button
+        type="button"
+        class={`header-button${route.kind === "agent" ? " is-on" : ""}`}
+        data-testid={TID.agentOpen}
+        onClick={() => navigate({ kind: "agent" })}
+        title="Connect an agent"
+      >
+        <Icon name="agent" />
+        <span>Agent</span>
+      </button>
+      <button
+        type="button"
+        class={`header-button icon-only${route.kind === "settings" ? " is-on" : ""}`}
+        data-testid={TID.settingsOpen}
+        onClick={() => navigate({ kind: "settings" })}
+        title="Settings"
+        aria-label="Settings"
+      >
+        <Icon name="settings" />
+      </button>
+    </header>
+  );
+}

@@ -1,0 +1,208 @@
+// The Markdown tab: CodeMirror 6 with Markdown highlighting and a rendered preview.
+//
+// Another writer's text (the agent's, or the result of a resolution) reaches the editor only
+// when the store decided it may (no edit of the person's pending): it is applied as the smallest
+// replacement, so the cursor, the selection and the scroll position stay where they were.
+
+import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
+import { markdown, markdownLanguage } from "@codemirror/lang-markdown";
+import { HighlightStyle, bracketMatching, indentOnInput, syntaxHighlighting } from "@codemirror/language";
+import { highlightSelectionMatches, search, searchKeymap } from "@codemirror/search";
+import { Annotation, EditorState } from "@codemirror/state";
+import {
+  EditorView,
+  drawSelection,
+  dropCursor,
+  highlightActiveLine,
+  keymap,
+  placeholder,
+  rectangularSelection,
+} from "@codemirror/view";
+import { tags } from "@lezer/highlight";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import type { TabView } from "../api";
+import { contentFor, engineContent, localEdit, openLink, useApp } from "../app-state";
+import { renderMarkdown } from "../lib/markdown";
+import { minimalChange } from "../lib/text";
+import { TID } from "../testids";
+import { Icon } from "./Icon";
+
+/** Marks transactions that carry another writer's text: they are not the person's edits. */
+const fromEngine = Annotation.define<boolean>();
+
+const markdownStyle = HighlightStyle.define([
+  { tag: tags.heading1, fontSize: "1.6em", fontWeight: "700", color: "var(--ink)" },
+  { tag: tags.heading2, fontSize: "1.35em", fontWeight: "700", color: "var(--ink)" },
+  { tag: tags.heading3, fontSize: "1.15em", fontWeight: "650", color: "var(--ink)" },
+  { tag: [tags.heading4, tags.heading5, tags.heading6], fontWeight: "650", color: "var(--ink)" },
+  { tag: tags.strong, fontWeight: "700" },
+  { tag: tags.emphasis, fontStyle: "italic" },
+  { tag: tags.strikethrough, textDecoration: "line-through" },
+  { tag: tags.link, color: "var(--accent)" },
+  { tag: tags.url, color: "var(--accent)", textDecoration: "underline" },
+  { tag: tags.monospace, fontFamily: "var(--mono)", fontSize: "0.92em", color: "#7a3e9d" },
+  { tag: tags.quote, color: "var(--muted)", fontStyle: "italic" },
+  { tag: [tags.processingInstruction, tags.meta], color: "var(--faint)" },
+  { tag: tags.list, color: "var(--accent-ink)" },
+  { tag: tags.contentSeparator, color: "var(--faint)" },
+]);
+
+const theme = EditorView.theme({
+  "&": { height: "100%", fontSize: "15px", backgroundColor: "var(--paper)" },
+  ".cm-scroller": { fontFamily: "var(--sans)", lineHeight: "1.65", overflow: "auto" },
+  ".cm-content": { maxWidth: "46rem", margin: "0 auto", padding: "1.5rem 2rem 40vh", caretColor: "var(--ink)" },
+  ".cm-line": { padding: "0" },
+  "&.cm-focused": { outline: "none" },
+  ".cm-activeLine": { backgroundColor: "transparent" },
+  "&.cm-focused .cm-activeLine": { backgroundColor: "rgba(47, 91, 211, 0.04)" },
+  ".cm-selectionBackground, &.cm-focused .cm-selectionBackground": { backgroundColor: "rgba(47, 91, 211, 0.2) !important" },
+  ".cm-placeholder": { color: "var(--faint)" },
+});
+
+export function MarkdownEditor(props: { tab: TabView }) {
+  const { tab } = props;
+  const host = useRef<HTMLDivElement>(null);
+  const view = useRef<EditorView | null>(null);
+  const rev = useApp((s) => s.content[tab.id]?.rev ?? 0);
+  const [preview, setPreview] = useState(false);
+  const [previewHtml, setPreviewHtml] = useState("");
+
+  useEffect(() => {
+    if (!host.current) return;
+    const initial = contentFor(tab.id);
+    const tabId = tab.id;
+    const v = new EditorView({
+      parent: host.current,
+      state: EditorState.create({
+        doc: typeof initial === "string" ? initial : "",
+        extensions: [
+          history(),
+          drawSelection(),
+          dropCursor(),
+          rectangularSelection(),
+          indentOnInput(),
+          bracketMatching(),
+          highlightActiveLine(),
+          highlightSelectionMatches(),
+          search({ top: true }),
+          keymap.of([...defaultKeymap, ...historyKeymap, ...searchKeymap, indentWithTab]),
+          markdown({ base: markdownLanguage }),
+          syntaxHighlighting(markdownStyle),
+          EditorView.lineWrapping,
+          placeholder("Start writing…  (Markdown: # heading, **bold**, - list)"),
+          EditorView.contentAttributes.of({ "aria-label": `${tab.label}: Markdown text`, "aria-multiline": "true" }),
+          theme,
+          EditorView.updateListener.of((update) => {
+            if (!update.docChanged) return;
+            if (update.transactions.every((tr) => tr.annotation(fromEngine))) return;
+            localEdit(tabId, () => v.state.doc.toString());
+          }),
+        ],
+      }),
+    });
+    view.current = v;
+    return () => {
+      view.current = null;
+      v.destroy();
+    };
+    // One editor per tab instance (the parent keys this component by tab ID).
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  // Text from the engine (another writer, a resolution): applied only when the store allowed it.
+  useEffect(() => {
+    const v = view.current;
+    if (!v || rev === 0) return;
+    const data = engineContent(tab.id);
+    if (typeof data !== "string") return;
+    const change = minimalChange(v.state.doc.toString(), data);
+    if (!change) return;
+    v.dispatch({
+      changes: change,
+      annotations: [fromEngine.of(true)],
+      // Keep the viewport where the person was reading.
+      scrollIntoView: false,
+    });
+    if (preview) setPreviewHtml(renderMarkdown(data));
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [rev]);
+
+  const togglePreview = () => {
+    const next = !preview;
+    if (next && view.current) setPreviewHtml(renderMarkdown(view.current.state.doc.toString()));
+    setPreview(next);
+    if (!next) requestAnimationFrame(() => view.current?.focus());
+  };
+
+  const onPreviewClick = (e: MouseEvent) => {
+    const a = (e.target as HTMLElement).closest("a");
+    if (!a) return;
+    const href = a.getAttribute("href") ?? "";
+    if (a.dataset.external === "true") {
+      e.preventDefault();
+      void openLink(href);
+    } else if (href.startsWith("#")) {
+      // In-page anchors would change the app's route: scroll instead.
+      e.preventDefault();
+    }
+  };
+
+  const html = useMemo(() => ({ __html: previewHtml }), [previewHtml]);
+
+  return (
+    <div class="md-editor">
+      <div class="editor-toolbar">
+        <div class="segmented" role="group" aria-label="Mode">
+          <button
+            type="button"
+            class={!preview ? "is-on" : ""}
+            aria-pressed={!preview}
+            onClick={() => preview && togglePreview()}
+          >
+            <Icon name="edit" /> Write
+          </button>
+          <button
+            type="button"
+            class={preview ? "is-on" : ""}
+            aria-pressed={preview}
+            data-testid={TID.markdownPreviewToggle}
+            aria-keyshortcuts="Control+Shift+E"
+            title="Preview (Ctrl+Shift+E)"
+            onClick={() => !preview && togglePreview()}
+          >
+            <Icon name="eye" /> Preview
+          </button>
+        </div>
+      </div>
+      <div
+        class="md-host"
+        ref={host}
+        data-testid={TID.editorMarkdown}
+        data-tab-id={tab.id}
+        hidden={preview}
+        onKeyDown={(e) => {
+          if (e.ctrlKey && e.shiftKey && (e.key === "E" || e.key === "e")) {
+            e.preventDefault();
+            togglePreview();
+          }
+        }}
+      />
+      {preview && (
+        <div
+          class="md-preview"
+          data-testid={TID.markdownPreview}
+          tabIndex={0}
+          onClick={onPreviewClick}
+          onKeyDown={(e) => {
+            if (e.ctrlKey && e.shiftKey && (e.key === "E" || e.key === "e")) {
+              e.preventDefault();
+              togglePreview();
+            }
+          }}
+          // renderMarkdown escapes raw HTML and keeps only web links (lib/markdown.ts).
+          dangerouslySetInnerHTML={html}
+        />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,151 @@
+// The open Note: its title, the tab strip and the tab named by the route. An unknown tab ID
+// shows "This tab no longer exists" with links to the tabs there are: never another tab.
+
+import type { TabView } from "../api";
+import { app, renameNote, tabLink, useApp } from "../app-state";
+import { displayTitle } from "../lib/notes";
+import { resolveTab } from "../lib/route";
+import { type TabType, typeName } from "../lib/tabs";
+import { TID } from "../testids";
+import { TabBanner } from "./Banners";
+import { FilesEditor } from "./FilesEditor";
+import { Icon } from "./Icon";
+import { MarkdownEditor } from "./MarkdownEditor";
+import { RenameInput } from "./NotesList";
+import { SheetEditor } from "./SheetEditor";
+import { SlidesEditor } from "./SlidesEditor";
+import { SourcesEditor } from "./SourcesEditor";
+import { TabStrip, tabIcon } from "./TabStrip";
+
+export function NoteView(props: { noteId: string; tabId: string | null }) {
+  const open = useApp((s) => s.open);
+  const renaming = useApp((s) => s.renaming);
+  if (!open || open.noteId !== props.noteId || (open.loading && !open.view)) {
+    return (
+      <section class="note note-loading" aria-busy="true">
+        <div class="skeleton skeleton-title" />
+        <div class="skeleton skeleton-strip" />
+        <div class="skeleton skeleton-body" />
+      </section>
+    );
+  }
+  if (!open.view) {
+    return (
+      <section class="note">
+        <div class="empty-state" role="alert">
+          <h2>This Note could not be opened</h2>
+          <p>{open.error?.text ?? "Unknown error."}</p>
+          <p>
+            <a href="#/">Back to the Notes</a>
+          </p>
+        </div>
+      </section>
+    );
+  }
+  const view = open.view;
+  const resolved = props.tabId === null ? null : resolveTab(view.tabs, props.tabId);
+  const activeId = resolved?.kind === "found" ? resolved.tab.id : null;
+  return (
+    <section class="note" aria-label={displayTitle(view.title)}>
+      <div class="note-head">
+        {renaming === view.note_id ? (
+          <RenameInput
+            value={view.title}
+            testId={TID.noteTitleInput}
+            label="Note title"
+            className="note-title-input"
+            onDone={(title) => (title === null ? app.set({ renaming: null }) : void renameNote(view.note_id, title))}
+          />
+        ) : (
+          <h1 class="note-title">
+            <button
+              type="button"
+              data-testid={TID.noteTitle}
+              onClick={() => app.set({ renaming: view.note_id })}
+              title="Rename this Note"
+            >
+              {displayTitle(view.title)}
+            </button>
+          </h1>
+        )}
+        <span class="note-version" title="The Note's version on the server">
+          v{view.version}
+        </span>
+      </div>
+      <TabStrip noteId={view.note_id} tabs={view.tabs} activeId={activeId} />
+      {view.orphan_drafts.length > 0 && <OrphanDrafts tabs={view.orphan_drafts} />}
+      {resolved?.kind === "found" && <TabPane noteId={view.note_id} tab={resolved.tab} />}
+      {resolved?.kind === "gone" && <TabGone noteId={view.note_id} tabId={resolved.tabId} tabs={resolved.tabs} />}
+    </section>
+  );
+}
+
+function TabPane(props: { noteId: string; tab: TabView }) {
+  const { tab } = props;
+  const editor = (() => {
+    switch (tab.type) {
+      case "markdown":
+        return <MarkdownEditor key={tab.id} tab={tab} />;
+      case "sheet":
+        return <SheetEditor key={tab.id} tab={tab} />;
+      case "slides":
+        return <SlidesEditor key={tab.id} tab={tab} />;
+      case "sources":
+        return <SourcesEditor key={tab.id} tab={tab} />;
+      case "files":
+        return <FilesEditor key={tab.id} tab={tab} />;
+    }
+  })();
+  return (
+    <div class="tab-pane" role="tabpanel" aria-label={tab.label} data-tab-id={tab.id}>
+      <TabBanner tab={tab} />
+      {editor}
+    </div>
+  );
+}
+
+export function TabGone(props: { noteId: string; tabId: string; tabs: TabView[] }) {
+  return (
+    <div class="tab-gone" data-testid={TID.tabGone} data-tab-id={props.tabId} role="alert">
+      <div class="tab-gone-card">
+        <Icon name="warning" size={22} />
+        <h2>This tab no longer exists</h2>
+        <p>
+          There is no tab <code>{props.tabId}</code> in this Note. It may have been deleted; the Versions panel can
+          bring it back. These are the Note's tabs:
+        </p>
+        <ul class="tab-gone-list">
+          {props.tabs.map((t) => (
+            <li key={t.id}>
+              <a href={tabLink(props.noteId, t.id)} data-testid={TID.tabGoneLink} data-tab-id={t.id}>
+                <Icon name={tabIcon(t.type as TabType)} />
+                <span>{t.label}</span>
+                <span class="muted">
+                  {typeName(t.type as TabType)} · {t.id}
+                </span>
+              </a>
+            </li>
+          ))}
+        </ul>
+      </div>
+    </div>
+  );
+}
+
+function OrphanDrafts(props: { tabs: TabView[] }) {
+  return (
+    <div class="banner banner-warn" role="status">
+      <Icon name="warning" />
+      <div>
+        <strong>
+          {props.tabs.length === 1 ? "A draft of a tab" : `${props.tabs.length} drafts of tabs`} that no longer exist on
+          the server {props.tabs.length === 1 ? "is" : "are"} kept.
+        </strong>{" "}
+        Open the drafts ledger to review {props.tabs.length === 1 ? "it" : "them"}; nothing is thrown away.
+      </div>
+      <button type="button" class="button" onClick={() => app.set({ panel: "drafts" })}>
+        Drafts ledger
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,177 @@
+// The sidebar: a new-note button, search by title, and the Notes, most recently edited first.
+// F2 or a double-click renames a Note in place.
+
+import { useMemo, useRef } from "preact/hooks";
+import { app, createNote, navigate, renameNote, useApp } from "../app-state";
+import { displayTitle, searchNotes } from "../lib/notes";
+import { relativeTime, toDate } from "../lib/status";
+import { TID } from "../testids";
+import { Icon } from "./Icon";
+
+export function NotesList() {
+  const notes = useApp((s) => s.notes);
+  const loaded = useApp((s) => s.notesLoaded);
+  const error = useApp((s) => s.notesError);
+  const search = useApp((s) => s.search);
+  const openId = useApp((s) => s.open?.noteId ?? null);
+  const renaming = useApp((s) => s.renaming);
+  const ledger = useApp((s) => s.ledger);
+  const list = useMemo(() => searchNotes(notes, search), [notes, search]);
+  const listRef = useRef<HTMLUListElement>(null);
+  const now = new Date();
+  const draftNotes = new Set(ledger.map((d) => d.note_id));
+
+  const focusItem = (index: number) => {
+    const items = listRef.current?.querySelectorAll<HTMLElement>("[data-note-link]");
+    items?.[Math.max(0, Math.min(index, items.length - 1))]?.focus();
+  };
+
+  return (
+    <nav class="sidebar" aria-label="Notes">
+      <div class="sidebar-top">
+        <button
+          type="button"
+          class="button primary new-note"
+          data-testid={TID.newNote}
+          onClick={() => void createNote()}
+          aria-keyshortcuts="Control+N"
+          title="New note (Ctrl+N)"
+        >
+          <Icon name="plus" />
+          <span>New note</span>
+        </button>
+        <label class="search-field">
+          <Icon name="search" />
+          <input
+            type="search"
+            placeholder="Search titles"
+            aria-label="Search Notes by title"
+            data-testid={TID.notesSearch}
+            value={search}
+            onInput={(e) => app.set({ search: e.currentTarget.value })}
+            onKeyDown={(e) => {
+              if (e.key === "ArrowDown") {
+                e.preventDefault();
+                focusItem(0);
+              } else if (e.key === "Enter" && list[0]) {
+                navigate({ kind: "note", noteId: list[0].id });
+              } else if (e.key === "Escape" && search !== "") {
+                e.stopPropagation();
+                app.set({ search: "" });
+              }
+            }}
+          />
+        </label>
+      </div>
+      <ul class="notes-list" data-testid={TID.notesList} ref={listRef}>
+        {!loaded && <li class="notes-empty">Loading…</li>}
+        {loaded && error && <li class="notes-empty notes-error">{error}</li>}
+        {loaded && !error && notes.length === 0 && (
+          <li class="notes-empty">
+            No Notes yet. <kbd>Ctrl N</kbd> makes one.
+          </li>
+        )}
+        {loaded && notes.length > 0 && list.length === 0 && <li class="notes-empty">No title matches “{search}”.</li>}
+        {list.map((n, i) => (
+          <li
+            key={n.id}
+            class={`notes-item${n.id === openId ? " is-active" : ""}`}
+            data-testid={TID.notesItem}
+            data-note-id={n.id}
+            data-active={n.id === openId ? "true" : "false"}
+          >
+            {renaming === n.id ? (
+              <RenameInput
+                value={n.title}
+                testId={TID.notesItemRename}
+                onDone={(title) => (title === null ? app.set({ renaming: null }) : void renameNote(n.id, title))}
+              />
+            ) : (
+              <a
+                href={`#/notes/${encodeURIComponent(n.id)}`}
+                data-note-link
+                aria-current={n.id === openId ? "page" : undefined}
+                onDblClick={(e) => {
+                  e.preventDefault();
+                  app.set({ renaming: n.id });
+                }}
+                onKeyDown={(e) => {
+                  if (e.key === "F2") {
+                    e.preventDefault();
+                    app.set({ renaming: n.id });
+                  } else if (e.key === "ArrowDown") {
+                    e.preventDefault();
+                    focusItem(i + 1);
+                  } else if (e.key === "ArrowUp") {
+                    e.preventDefault();
+                    focusItem(i - 1);
+                  }
+                }}
+                title="Open (F2 or double-click to rename)"
+              >
+                <span class="notes-title">{displayTitle(n.title)}</span>
+                <span class="notes-meta">
+                  <time dateTime={n.updated_at} title={toDate(n.updated_at).toLocaleString()}>
+                    {relativeTime(toDate(n.updated_at), now)}
+                  </time>
+                  {draftNotes.has(n.id) && (
+                    <span class="pill pill-warn" title="This Note has drafts not on the server yet">
+                      drafts
+                    </span>
+                  )}
+                  {n.agent_access && (
+                    <span class="pill pill-agent" title="Agents may read and edit this Note">
+                      agent
+                    </span>
+                  )}
+                </span>
+              </a>
+            )}
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+/** An inline text field: Enter or blur commits, Esc cancels (`onDone(null)`). */
+export function RenameInput(props: {
+  value: string;
+  testId: string;
+  label?: string;
+  onDone: (value: string | null) => void;
+  className?: string;
+}) {
+  const done = useRef(false);
+  const finish = (value: string | null) => {
+    if (done.current) return;
+    done.current = true;
+    props.onDone(value);
+  };
+  return (
+    <input
+      class={`rename-input ${props.className ?? ""}`}
+      data-testid={props.testId}
+      aria-label={props.label ?? "New name"}
+      value={props.value}
+      ref={(el) => {
+        if (el && !el.dataset.focused) {
+          el.dataset.focused = "1";
+          el.focus();
+          el.select();
+        }
+      }}
+      onKeyDown={(e) => {
+        if (e.key === "Enter") {
+          e.preventDefault();
+          finish(e.currentTarget.value);
+        } else if (e.key === "Escape") {
+          e.preventDefault();
+          e.stopPropagation();
+          finish(null);
+        }
+      }}
+      onBlur={(e) => finish(e.currentTarget.value)}
+    />
+  );
+}

@@ -1,0 +1,143 @@
+// Settings: which server the app talks to. Embedded (the default: a server inside the app, on
+// this computer) or a remote server (URL and the person's token).
+
+import { useEffect, useState } from "preact/hooks";
+import * as api from "../api";
+import { app, loadSettings, refreshLedger, refreshNotes, refreshView, useApp } from "../app-state";
+import { explain } from "../lib/errors";
+import { TID } from "../testids";
+import { Icon } from "./Icon";
+
+export function SettingsScreen() {
+  const settings = useApp((s) => s.settings);
+  const appInfo = useApp((s) => s.appInfo);
+  const [mode, setMode] = useState<"embedded" | "remote">(settings?.mode ?? "embedded");
+  const [url, setUrl] = useState(settings?.remote_url ?? "");
+  const [token, setToken] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+
+  useEffect(() => {
+    if (!settings) return;
+    setMode(settings.mode);
+    setUrl(settings.remote_url ?? "");
+  }, [settings]);
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setMessage(null);
+    try {
+      const next =
+        mode === "embedded"
+          ? await api.useEmbeddedServer()
+          : await api.setRemoteServer(url.trim() || undefined, token.trim() || undefined);
+      app.set({ settings: next });
+      setToken("");
+      setMessage({
+        ok: true,
+        text: next.mode === "embedded" ? "Using the server inside the app." : `Connected to ${next.server_url}.`,
+      });
+      await Promise.all([refreshNotes(), refreshLedger(), refreshView()]);
+    } catch (error) {
+      const ex = explain(error);
+      setMessage({ ok: false, text: ex.text === ex.detail ? ex.text : `${ex.text} (${ex.detail})` });
+      await loadSettings();
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section class="page" data-testid={TID.settings} aria-labelledby="settings-title">
+      <h1 id="settings-title">Settings</h1>
+      <form class="card" onSubmit={save}>
+        <h2>Server</h2>
+        <p class="muted">
+          Your Notes live on a Quire server. The app carries one inside; point it elsewhere to share Notes across
+          computers. Drafts not yet saved stay on this computer either way.
+        </p>
+        <label class="choice">
+          <input
+            type="radio"
+            name="server-mode"
+            value="embedded"
+            checked={mode === "embedded"}
+            data-testid={TID.settingsModeEmbedded}
+            onChange={() => setMode("embedded")}
+          />
+          <span>
+            <strong>On this computer</strong> (embedded)
+            <span class="muted block">
+              Runs inside the app, on loopback only
+              {settings?.embedded_port != null ? `, port ${settings.embedded_port}` : ""}.
+            </span>
+          </span>
+        </label>
+        <label class="choice">
+          <input
+            type="radio"
+            name="server-mode"
+            value="remote"
+            checked={mode === "remote"}
+            data-testid={TID.settingsModeRemote}
+            onChange={() => setMode("remote")}
+          />
+          <span>
+            <strong>A remote server</strong>
+            <span class="muted block">Its address and your token for it.</span>
+          </span>
+        </label>
+        <fieldset class="remote-fields" disabled={mode !== "remote"}>
+          <label class="field">
+            <span>Server URL</span>
+            <input
+              type="url"
+              placeholder="https://quire.example.org"
+              data-testid={TID.settingsUrl}
+              value={url}
+              onInput={(e) => setUrl(e.currentTarget.value)}
+              required={mode === "remote"}
+            />
+          </label>
+          <label class="field">
+            <span>Token</span>
+            <input
+              type="password"
+              autoComplete="off"
+              placeholder={settings?.has_remote_token ? "•••••••• (saved; leave empty to keep)" : "Your bearer token"}
+              data-testid={TID.settingsToken}
+              value={token}
+              onInput={(e) => setToken(e.currentTarget.value)}
+            />
+          </label>
+        </fieldset>
+        <div class="form-actions">
+          <button type="submit" class="button primary" data-testid={TID.settingsSave} disabled={busy}>
+            {busy ? "Connecting…" : "Save"}
+          </button>
+          <p class={`form-message${message ? (message.ok ? " is-ok" : " is-error") : ""}`} data-testid={TID.settingsMessage} role="status">
+            {message?.text ?? ""}
+          </p>
+        </div>
+      </form>
+      <div class="card">
+        <h2>About</h2>
+        <dl class="facts">
+          <dt>Version</dt>
+          <dd>{appInfo ? `${appInfo.name} ${appInfo.version}` : "…"}</dd>
+          <dt>Connected to</dt>
+          <dd class="mono">{settings?.server_url ?? "…"}</dd>
+          <dt>You appear in history as</dt>
+          <dd>{settings?.person_name ?? "…"}</dd>
+          <dt>Data folder</dt>
+          <dd class="mono">{settings?.data_dir ?? "…"}</dd>
+        </dl>
+        <p class="muted small">
+          <Icon name="check" size={13} /> Keyboard: Ctrl+N new Note · Ctrl+K find · Ctrl+S save now · Ctrl+Tab next tab ·
+          F2 rename · Alt+Shift+←/→ move a tab · Esc closes dialogs.
+        </p>
+      </div>
+    </section>
+  );
+}

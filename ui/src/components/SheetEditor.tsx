@@ -1,0 +1,517 @@
+// The Sheet tab: a grid edited in place, several sheets per tab. Keyboard first: arrows, Tab,
+// Enter, Home/End, PageUp/PageDown move (Shift extends the selection); typing or F2 or Enter
+// edits; Delete clears; Ctrl+C / Ctrl+X / Ctrl+V copy, cut and paste blocks (tab-separated, as
+// spreadsheets put them on the clipboard). Rows are drawn only where they are visible.
+
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import type { TabView } from "../api";
+import { confirm, contentFor, engineContent, localEdit, useApp } from "../app-state";
+import {
+  type Cell,
+  type Pos,
+  type Rows,
+  type Selection,
+  cellName,
+  cellText,
+  clearRange,
+  columnName,
+  copyRange,
+  dataExtent,
+  deleteColumn,
+  deleteRow,
+  getCell,
+  inRange,
+  insertColumn,
+  insertRow,
+  moveSelection,
+  parseCell,
+  parseTsv,
+  pasteBlock,
+  selectionRange,
+  setCell,
+  single,
+  startsTyping,
+  toTsv,
+} from "../lib/grid";
+import { TID } from "../testids";
+import { Icon } from "./Icon";
+import { RenameInput } from "./NotesList";
+
+interface SheetData {
+  id: string;
+  name: string;
+  rows: Rows;
+}
+
+interface SheetTabData {
+  sheets: SheetData[];
+}
+
+const ROW_H = 28;
+const OVERSCAN = 8;
+
+function asSheetTab(data: unknown): SheetTabData {
+  const d = data as { sheets?: unknown };
+  if (d && Array.isArray(d.sheets) && d.sheets.length > 0) return d as SheetTabData;
+  return { sheets: [{ id: "s1", name: "Sheet 1", rows: [] }] };
+}
+
+function newSheetId(): string {
+  return `s-${Date.now().toString(36)}${Math.floor(Math.random() * 1296).toString(36)}`;
+}
+
+export function SheetEditor(props: { tab: TabView }) {
+  const { tab } = props;
+  const rev = useApp((s) => s.content[tab.id]?.rev ?? 0);
+  const [data, setData] = useState<SheetTabData>(() => asSheetTab(contentFor(tab.id)));
+  const latest = useRef(data);
+  latest.current = data;
+  const [sheetId, setSheetId] = useState(() => data.sheets[0]?.id ?? "s1");
+  const [sel, setSel] = useState<Selection>(single({ row: 0, col: 0 }));
+  const [editing, setEditing] = useState<{ pos: Pos; text: string } | null>(null);
+  const [renamingSheet, setRenamingSheet] = useState<string | null>(null);
+  const [scroll, setScroll] = useState({ top: 0, height: 600 });
+  const gridRef = useRef<HTMLDivElement>(null);
+  const dragging = useRef(false);
+
+  const sheet = data.sheets.find((s) => s.id === sheetId) ?? (data.sheets[0] as SheetData);
+  const rows = sheet.rows;
+  const ext = dataExtent(rows);
+  const extent = { rows: Math.max(ext.rows + 5, 30), cols: Math.max(ext.cols + 2, 10) };
+
+  // Another writer's content (or a resolution), when the store allows it.
+  useEffect(() => {
+    if (rev === 0) return;
+    const incoming = engineContent(tab.id);
+    if (incoming === undefined) return;
+    const next = asSheetTab(incoming);
+    setData(next);
+    if (!next.sheets.some((s) => s.id === sheetId)) setSheetId(next.sheets[0]?.id ?? "s1");
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [rev]);
+
+  useLayoutEffect(() => {
+    const el = gridRef.current;
+    if (!el) return;
+    const measure = () => setScroll({ top: el.scrollTop, height: el.clientHeight });
+    measure();
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+
+  const commit = (next: SheetTabData) => {
+    latest.current = next;
+    setData(next);
+    localEdit(tab.id, () => latest.current);
+  };
+
+  const updateRows = (fn: (rows: Rows) => Rows) => {
+    const cur = latest.current;
+    commit({ sheets: cur.sheets.map((s) => (s.id === sheet.id ? { ...s, rows: fn(s.rows) } : s)) });
+  };
+
+  const focusGrid = () => requestAnimationFrame(() => gridRef.current?.focus({ preventScroll: true }));
+
+  const scrollToCell = (pos: Pos) => {
+    const el = gridRef.current;
+    if (!el) return;
+    const top = pos.row * ROW_H;
+    const headerH = ROW_H;
+    if (top < el.scrollTop) el.scrollTop = top;
+    else if (top + ROW_H + headerH > el.scrollTop + el.clientHeight) el.scrollTop = top + ROW_H + headerH - el.clientHeight;
+    const cell = el.querySelector<HTMLElement>(`[data-row="${pos.row}"][data-col="${pos.col}"]`);
+    if (cell) {
+      const left = cell.offsetLeft - 48;
+      if (left < el.scrollLeft) el.scrollLeft = left;
+      else if (cell.offsetLeft + cell.offsetWidth > el.scrollLeft + el.clientWidth)
+        el.scrollLeft = cell.offsetLeft + cell.offsetWidth - el.clientWidth;
+    }
+  };
+
+  const select = (next: Selection) => {
+    setSel(next);
+    requestAnimationFrame(() => scrollToCell(next.focus));
+  };
+
+  const startEdit = (pos: Pos, text?: string) => {
+    setEditing({ pos, text: text ?? cellText(getCell(rows, pos)) });
+  };
+
+  const finishEdit = (value: string | null, move: "down" | "up" | "right" | "left" | null) => {
+    const ed = editing;
+    setEditing(null);
+    if (!ed) return;
+    if (value !== null) {
+      const cell: Cell = parseCell(value);
+      if (cell !== getCell(rows, ed.pos)) updateRows((r) => setCell(r, ed.pos, cell));
+    }
+    if (move) {
+      const key = move === "down" || move === "up" ? "Enter" : "Tab";
+      const next = moveSelection(single(ed.pos), { key, shift: move === "up" || move === "left" }, extent);
+      if (next) select(next);
+    }
+    focusGrid();
+  };
+
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (editing) return;
+    const k = { key: e.key, shift: e.shiftKey, ctrl: e.ctrlKey || e.metaKey };
+    if ((e.ctrlKey || e.metaKey) && e.key === "a") {
+      e.preventDefault();
+      setSel({ anchor: { row: 0, col: 0 }, focus: { row: Math.max(0, ext.rows - 1), col: Math.max(0, ext.cols - 1) } });
+      return;
+    }
+    if (e.key === "Enter" && !e.shiftKey && !e.ctrlKey && !e.altKey) {
+      e.preventDefault();
+      startEdit(sel.focus);
+      return;
+    }
+    if (e.key === "F2") {
+      e.preventDefault();
+      startEdit(sel.focus);
+      return;
+    }
+    if (e.key === "Delete" || e.key === "Backspace") {
+      e.preventDefault();
+      updateRows((r) => clearRange(r, selectionRange(sel)));
+      return;
+    }
+    if (e.key === "Tab" && (e.ctrlKey || e.altKey)) return;
+    const next = e.altKey ? null : moveSelection(sel, k, extent);
+    if (next) {
+      e.preventDefault();
+      select(next);
+      return;
+    }
+    if (startsTyping({ key: e.key, ctrl: e.ctrlKey, alt: e.altKey, meta: e.metaKey })) {
+      e.preventDefault();
+      startEdit(sel.focus, e.key);
+    }
+  };
+
+  const onCopy = (e: ClipboardEvent, cut: boolean) => {
+    if (editing) return;
+    e.preventDefault();
+    const range = selectionRange(sel);
+    e.clipboardData?.setData("text/plain", toTsv(copyRange(rows, range)));
+    if (cut) updateRows((r) => clearRange(r, range));
+  };
+
+  const onPaste = (e: ClipboardEvent) => {
+    if (editing) return;
+    const text = e.clipboardData?.getData("text/plain") ?? "";
+    if (text === "") return;
+    e.preventDefault();
+    const block = parseTsv(text);
+    const at = { row: selectionRange(sel).top, col: selectionRange(sel).left };
+    updateRows((r) => pasteBlock(r, at, block));
+    const width = Math.max(...block.map((b) => b.length));
+    setSel({ anchor: at, focus: { row: at.row + block.length - 1, col: at.col + width - 1 } });
+  };
+
+  const cellFromEvent = (e: PointerEvent): Pos | null => {
+    const td = (e.target as HTMLElement).closest<HTMLElement>("[data-row]");
+    if (!td) return null;
+    return { row: Number(td.dataset.row), col: Number(td.dataset.col) };
+  };
+
+  const addSheet = () => {
+    const cur = latest.current;
+    const id = newSheetId();
+    commit({ sheets: [...cur.sheets, { id, name: `Sheet ${cur.sheets.length + 1}`, rows: [] }] });
+    setSheetId(id);
+    setSel(single({ row: 0, col: 0 }));
+  };
+
+  const renameSheet = (id: string, name: string | null) => {
+    setRenamingSheet(null);
+    const trimmed = name?.trim();
+    if (!trimmed) return;
+    const cur = latest.current;
+    commit({ sheets: cur.sheets.map((s) => (s.id === id ? { ...s, name: trimmed } : s)) });
+  };
+
+  const removeSheet = async (id: string) => {
+    const target = latest.current.sheets.find((s) => s.id === id);
+    if (!target || latest.current.sheets.length < 2) return;
+    const ok = await confirm({
+      title: `Delete the sheet “${target.name}”?`,
+      body: "Its cells go with it. The Note's history keeps them: restore from the Versions panel.",
+      confirmLabel: "Delete sheet",
+      danger: true,
+    });
+    if (!ok) return;
+    const cur = latest.current;
+    const sheets = cur.sheets.filter((s) => s.id !== id);
+    commit({ sheets });
+    if (sheetId === id) setSheetId(sheets[0]?.id ?? "s1");
+  };
+
+  const range = selectionRange(sel);
+  const first = Math.max(0, Math.floor(scroll.top / ROW_H) - OVERSCAN);
+  const last = Math.min(extent.rows - 1, Math.ceil((scroll.top + scroll.height) / ROW_H) + OVERSCAN);
+  const cols = Array.from({ length: extent.cols }, (_, i) => i);
+  const focusText = cellText(getCell(rows, sel.focus));
+
+  return (
+    <div class="sheet-editor">
+      <div class="editor-toolbar sheet-toolbar">
+        <div class="sheet-switcher" role="tablist" aria-label="Sheets">
+          {data.sheets.map((s) =>
+            renamingSheet === s.id ? (
+              <RenameInput
+                key={s.id}
+                value={s.name}
+                testId={TID.sheetNameInput}
+                label="Sheet name"
+                className="sheet-name-input"
+                onDone={(v) => renameSheet(s.id, v)}
+              />
+            ) : (
+              <button
+                key={s.id}
+                type="button"
+                role="tab"
+                aria-selected={s.id === sheet.id}
+                class={`sheet-tab${s.id === sheet.id ? " is-on" : ""}`}
+                data-testid={TID.sheetSwitch}
+                data-sheet-id={s.id}
+                title="Double-click to rename"
+                onClick={() => {
+                  setSheetId(s.id);
+                  setSel(single({ row: 0, col: 0 }));
+                  setEditing(null);
+                }}
+                onDblClick={() => setRenamingSheet(s.id)}
+                onKeyDown={(e) => {
+                  if (e.key === "F2") setRenamingSheet(s.id);
+                  if (e.key === "Delete") void removeSheet(s.id);
+                }}
+              >
+                {s.name}
+              </button>
+            ),
+          )}
+          <button type="button" class="icon-button" data-testid={TID.sheetAdd} onClick={addSheet} title="Add a sheet">
+            <Icon name="plus" />
+          </button>
+        </div>
+        <div class="toolbar-spacer" />
+        <button
+          type="button"
+          class="button small"
+          data-testid={TID.sheetAddRow}
+          title="Insert a row below the selected one"
+          onClick={() => {
+            updateRows((r) => insertRow(r, sel.focus.row + 1));
+            select(single({ row: sel.focus.row + 1, col: sel.focus.col }));
+            focusGrid();
+          }}
+        >
+          + Row
+        </button>
+        <button
+          type="button"
+          class="button small"
+          data-testid={TID.sheetAddColumn}
+          title="Insert a column right of the selected one"
+          onClick={() => {
+            updateRows((r) => insertColumn(r, sel.focus.col + 1));
+            select(single({ row: sel.focus.row, col: sel.focus.col + 1 }));
+            focusGrid();
+          }}
+        >
+          + Column
+        </button>
+        <button
+          type="button"
+          class="button small subtle"
+          title="Delete the selected row"
+          onClick={() => {
+            updateRows((r) => deleteRow(r, sel.focus.row));
+            focusGrid();
+          }}
+        >
+          − Row
+        </button>
+        <button
+          type="button"
+          class="button small subtle"
+          title="Delete the selected column"
+          onClick={() => {
+            updateRows((r) => deleteColumn(r, sel.focus.col));
+            focusGrid();
+          }}
+        >
+          − Column
+        </button>
+      </div>
+      <div class="formula-bar">
+        <span class="formula-name">
+          {cellName(range.top === range.bottom && range.left === range.right ? sel.focus : { row: range.top, col: range.left })}
+          {(range.top !== range.bottom || range.left !== range.right) && `:${cellName({ row: range.bottom, col: range.right })}`}
+        </span>
+        <span class="formula-value" title={focusText}>
+          {editing ? editing.text : focusText}
+        </span>
+      </div>
+      <div
+        class="grid-scroll"
+        ref={gridRef}
+        tabIndex={0}
+        role="grid"
+        aria-label={`${sheet.name}: ${ext.rows} rows, ${ext.cols} columns`}
+        aria-rowcount={extent.rows}
+        aria-colcount={extent.cols}
+        data-testid={TID.editorSheet}
+        data-tab-id={tab.id}
+        data-sheet-id={sheet.id}
+        onKeyDown={onKeyDown}
+        onCopy={(e) => onCopy(e, false)}
+        onCut={(e) => onCopy(e, true)}
+        onPaste={onPaste}
+        onScroll={(e) => setScroll({ top: e.currentTarget.scrollTop, height: e.currentTarget.clientHeight })}
+        onPointerDown={(e) => {
+          const pos = cellFromEvent(e);
+          if (!pos) return;
+          if ((e.target as HTMLElement).closest("input")) return;
+          dragging.current = true;
+          setSel(e.shiftKey ? { anchor: sel.anchor, focus: pos } : single(pos));
+        }}
+        onPointerMove={(e) => {
+          if (!dragging.current || e.buttons !== 1) return;
+          const pos = cellFromEvent(e);
+          if (pos && (pos.row !== sel.focus.row || pos.col !== sel.focus.col)) setSel({ anchor: sel.anchor, focus: pos });
+        }}
+        onPointerUp={() => (dragging.current = false)}
+        onDblClick={(e) => {
+          const td = (e.target as HTMLElement).closest<HTMLElement>("[data-row]");
+          if (td) startEdit({ row: Number(td.dataset.row), col: Number(td.dataset.col) });
+        }}
+      >
+        <table class="grid" style={{ width: `${48 + extent.cols * 120}px` }}>
+          <colgroup>
+            <col style={{ width: "48px" }} />
+            {cols.map((c) => (
+              <col key={c} style={{ width: "120px" }} />
+            ))}
+          </colgroup>
+          <thead>
+            <tr>
+              <th class="corner" />
+              {cols.map((c) => (
+                <th key={c} class={c >= range.left && c <= range.right ? "is-sel" : ""} scope="col">
+                  {columnName(c)}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {first > 0 && (
+              <tr aria-hidden="true" style={{ height: `${first * ROW_H}px` }}>
+                <td colSpan={extent.cols + 1} class="spacer" />
+              </tr>
+            )}
+            {Array.from({ length: last - first + 1 }, (_, i) => first + i).map((r) => (
+              <tr key={r} style={{ height: `${ROW_H}px` }}>
+                <th scope="row" class={r >= range.top && r <= range.bottom ? "is-sel" : ""}>
+                  {r + 1}
+                </th>
+                {cols.map((c) => {
+                  const pos = { row: r, col: c };
+                  const isFocus = sel.focus.row === r && sel.focus.col === c;
+                  const isEditing = editing && editing.pos.row === r && editing.pos.col === c;
+                  const value = rows[r]?.[c] ?? null;
+                  return (
+                    <td
+                      key={c}
+                      role="gridcell"
+                      class={`${isFocus ? "is-focus" : ""}${inRange(range, pos) ? " is-sel" : ""}${
+                        typeof value === "number" ? " is-num" : ""
+                      }`}
+                      data-testid={TID.sheetCell}
+                      data-row={r}
+                      data-col={c}
+                      aria-selected={inRange(range, pos)}
+                    >
+                      {isEditing ? (
+                        <CellInput
+                          initial={editing.text}
+                          onChange={(text) => setEditing({ pos, text })}
+                          onDone={finishEdit}
+                        />
+                      ) : (
+                        cellText(value)
+                      )}
+                    </td>
+                  );
+                })}
+              </tr>
+            ))}
+            {last < extent.rows - 1 && (
+              <tr aria-hidden="true" style={{ height: `${(extent.rows - 1 - last) * ROW_H}px` }}>
+                <td colSpan={extent.cols + 1} class="spacer" />
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
+      {data.sheets.length > 1 && (
+        <div class="sheet-foot muted">
+          Sheet “{sheet.name}” ·{" "}
+          <button type="button" class="link-button" onClick={() => void removeSheet(sheet.id)}>
+            delete this sheet
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function CellInput(props: {
+  initial: string;
+  onChange: (text: string) => void;
+  onDone: (value: string | null, move: "down" | "up" | "right" | "left" | null) => void;
+}) {
+  const done = useRef(false);
+  const finish = (value: string | null, move: "down" | "up" | "right" | "left" | null) => {
+    if (done.current) return;
+    done.current = true;
+    props.onDone(value, move);
+  };
+  return (
+    <input
+      class="cell-input"
+      data-testid={TID.sheetCellInput}
+      aria-label="Cell value"
+      value={props.initial}
+      ref={(el) => {
+        if (el && !el.dataset.focused) {
+          el.dataset.focused = "1";
+          el.focus();
+          const end = el.value.length;
+          el.setSelectionRange(end, end);
+        }
+      }}
+      onInput={(e) => props.onChange(e.currentTarget.value)}
+      onKeyDown={(e) => {
+        e.stopPropagation();
+        if (e.key === "Enter") {
+          e.preventDefault();
+          finish(e.currentTarget.value, e.shiftKey ? "up" : "down");
+        } else if (e.key === "Tab") {
+          e.preventDefault();
+          finish(e.currentTarget.value, e.shiftKey ? "left" : "right");
+        } else if (e.key === "Escape") {
+          e.preventDefault();
+          finish(null, null);
+        }
+      }}
+      onBlur={(e) => finish(e.currentTarget.value, null)}
+      onPaste={(e) => e.stopPropagation()}
+      onCopy={(e) => e.stopPropagation()}
+      onCut={(e) => e.stopPropagation()}
+    />
+  );
+}

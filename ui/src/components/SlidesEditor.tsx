@@ -1,0 +1,417 @@
+// The Slides tab: the slide list (reorder with the buttons or Alt+↑/↓), the selected slide's
+// title, body, speaker notes and layout, the deck's theme, and a presentation preview.
+
+import { useEffect, useRef, useState } from "preact/hooks";
+import type { TabView } from "../api";
+import { closeDialog, confirm, contentFor, engineContent, localEdit, openDialog, useApp } from "../app-state";
+import { LAYOUTS, THEMES, bodyBlocks, layoutLabel, moveSlide, newSlideId, splitColumns, themeLabel } from "../lib/slides";
+import { TID } from "../testids";
+import { Icon } from "./Icon";
+import { Modal } from "./Modal";
+
+export interface SlideData {
+  id: string;
+  title: string;
+  body: string;
+  notes: string;
+  layout: string;
+}
+
+export interface DeckData {
+  theme: string;
+  slides: SlideData[];
+}
+
+function asDeck(data: unknown): DeckData {
+  const d = data as Partial<DeckData> | null;
+  return {
+    theme: typeof d?.theme === "string" ? d.theme : "paper",
+    slides: Array.isArray(d?.slides) ? (d.slides as SlideData[]) : [],
+  };
+}
+
+export function SlidesEditor(props: { tab: TabView }) {
+  const { tab } = props;
+  const rev = useApp((s) => s.content[tab.id]?.rev ?? 0);
+  const [deck, setDeck] = useState<DeckData>(() => asDeck(contentFor(tab.id)));
+  const latest = useRef(deck);
+  latest.current = deck;
+  const [current, setCurrent] = useState<string | null>(() => deck.slides[0]?.id ?? null);
+  const listRef = useRef<HTMLOListElement>(null);
+
+  useEffect(() => {
+    if (rev === 0) return;
+    const incoming = engineContent(tab.id);
+    if (incoming === undefined) return;
+    const next = asDeck(incoming);
+    setDeck(next);
+    if (!next.slides.some((s) => s.id === current)) setCurrent(next.slides[0]?.id ?? null);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [rev]);
+
+  const commit = (next: DeckData) => {
+    latest.current = next;
+    setDeck(next);
+    localEdit(tab.id, () => latest.current);
+  };
+
+  const index = deck.slides.findIndex((s) => s.id === current);
+  const slide = index >= 0 ? deck.slides[index] : undefined;
+
+  const update = (patch: Partial<SlideData>) => {
+    if (!slide) return;
+    const cur = latest.current;
+    commit({ ...cur, slides: cur.slides.map((s) => (s.id === slide.id ? { ...s, ...patch } : s)) });
+  };
+
+  const addSlide = () => {
+    const cur = latest.current;
+    const id = newSlideId(cur.slides, Date.now());
+    const at = index >= 0 ? index + 1 : cur.slides.length;
+    const slides = cur.slides.slice();
+    slides.splice(at, 0, { id, title: "", body: "", notes: "", layout: "title_and_body" });
+    commit({ ...cur, slides });
+    setCurrent(id);
+    requestAnimationFrame(() => document.querySelector<HTMLInputElement>(`[data-testid="${TID.slideTitle}"]`)?.focus());
+  };
+
+  const move = (delta: number) => {
+    if (index < 0) return;
+    const cur = latest.current;
+    commit({ ...cur, slides: moveSlide(cur.slides, index, delta) });
+    requestAnimationFrame(() =>
+      listRef.current?.querySelector<HTMLElement>(`[data-slide-id="${CSS.escape(current ?? "")}"]`)?.focus(),
+    );
+  };
+
+  const remove = async () => {
+    if (!slide) return;
+    const ok = await confirm({
+      title: `Delete slide ${index + 1}?`,
+      body: `“${slide.title || "Untitled slide"}” is removed from the deck. The Note's history keeps it.`,
+      confirmLabel: "Delete slide",
+      danger: true,
+    });
+    if (!ok) return;
+    const cur = latest.current;
+    const slides = cur.slides.filter((s) => s.id !== slide.id);
+    commit({ ...cur, slides });
+    setCurrent(slides[Math.min(index, slides.length - 1)]?.id ?? null);
+  };
+
+  const onListKey = (e: KeyboardEvent, i: number) => {
+    if (e.altKey && (e.key === "ArrowUp" || e.key === "ArrowDown")) {
+      e.preventDefault();
+      move(e.key === "ArrowUp" ? -1 : 1);
+      return;
+    }
+    if (e.key === "ArrowUp" || e.key === "ArrowDown") {
+      e.preventDefault();
+      const next = deck.slides[Math.max(0, Math.min(deck.slides.length - 1, i + (e.key === "ArrowUp" ? -1 : 1)))];
+      if (next) {
+        setCurrent(next.id);
+        requestAnimationFrame(() =>
+          listRef.current?.querySelector<HTMLElement>(`[data-slide-id="${CSS.escape(next.id)}"]`)?.focus(),
+        );
+      }
+    } else if (e.key === "Delete") {
+      e.preventDefault();
+      void remove();
+    }
+  };
+
+  return (
+    <div class="slides-editor" data-testid={TID.editorSlides} data-tab-id={tab.id}>
+      <div class="editor-toolbar">
+        <button type="button" class="button small" data-testid={TID.slideAdd} onClick={addSlide}>
+          <Icon name="plus" /> Slide
+        </button>
+        <label class="toolbar-field">
+          <span>Theme</span>
+          <select
+            data-testid={TID.slideTheme}
+            value={deck.theme}
+            onChange={(e) => commit({ ...latest.current, theme: e.currentTarget.value })}
+          >
+            {THEMES.map((t) => (
+              <option key={t} value={t}>
+                {themeLabel(t)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <div class="toolbar-spacer" />
+        <button
+          type="button"
+          class="button small"
+          data-testid={TID.slidesPresent}
+          disabled={deck.slides.length === 0}
+          onClick={() => openDialog({ kind: "present", tabId: tab.id, start: Math.max(0, index) })}
+          title="Present from this slide (Esc to leave)"
+        >
+          <Icon name="play" /> Present
+        </button>
+      </div>
+      <div class="slides-body">
+        <ol class="slide-list" ref={listRef} aria-label="Slides">
+          {deck.slides.map((s, i) => (
+            <li key={s.id}>
+              <button
+                type="button"
+                class={`slide-item${s.id === current ? " is-on" : ""}`}
+                data-testid={TID.slideItem}
+                data-slide-id={s.id}
+                aria-current={s.id === current}
+                tabIndex={s.id === current || (current === null && i === 0) ? 0 : -1}
+                onClick={() => setCurrent(s.id)}
+                onKeyDown={(e) => onListKey(e, i)}
+                title="Alt+↑/↓ to move"
+              >
+                <span class="slide-num">{i + 1}</span>
+                <span class="slide-thumb">
+                  <SlideCanvas slide={s} theme={deck.theme} small />
+                </span>
+              </button>
+            </li>
+          ))}
+          {deck.slides.length === 0 && (
+            <li class="slide-list-empty muted">
+              No slides yet.
+              <br />
+              <button type="button" class="link-button" onClick={addSlide}>
+                Add the first slide
+              </button>
+            </li>
+          )}
+        </ol>
+        {slide ? (
+          <div class="slide-detail">
+            <div class="slide-stage">
+              <SlideCanvas slide={slide} theme={deck.theme} />
+            </div>
+            <div class="slide-fields">
+              <div class="slide-field-row">
+                <label class="field grow">
+                  <span>Title</span>
+                  <input
+                    data-testid={TID.slideTitle}
+                    value={slide.title}
+                    placeholder="Slide title"
+                    onInput={(e) => update({ title: e.currentTarget.value })}
+                  />
+                </label>
+                <label class="field">
+                  <span>Layout</span>
+                  <select
+                    data-testid={TID.slideLayout}
+                    value={slide.layout}
+                    onChange={(e) => update({ layout: e.currentTarget.value })}
+                  >
+                    {LAYOUTS.map((l) => (
+                      <option key={l} value={l}>
+                        {layoutLabel(l)}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+              </div>
+              <label class="field">
+                <span>Body {slide.layout === "two_column" && <em class="muted">(a line with --- splits the columns)</em>}</span>
+                <textarea
+                  data-testid={TID.slideBody}
+                  rows={5}
+                  value={slide.body}
+                  placeholder="- A point&#10;- Another point"
+                  onInput={(e) => update({ body: e.currentTarget.value })}
+                />
+              </label>
+              <label class="field">
+                <span>Speaker notes</span>
+                <textarea
+                  data-testid={TID.slideNotes}
+                  rows={3}
+                  value={slide.notes}
+                  placeholder="What to say (not shown on the slide)"
+                  onInput={(e) => update({ notes: e.currentTarget.value })}
+                />
+              </label>
+              <div class="slide-actions">
+                <button
+                  type="button"
+                  class="button small"
+                  data-testid={TID.slideMoveUp}
+                  disabled={index <= 0}
+                  onClick={() => move(-1)}
+                >
+                  <Icon name="up" /> Move up
+                </button>
+                <button
+                  type="button"
+                  class="button small"
+                  data-testid={TID.slideMoveDown}
+                  disabled={index >= deck.slides.length - 1}
+                  onClick={() => move(1)}
+                >
+                  <Icon name="down" /> Move down
+                </button>
+                <div class="toolbar-spacer" />
+                <button type="button" class="button small danger-quiet" data-testid={TID.slideDelete} onClick={() => void remove()}>
+                  <Icon name="trash" /> Delete slide
+                </button>
+              </div>
+            </div>
+          </div>
+        ) : (
+          <div class="empty-state">
+            <h2>An empty deck</h2>
+            <p>Add a slide, or ask the agent for an outline.</p>
+            <button type="button" class="button primary" onClick={addSlide}>
+              <Icon name="plus" /> Add a slide
+            </button>
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function Body(props: { text: string }) {
+  return (
+    <>
+      {bodyBlocks(props.text).map((b, i) =>
+        b.kind === "bullets" ? (
+          <ul key={i}>
+            {b.items.map((item, j) => (
+              <li key={j}>{item}</li>
+            ))}
+          </ul>
+        ) : (
+          <p key={i}>{b.text}</p>
+        ),
+      )}
+    </>
+  );
+}
+
+/** A slide drawn with its deck's theme and its layout (16:9). */
+export function SlideCanvas(props: { slide: SlideData; theme: string; small?: boolean }) {
+  const { slide } = props;
+  const title = slide.title || (props.small ? "" : "Untitled slide");
+  const layout = (LAYOUTS as readonly string[]).includes(slide.layout) ? slide.layout : "title_and_body";
+  return (
+    <div class={`slide theme-${props.theme} layout-${layout}${props.small ? " is-small" : ""}`} aria-hidden={props.small}>
+      {layout === "title_and_body" && (
+        <>
+          <h2 class="slide-title">{title}</h2>
+          <div class="slide-text">
+            <Body text={slide.body} />
+          </div>
+        </>
+      )}
+      {layout === "title_only" && <h2 class="slide-title">{title}</h2>}
+      {layout === "section" && (
+        <>
+          <div class="slide-rule" />
+          <h2 class="slide-title">{title}</h2>
+          {slide.body && <p class="slide-sub">{slide.body.split("\n")[0]}</p>}
+        </>
+      )}
+      {layout === "two_column" && (
+        <>
+          <h2 class="slide-title">{title}</h2>
+          <div class="slide-columns">
+            {splitColumns(slide.body).map((col, i) => (
+              <div key={i} class="slide-text">
+                <Body text={col} />
+              </div>
+            ))}
+          </div>
+        </>
+      )}
+      {layout === "quote" && (
+        <>
+          <blockquote class="slide-quote">“{slide.body || title}”</blockquote>
+          {slide.body && slide.title && <p class="slide-cite">— {slide.title}</p>}
+        </>
+      )}
+    </div>
+  );
+}
+
+/** The presentation: one slide filling the screen; arrows, Space, PageUp/PageDown, Home/End; Esc leaves. */
+export function Presentation(props: { tabId: string; start: number }) {
+  const data = useApp((s) => s.content[props.tabId]?.data);
+  const [deck] = useState<DeckData>(() => asDeck(contentFor(props.tabId) ?? data));
+  const [at, setAt] = useState(Math.min(props.start, Math.max(0, deck.slides.length - 1)));
+  const [notes, setNotes] = useState(false);
+  const stage = useRef<HTMLDivElement>(null);
+  const slide = deck.slides[at];
+
+  useEffect(() => {
+    const el = stage.current;
+    el?.requestFullscreen?.().catch(() => undefined);
+    const onFs = () => {
+      if (!document.fullscreenElement) closeDialog();
+    };
+    document.addEventListener("fullscreenchange", onFs);
+    return () => {
+      document.removeEventListener("fullscreenchange", onFs);
+      if (document.fullscreenElement) void document.exitFullscreen().catch(() => undefined);
+    };
+  }, []);
+
+  const go = (n: number) => setAt(Math.max(0, Math.min(deck.slides.length - 1, n)));
+  const onKeyDown = (e: KeyboardEvent) => {
+    switch (e.key) {
+      case "ArrowRight":
+      case "ArrowDown":
+      case "PageDown":
+      case " ":
+        e.preventDefault();
+        go(at + 1);
+        break;
+      case "ArrowLeft":
+      case "ArrowUp":
+      case "PageUp":
+        e.preventDefault();
+        go(at - 1);
+        break;
+      case "Home":
+        go(0);
+        break;
+      case "End":
+        go(deck.slides.length - 1);
+        break;
+      case "n":
+      case "N":
+        setNotes(!notes);
+        break;
+    }
+  };
+
+  return (
+    <Modal label="Presentation" onClose={closeDialog} testId={TID.presentation} className="presentation">
+      <div class="presentation-stage" ref={stage} onKeyDown={onKeyDown} tabIndex={0} data-autofocus onClick={() => go(at + 1)}>
+        {slide && <SlideCanvas slide={slide} theme={deck.theme} />}
+        <div class="presentation-bar" onClick={(e) => e.stopPropagation()}>
+          <button type="button" onClick={() => go(at - 1)} disabled={at === 0} aria-label="Previous slide">
+            ‹
+          </button>
+          <span>
+            {at + 1} / {deck.slides.length}
+          </span>
+          <button type="button" onClick={() => go(at + 1)} disabled={at >= deck.slides.length - 1} aria-label="Next slide">
+            ›
+          </button>
+          <button type="button" onClick={() => setNotes(!notes)} aria-pressed={notes}>
+            Notes (N)
+          </button>
+          <button type="button" onClick={closeDialog}>
+            Exit (Esc)
+          </button>
+        </div>
+        {notes && slide?.notes && <div class="presentation-notes">{slide.notes}</div>}
+      </div>
+    </Modal>
+  );
+}

@@ -1,0 +1,316 @@
+// The versions panel: the open Note's history (author, person or agent, time, summary), each
+// version viewable read-only, comparable with now, and restorable. A restore is a guarded write:
+// when it is refused, the panel says why and nothing is lost.
+
+import { useEffect, useMemo, useState } from "preact/hooks";
+import * as api from "../api";
+import type { Note, VersionInfo } from "../api";
+import { app, closeDialog, confirm, openDialog, restoreVersion, useApp } from "../app-state";
+import { type NoteLike, diffNotes } from "../lib/diff";
+import { explain } from "../lib/errors";
+import { cellText } from "../lib/grid";
+import { relativeTime, toDate } from "../lib/status";
+import type { TabType } from "../lib/tabs";
+import { TID } from "../testids";
+import { NoteChangesView } from "./DiffViews";
+import { Icon } from "./Icon";
+import { Modal } from "./Modal";
+import { SlideCanvas, type SlideData } from "./SlidesEditor";
+import { tabIcon } from "./TabStrip";
+
+function useHistory(noteId: string | null, version: number | null) {
+  const [versions, setVersions] = useState<VersionInfo[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    if (!noteId) return;
+    let live = true;
+    api.history(noteId).then(
+      (v) => {
+        if (live) {
+          setVersions(v);
+          setError(null);
+        }
+      },
+      (e: unknown) => live && setError(explain(e).text),
+    );
+    return () => {
+      live = false;
+    };
+  }, [noteId, version]);
+  return { versions, error };
+}
+
+export function VersionsPanel() {
+  const noteId = useApp((s) => s.open?.noteId ?? null);
+  const current = useApp((s) => s.open?.view?.version ?? null);
+  const person = useApp((s) => s.settings?.person_name ?? null);
+  const { versions, error } = useHistory(noteId, current);
+  const [message, setMessage] = useState<{ ok: boolean; text: string; detail?: string } | null>(null);
+  const now = new Date();
+  const newestFirst = useMemo(() => (versions ? versions.slice().reverse() : []), [versions]);
+
+  const restore = async (v: VersionInfo) => {
+    const ok = await confirm({
+      title: `Restore version ${v.version}?`,
+      body: "The Note becomes as it was then, as a new version. Nothing is deleted: the current state stays in the history.",
+      confirmLabel: `Restore version ${v.version}`,
+    });
+    if (!ok) return;
+    setMessage(null);
+    setMessage(await restoreVersion(v.version));
+  };
+
+  return (
+    <aside class="side-panel" data-testid={TID.versionsPanel} aria-label="Versions">
+      <div class="panel-head">
+        <h2>Versions</h2>
+        <button type="button" class="icon-button" onClick={() => app.set({ panel: null })} title="Close" aria-label="Close">
+          <Icon name="close" />
+        </button>
+      </div>
+      {message && (
+        <div class={`form-message ${message.ok ? "is-ok" : "is-error"} panel-message`} data-testid={TID.versionMessage} role="status">
+          {message.text}
+          {message.detail && <div class="muted small">{message.detail}</div>}
+        </div>
+      )}
+      {!noteId && <p class="muted panel-intro">Open a Note to see its history.</p>}
+      {error && <p class="form-message is-error">{error}</p>}
+      {noteId && !versions && !error && <p class="muted panel-intro">Loading…</p>}
+      <ol class="versions">
+        {newestFirst.map((v) => {
+          const agent = person !== null && v.author !== person;
+          const isCurrent = v.version === current;
+          const at = toDate(v.created_at);
+          return (
+            <li
+              key={v.version}
+              class={`version-row${isCurrent ? " is-current" : ""}`}
+              data-testid={TID.versionsRow}
+              data-version={v.version}
+              data-author-kind={agent ? "agent" : "person"}
+            >
+              <div class="version-line">
+                <span class="version-num">v{v.version}</span>
+                <span class={`author ${agent ? "is-agent" : "is-person"}`} title={agent ? `Agent token “${v.author}”` : "You"}>
+                  {agent ? <Icon name="agent" size={13} /> : null}
+                  {agent ? v.author : "You"}
+                </span>
+                <time class="muted" dateTime={v.created_at} title={at.toLocaleString()}>
+                  {relativeTime(at, now)}
+                </time>
+                {isCurrent && <span class="pill pill-muted">current</span>}
+              </div>
+              <div class="version-summary">{v.summary}</div>
+              <div class="version-actions">
+                <button
+                  type="button"
+                  class="link-button"
+                  data-testid={TID.versionOpen}
+                  onClick={() => openDialog({ kind: "version", version: v.version, mode: "view" })}
+                >
+                  View
+                </button>
+                <button
+                  type="button"
+                  class="link-button"
+                  data-testid={TID.versionDiff}
+                  disabled={isCurrent}
+                  onClick={() => openDialog({ kind: "version", version: v.version, mode: "diff" })}
+                >
+                  Changes since
+                </button>
+                <button
+                  type="button"
+                  class="link-button"
+                  data-testid={TID.versionRestore}
+                  disabled={isCurrent}
+                  onClick={() => void restore(v)}
+                >
+                  Restore…
+                </button>
+              </div>
+            </li>
+          );
+        })}
+      </ol>
+    </aside>
+  );
+}
+
+/** A version of the open Note, read-only, or its changes up to now. */
+export function VersionDialog(props: { version: number; mode: "view" | "diff" }) {
+  const noteId = useApp((s) => s.open?.noteId ?? null);
+  const view = useApp((s) => s.open?.view ?? null);
+  const content = useApp((s) => s.content);
+  const [note, setNote] = useState<Note | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [mode, setMode] = useState(props.mode);
+  const [tabId, setTabId] = useState<string | null>(null);
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+
+  useEffect(() => {
+    if (!noteId) return;
+    let live = true;
+    api.versionAt(noteId, props.version).then(
+      (n) => {
+        if (!live) return;
+        setNote(n);
+        setTabId(n.tabs[0]?.id ?? null);
+      },
+      (e: unknown) => live && setError(explain(e).text),
+    );
+    return () => {
+      live = false;
+    };
+  }, [noteId, props.version]);
+
+  const nowNote: NoteLike | null = view
+    ? {
+        title: view.title,
+        tabs: view.tabs.map((t) => ({ id: t.id, type: t.type, label: t.label, data: content[t.id]?.data ?? t.data })),
+      }
+    : null;
+  const change = useMemo(
+    () => (note && nowNote ? diffNotes(note as unknown as NoteLike, nowNote) : null),
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [note, view, content],
+  );
+  const tab = note?.tabs.find((t) => t.id === tabId);
+
+  const restore = async () => {
+    const ok = await confirm({
+      title: `Restore version ${props.version}?`,
+      body: "The Note becomes as it was then, as a new version. The current state stays in the history.",
+      confirmLabel: `Restore version ${props.version}`,
+    });
+    if (ok) setMessage(await restoreVersion(props.version));
+  };
+
+  return (
+    <Modal label={`Version ${props.version}`} onClose={closeDialog} testId={TID.versionView} wide>
+      <div class="modal-head">
+        <h2>
+          Version {props.version} <span class="muted">(read-only)</span>
+        </h2>
+        <div class="segmented" role="tablist">
+          <button type="button" role="tab" aria-selected={mode === "view"} class={mode === "view" ? "is-on" : ""} onClick={() => setMode("view")}>
+            As it was
+          </button>
+          <button type="button" role="tab" aria-selected={mode === "diff"} class={mode === "diff" ? "is-on" : ""} onClick={() => setMode("diff")}>
+            Changes since
+          </button>
+        </div>
+        <button type="button" class="icon-button" onClick={closeDialog} aria-label="Close" data-testid={TID.versionClose}>
+          <Icon name="close" />
+        </button>
+      </div>
+      {error && <p class="form-message is-error">{error}</p>}
+      {message && (
+        <p class={`form-message ${message.ok ? "is-ok" : "is-error"}`} data-testid={TID.versionMessage} role="status">
+          {message.text}
+        </p>
+      )}
+      {!note && !error && <p class="muted">Loading…</p>}
+      {note && mode === "view" && (
+        <div class="version-view">
+          <p class="version-title">
+            <strong>{note.title || "Untitled"}</strong>
+          </p>
+          <div class="version-tabs" role="tablist">
+            {note.tabs.map((t) => (
+              <button
+                key={t.id}
+                type="button"
+                role="tab"
+                aria-selected={t.id === tabId}
+                class={`version-tab${t.id === tabId ? " is-on" : ""}`}
+                data-tab-id={t.id}
+                onClick={() => setTabId(t.id)}
+              >
+                <Icon name={tabIcon(t.type as TabType)} /> {t.label}
+              </button>
+            ))}
+          </div>
+          {tab && <ReadOnlyTab type={tab.type} data={tab.data} />}
+        </div>
+      )}
+      {note && mode === "diff" && change && (
+        <NoteChangesView change={change} olderLabel={`version ${props.version}`} newerLabel="now" />
+      )}
+      <div class="modal-foot">
+        <span class="muted">Restoring makes a new version equal to this one; history is kept.</span>
+        <div class="toolbar-spacer" />
+        <button type="button" class="button" onClick={closeDialog}>
+          Close
+        </button>
+        <button
+          type="button"
+          class="button primary"
+          data-testid={TID.versionRestore}
+          disabled={!note || view?.version === props.version}
+          onClick={() => void restore()}
+        >
+          Restore this version
+        </button>
+      </div>
+    </Modal>
+  );
+}
+
+function ReadOnlyTab(props: { type: string; data: unknown }) {
+  const { type, data } = props;
+  if (type === "markdown") return <pre class="readonly-text">{typeof data === "string" && data !== "" ? data : "(empty)"}</pre>;
+  if (type === "sheet") {
+    const sheets = (data as { sheets: { id: string; name: string; rows: unknown[][] }[] }).sheets ?? [];
+    return (
+      <div class="readonly-sheets">
+        {sheets.map((s) => (
+          <div key={s.id}>
+            <h4>{s.name}</h4>
+            {s.rows.length === 0 ? (
+              <p class="muted">(empty)</p>
+            ) : (
+              <table class="cell-table">
+                <tbody>
+                  {s.rows.slice(0, 200).map((r, i) => (
+                    <tr key={i}>
+                      <th>{i + 1}</th>
+                      {r.map((c, j) => (
+                        <td key={j}>{cellText(c as never)}</td>
+                      ))}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </div>
+        ))}
+      </div>
+    );
+  }
+  if (type === "slides") {
+    const deck = data as { theme: string; slides: SlideData[] };
+    return (
+      <div class="readonly-slides">
+        {deck.slides.length === 0 && <p class="muted">(no slides)</p>}
+        {deck.slides.map((s) => (
+          <div key={s.id} class="readonly-slide">
+            <SlideCanvas slide={s} theme={deck.theme} />
+          </div>
+        ))}
+      </div>
+    );
+  }
+  const items = (Array.isArray(data) ? data : []) as { id: string; title?: string; name?: string; url?: string }[];
+  return (
+    <ul class="item-list">
+      {items.length === 0 && <li class="muted">(none)</li>}
+      {items.map((x) => (
+        <li key={x.id} class="item">
+          {x.title ?? x.name} {x.url && <span class="muted">{x.url}</span>}
+        </li>
+      ))}
+    </ul>
+  );
+}

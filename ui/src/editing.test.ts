@@ -1,0 +1,149 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { COALESCE_MS, EditSessions, MAX_DELAY_MS } from "./editing";
+
+interface Sent {
+  noteId: string;
+  tabId: string;
+  data: unknown;
+}
+
+function setup(fail: (n: number) => boolean = () => false) {
+  const sent: Sent[] = [];
+  const unsent: string[][] = [];
+  const errors: unknown[] = [];
+  let calls = 0;
+  let release: (() => void) | null = null;
+  let hold = false;
+  const sessions = new EditSessions(
+    {
+      send: (noteId, tabId, data) => {
+        calls++;
+        if (fail(calls)) return Promise.reject({ code: "local_store", message: "disk full" });
+        sent.push({ noteId, tabId, data });
+        if (hold) return new Promise<void>((resolve) => (release = resolve));
+        return Promise.resolve();
+      },
+      onUnsentChange: (_note, tabs) => unsent.push(tabs),
+      onError: (_note, _tab, e) => errors.push(e),
+      setTimer: (fn, ms) => setTimeout(fn, ms),
+      clearTimer: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+    },
+    () => Date.now(),
+  );
+  return {
+    sessions,
+    sent,
+    unsent,
+    errors,
+    holdSends: () => (hold = true),
+    releaseSend: () => release?.(),
+  };
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("EditSessions", () => {
+  it("coalesces a burst of edits into one hand-over with the newest content", async () => {
+    const t = setup();
+    let text = "";
+    for (const ch of "hello") {
+      text += ch;
+      const now = text;
+      t.sessions.edit("n1", "markdown", () => now);
+      await vi.advanceTimersByTimeAsync(20);
+    }
+    expect(t.sent).toEqual([]);
+    expect(t.sessions.unsent("n1")).toEqual(["markdown"]);
+    await vi.advanceTimersByTimeAsync(COALESCE_MS);
+    expect(t.sent).toEqual([{ noteId: "n1", tabId: "markdown", data: "hello" }]);
+    expect(t.sessions.unsent("n1")).toEqual([]);
+    expect(t.unsent.at(-1)).toEqual([]);
+  });
+
+  it("never holds an edit longer than the maximum delay while typing goes on", async () => {
+    const t = setup();
+    const started = Date.now();
+    for (let i = 0; i < 100; i++) {
+      t.sessions.edit("n1", "markdown", () => `v${i}`);
+      await vi.advanceTimersByTimeAsync(50);
+      if (t.sent.length > 0) break;
+    }
+    expect(t.sent.length).toBe(1);
+    expect(Date.now() - started).toBeLessThanOrEqual(MAX_DELAY_MS + 50);
+  });
+
+  it("reads the content only when handing it over", async () => {
+    const t = setup();
+    const read = vi.fn(() => "big text");
+    t.sessions.edit("n1", "markdown", read);
+    t.sessions.edit("n1", "markdown", read);
+    expect(read).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(COALESCE_MS);
+    expect(read).toHaveBeenCalledTimes(1);
+  });
+
+  it("flushes at once on request", async () => {
+    const t = setup();
+    t.sessions.edit("n1", "markdown", () => "a");
+    t.sessions.edit("n1", "sheet-1-x", () => ({ sheets: [] }));
+    t.sessions.edit("n2", "markdown", () => "other note");
+    await t.sessions.flush("n1");
+    expect(t.sent.map((s) => `${s.noteId}/${s.tabId}`).sort()).toEqual(["n1/markdown", "n1/sheet-1-x"]);
+    expect(t.sessions.notesWithUnsent()).toEqual(["n2"]);
+  });
+
+  it("keeps and retries an edit the engine refused, unless a newer one replaced it", async () => {
+    const t = setup((n) => n === 1);
+    t.sessions.edit("n1", "markdown", () => "first");
+    await vi.advanceTimersByTimeAsync(COALESCE_MS);
+    expect(t.errors).toHaveLength(1);
+    expect(t.sessions.isQuiet("n1", "markdown")).toBe(false);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(t.sent).toEqual([{ noteId: "n1", tabId: "markdown", data: "first" }]);
+    expect(t.sessions.isQuiet("n1", "markdown")).toBe(true);
+  });
+
+  it("does not let a read that started before an edit replace the editor's content", async () => {
+    const t = setup();
+    const mark = t.sessions.mark("n1", "markdown");
+    expect(t.sessions.mayReplace("n1", "markdown", mark)).toBe(true);
+    t.sessions.edit("n1", "markdown", () => "typed");
+    // The read comes back while the edit is unsent...
+    expect(t.sessions.mayReplace("n1", "markdown", mark)).toBe(false);
+    await vi.advanceTimersByTimeAsync(COALESCE_MS);
+    // ...and even once it was taken: the read is older than the edit.
+    expect(t.sessions.mayReplace("n1", "markdown", mark)).toBe(false);
+    // A read started after the edit was taken may replace.
+    const fresh = t.sessions.mark("n1", "markdown");
+    expect(t.sessions.mayReplace("n1", "markdown", fresh)).toBe(true);
+  });
+
+  it("is not quiet while a hand-over is in flight", async () => {
+    const t = setup();
+    t.holdSends();
+    t.sessions.edit("n1", "markdown", () => "x");
+    await vi.advanceTimersByTimeAsync(COALESCE_MS);
+    expect(t.sent).toHaveLength(1);
+    const mark = t.sessions.mark("n1", "markdown");
+    expect(t.sessions.mayReplace("n1", "markdown", mark)).toBe(false);
+    t.releaseSend();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(t.sessions.mayReplace("n1", "markdown", mark)).toBe(true);
+  });
+
+  it("gives a remounted editor the person's newer content", async () => {
+    const t = setup();
+    const readAt = t.sessions.mark("n1", "markdown");
+    t.sessions.edit("n1", "markdown", () => "unsent");
+    expect(t.sessions.latestSince("n1", "markdown", readAt)).toBe("unsent");
+    await vi.advanceTimersByTimeAsync(COALESCE_MS);
+    expect(t.sessions.latestSince("n1", "markdown", readAt)).toBe("unsent");
+    const later = t.sessions.mark("n1", "markdown");
+    expect(t.sessions.latestSince("n1", "markdown", later)).toBeUndefined();
+  });
+});

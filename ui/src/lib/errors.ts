@@ -1,0 +1,65 @@
+// What the person reads when a command is refused. The UI switches on the command's `code`,
+// never on its message; the engine's message (which names the field) is kept as the detail.
+
+export interface CommandErrorLike {
+  code: string;
+  message: string;
+}
+
+export function isCommandErrorLike(value: unknown): value is CommandErrorLike {
+  if (typeof value !== "object" || value === null) return false;
+  const { code, message } = value as Record<string, unknown>;
+  return typeof code === "string" && typeof message === "string";
+}
+
+export function errorCode(error: unknown): string {
+  return isCommandErrorLike(error) ? error.code : "internal";
+}
+
+/** A one-line explanation for the person, then the engine's own words. */
+export function explain(error: unknown): { code: string; text: string; detail: string } {
+  if (!isCommandErrorLike(error)) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return { code: "internal", text: `Something went wrong: ${detail}`, detail };
+  }
+  const { code, message } = error;
+  const text = ((): string => {
+    switch (code) {
+      case "offline":
+        return "The server cannot be reached. Your work is kept on this computer and saved when it is back.";
+      case "tab_gone":
+        return "This tab no longer exists.";
+      case "note_not_open":
+        return "This Note is not open any more; open it again.";
+      case "would_discard_drafts":
+        return "This would throw away unsaved changes.";
+      case "conflict_moved":
+        return "The tab changed again on the server while you were deciding: look at it again.";
+      case "no_conflict":
+        return "There is no conflict to resolve any more.";
+      case "choice_unavailable":
+        return "The tab was deleted on the server: only “Take theirs” applies.";
+      case "save_in_flight":
+        return "A save is on its way; try again in a moment.";
+      case "version_conflict":
+        return "The Note changed meanwhile, so this was refused. Nothing was lost: look again and retry.";
+      case "remote_mode":
+        return "Agent tokens for a remote server are made on that server.";
+      case "local_store":
+        return "Your draft could not be written on this computer. Keep the app open and check the disk.";
+      case "unauthorized":
+      case "forbidden":
+        return "The server refused the token.";
+      case "not_found":
+        return "Not found on the server.";
+      case "invalid_argument":
+      case "invalid_op":
+      case "invalid_content":
+      case "invalid_merge":
+        return `Refused: ${message}`;
+      default:
+        return message;
+    }
+  })();
+  return { code, text, detail: message };
+}

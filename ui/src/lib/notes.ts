@@ -1,0 +1,52 @@
+// The Notes list and the quick switcher: search by title, most recently edited first.
+
+export interface NoteLike {
+  id: string;
+  title: string;
+  updated_at: string;
+}
+
+/** Lower-case, accents removed: "Café" matches "cafe". */
+export function fold(text: string): string {
+  return text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
+}
+
+/**
+ * How well `title` matches `query`: 3 starts with it, 2 a word starts with it, 1 contains it,
+ * 0.5 has its letters in order (fuzzy), 0 no match. An empty query matches everything.
+ */
+export function matchScore(title: string, query: string): number {
+  const q = fold(query.trim());
+  if (q === "") return 1;
+  const t = fold(title);
+  if (t.startsWith(q)) return 3;
+  if (t.split(/[^\p{L}\p{N}]+/u).some((w) => w.startsWith(q))) return 2;
+  if (t.includes(q)) return 1;
+  let i = 0;
+  for (const ch of t) if (ch === q[i]) i++;
+  return i === q.length ? 0.5 : 0;
+}
+
+function edited(n: NoteLike): number {
+  const ms = Date.parse(n.updated_at);
+  return Number.isNaN(ms) ? 0 : ms;
+}
+
+/** Most recently edited first; ties by title. */
+export function byRecent<T extends NoteLike>(notes: readonly T[]): T[] {
+  return notes.slice().sort((a, b) => edited(b) - edited(a) || a.title.localeCompare(b.title));
+}
+
+/** Notes matching `query`: best matches first, then most recently edited. */
+export function searchNotes<T extends NoteLike>(notes: readonly T[], query: string): T[] {
+  if (query.trim() === "") return byRecent(notes);
+  return notes
+    .map((n) => ({ n, score: matchScore(n.title || "Untitled", query) }))
+    .filter((x) => x.score > 0)
+    .sort((a, b) => b.score - a.score || edited(b.n) - edited(a.n) || a.n.title.localeCompare(b.n.title))
+    .map((x) => x.n);
+}
+
+export function displayTitle(title: string): string {
+  return title.trim() === "" ? "Untitled" : title;
+}

@@ -1,0 +1,204 @@
+// Stable `data-testid` values for the end-to-end tests (tests/e2e drives the real app through
+// WebDriver). The markup uses these constants and nothing else; renaming one breaks the e2e tests.
+//
+// Tabs are found by ID, never by label or position: every tab-related element also carries
+// `data-tab-id` (and the strip items `data-tab-type`). Other attributes noted below.
+//
+//   app                        the whole app (data-ready="true" once the first list has loaded)
+//   sync-status                the always-visible status: "Saved (version N)", "Saving…",
+//                              "Offline (drafts kept)", "Conflict" (data-state: saved|saving|
+//                              offline|conflict|failed|idle)
+//   error-toast                the last error shown to the person (data-code: the command's code)
+//
+//   new-note                   the "New note" button (Ctrl+N)
+//   notes-search               the search-by-title field
+//   notes-list                 the list; notes-item per Note (data-note-id, data-active)
+//   notes-item-rename          a Note's rename input in the list (F2 or double-click)
+//   note-title                 the open Note's title (click to rename) / note-title-input
+//
+//   tab-strip                  the strip; tab per tab (data-tab-id, data-tab-type, data-active,
+//                              data-mark: ""|dirty|saving|conflict|offline|failed)
+//   tab-add / tab-add-menu / tab-add-sheet / tab-add-slides
+//   tab-rename-input           the inline rename field (Enter saves, Esc cancels)
+//   tab-menu                   a tab's "⋯" button; tab-menu-rename, tab-menu-delete,
+//                              tab-menu-move-left, tab-menu-move-right
+//   tab-gone                   "This tab no longer exists" (data-tab-id: the unknown ID);
+//                              tab-gone-link per existing tab (data-tab-id)
+//   remote-edit                "Edited by <author> · <time>" on a tab another writer changed
+//                              (data-author, data-tab-id)
+//
+//   editor-markdown            the CodeMirror host (data-tab-id); its .cm-content is editable
+//   markdown-preview-toggle / markdown-preview
+//   editor-sheet               the grid host (data-tab-id); sheet-cell per cell (data-row,
+//                              data-col, zero-based); sheet-cell-input while editing;
+//                              sheet-add-row, sheet-add-column, sheet-switch (data-sheet-id),
+//                              sheet-add, sheet-name-input
+//   editor-slides              (data-tab-id); slide-item (data-slide-id), slide-add,
+//                              slide-title, slide-body, slide-notes, slide-layout (select),
+//                              slide-theme (select), slide-move-up, slide-move-down,
+//                              slide-delete, slides-present, presentation (fullscreen preview)
+//   editor-sources             source-url, source-title, source-add, source-message (e.g.
+//                              "This source is already attached"), source-item (data-source-id),
+//                              source-open, source-remove
+//   editor-files               file-attach, file-drop, file-item (data-file-id), file-open,
+//                              file-save, file-remove
+//
+//   conflict-banner            on a tab in conflict (data-tab-id); conflict-review,
+//                              conflict-keep-mine, conflict-take-theirs
+//   conflict-view              the review (base / mine / theirs); conflict-clash per clash
+//                              (data-index), conflict-pick (data-pick on each choice button),
+//                              conflict-merge, conflict-view-keep-mine,
+//                              conflict-view-take-theirs, conflict-close, conflict-message
+//
+//   drafts-toggle              opens the drafts ledger (shows the count)
+//   drafts-ledger              the panel; drafts-item per draft (data-note-id, data-tab-id,
+//                              data-state); drafts-empty
+//   versions-toggle            opens the versions panel
+//   versions-panel             the panel; versions-row per version (data-version,
+//                              data-author-kind: person|agent); version-open, version-diff,
+//                              version-restore, version-message (a refused restore explained),
+//                              version-view (the read-only Note at a version), version-close
+//
+//   settings-open / settings   the settings screen; settings-mode-embedded,
+//                              settings-mode-remote (radios), settings-url, settings-token,
+//                              settings-save, settings-message
+//   agent-open / agent-panel   "Connect an agent"; agent-mcp-url, agent-token-name,
+//                              agent-token-readonly (checkbox), agent-token-create,
+//                              agent-token (the new token), agent-config (data-client per
+//                              snippet), agent-copy (data-client), agent-approval per Note
+//                              (checkbox, data-note-id)
+//
+//   quick-switcher / quick-switcher-input / quick-switcher-item (data-note-id)   Ctrl+K, Ctrl+P
+//   confirm-dialog / confirm-ok / confirm-cancel
+
+export const TID = {
+  app: "app",
+  syncStatus: "sync-status",
+  errorToast: "error-toast",
+
+  newNote: "new-note",
+  notesSearch: "notes-search",
+  notesList: "notes-list",
+  notesItem: "notes-item",
+  notesItemRename: "notes-item-rename",
+  noteTitle: "note-title",
+  noteTitleInput: "note-title-input",
+
+  tabStrip: "tab-strip",
+  tab: "tab",
+  tabAdd: "tab-add",
+  tabAddMenu: "tab-add-menu",
+  tabAddSheet: "tab-add-sheet",
+  tabAddSlides: "tab-add-slides",
+  tabRenameInput: "tab-rename-input",
+  tabMenu: "tab-menu",
+  tabMenuRename: "tab-menu-rename",
+  tabMenuDelete: "tab-menu-delete",
+  tabMenuMoveLeft: "tab-menu-move-left",
+  tabMenuMoveRight: "tab-menu-move-right",
+  tabGone: "tab-gone",
+  tabGoneLink: "tab-gone-link",
+  remoteEdit: "remote-edit",
+
+  editorMarkdown: "editor-markdown",
+  markdownPreviewToggle: "markdown-preview-toggle",
+  markdownPreview: "markdown-preview",
+
+  editorSheet: "editor-sheet",
+  sheetCell: "sheet-cell",
+  sheetCellInput: "sheet-cell-input",
+  sheetAddRow: "sheet-add-row",
+  sheetAddColumn: "sheet-add-column",
+  sheetSwitch: "sheet-switch",
+  sheetAdd: "sheet-add",
+  sheetNameInput: "sheet-name-input",
+
+  editorSlides: "editor-slides",
+  slideItem: "slide-item",
+  slideAdd: "slide-add",
+  slideTitle: "slide-title",
+  slideBody: "slide-body",
+  slideNotes: "slide-notes",
+  slideLayout: "slide-layout",
+  slideTheme: "slide-theme",
+  slideMoveUp: "slide-move-up",
+  slideMoveDown: "slide-move-down",
+  slideDelete: "slide-delete",
+  slidesPresent: "slides-present",
+  presentation: "presentation",
+
+  editorSources: "editor-sources",
+  sourceUrl: "source-url",
+  sourceTitle: "source-title",
+  sourceAdd: "source-add",
+  sourceMessage: "source-message",
+  sourceItem: "source-item",
+  sourceOpen: "source-open",
+  sourceRemove: "source-remove",
+
+  editorFiles: "editor-files",
+  fileAttach: "file-attach",
+  fileDrop: "file-drop",
+  fileItem: "file-item",
+  fileOpen: "file-open",
+  fileSave: "file-save",
+  fileRemove: "file-remove",
+
+  conflictBanner: "conflict-banner",
+  conflictReview: "conflict-review",
+  conflictKeepMine: "conflict-keep-mine",
+  conflictTakeTheirs: "conflict-take-theirs",
+  conflictView: "conflict-view",
+  conflictClash: "conflict-clash",
+  conflictPick: "conflict-pick",
+  conflictMerge: "conflict-merge",
+  conflictViewKeepMine: "conflict-view-keep-mine",
+  conflictViewTakeTheirs: "conflict-view-take-theirs",
+  conflictClose: "conflict-close",
+  conflictMessage: "conflict-message",
+
+  draftsToggle: "drafts-toggle",
+  draftsLedger: "drafts-ledger",
+  draftsItem: "drafts-item",
+  draftsEmpty: "drafts-empty",
+
+  versionsToggle: "versions-toggle",
+  versionsPanel: "versions-panel",
+  versionsRow: "versions-row",
+  versionOpen: "version-open",
+  versionDiff: "version-diff",
+  versionRestore: "version-restore",
+  versionMessage: "version-message",
+  versionView: "version-view",
+  versionClose: "version-close",
+
+  settingsOpen: "settings-open",
+  settings: "settings",
+  settingsModeEmbedded: "settings-mode-embedded",
+  settingsModeRemote: "settings-mode-remote",
+  settingsUrl: "settings-url",
+  settingsToken: "settings-token",
+  settingsSave: "settings-save",
+  settingsMessage: "settings-message",
+
+  agentOpen: "agent-open",
+  agentPanel: "agent-panel",
+  agentMcpUrl: "agent-mcp-url",
+  agentTokenName: "agent-token-name",
+  agentTokenReadonly: "agent-token-readonly",
+  agentTokenCreate: "agent-token-create",
+  agentToken: "agent-token",
+  agentConfig: "agent-config",
+  agentCopy: "agent-copy",
+  agentApproval: "agent-approval",
+
+  quickSwitcher: "quick-switcher",
+  quickSwitcherInput: "quick-switcher-input",
+  quickSwitcherItem: "quick-switcher-item",
+
+  confirmDialog: "confirm-dialog",
+  confirmOk: "confirm-ok",
+  confirmCancel: "confirm-cancel",
+} as const;
+
+export type TestId = (typeof TID)[keyof typeof TID];
