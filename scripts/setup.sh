@@ -9,7 +9,7 @@ cd "$ROOT"
 
 packages=(
   libwebkit2gtk-4.1-dev build-essential pkg-config libssl-dev libayatana-appindicator3-dev
-  librsvg2-dev libxdo-dev xvfb xauth webkit2gtk-driver postgresql
+  librsvg2-dev libxdo-dev xvfb xauth webkit2gtk-driver postgresql wrk
 )
 missing=()
 for package in "${packages[@]}"; do

@@ -232,7 +232,9 @@ impl Backend {
         let saved = lock(&self.stored).remote.clone();
         let url = url
             .or_else(|| saved.as_ref().map(|r| r.url.clone()))
-            .ok_or_else(|| BackendError::Invalid("url: a remote server's URL is required".into()))?;
+            .ok_or_else(|| {
+                BackendError::Invalid("url: a remote server's URL is required".into())
+            })?;
         let server = parse_server_url(&url)?;
         let token = token
             .map(|t| t.trim().to_owned())
@@ -273,7 +275,9 @@ impl Backend {
                 *slot = Some(Embedded::start(&self.data_dir.join(SERVER_DB), port).await?);
             }
             let Some(embedded) = slot.as_ref() else {
-                return Err(BackendError::Invalid("the embedded server did not start".into()));
+                return Err(BackendError::Invalid(
+                    "the embedded server did not start".into(),
+                ));
             };
             let mut stored = lock(&self.stored).clone();
             let token = person_token(embedded, &mut stored).await?;
@@ -420,14 +424,14 @@ impl Backend {
             size: stored.size,
             sha256: stored.sha256.clone(),
         };
-        let outcome = self.apply_ops(note_id, vec![op], DraftPolicy::Refuse).await?;
+        let outcome = self
+            .apply_ops(note_id, vec![op], DraftPolicy::Refuse)
+            .await?;
         let file_id = match &outcome {
-            WriteOutcome::Committed { result } => {
-                result.outcomes.iter().find_map(|o| match o {
-                    OpOutcome::FileAdded { file_id } => Some(file_id.clone()),
-                    _ => None,
-                })
-            }
+            WriteOutcome::Committed { result } => result.outcomes.iter().find_map(|o| match o {
+                OpOutcome::FileAdded { file_id } => Some(file_id.clone()),
+                _ => None,
+            }),
             WriteOutcome::Queued { .. } => None,
         };
         Ok(AttachedFile {
@@ -441,9 +445,7 @@ impl Backend {
     }
 
     fn file_meta(&self, note_id: &NoteId, file_id: &str) -> Result<FileMeta> {
-        let tab = self
-            .engine()
-            .tab(note_id, &TabId::new(TabId::FILES))?;
+        let tab = self.engine().tab(note_id, &TabId::new(TabId::FILES))?;
         let files: Vec<FileMeta> = serde_json::from_value(tab.data)
             .map_err(|e| BackendError::Invalid(format!("the files tab is malformed: {e}")))?;
         files

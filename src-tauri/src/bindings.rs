@@ -12,10 +12,10 @@ use ts_rs::{Config, TS};
 
 /// Every type that crosses the IPC boundary, with what it pulls in.
 fn export_all(cfg: &Config) -> Result<(), ts_rs::ExportError> {
+    use crate::{agent, backend, commands, error, settings};
     use quire_model as m;
     use quire_store as s;
     use quire_sync as q;
-    use crate::{agent, backend, commands, error, settings};
 
     q::engine::NoteView::export_all(cfg)?;
     q::engine::TabViewShape::export_all(cfg)?;
@@ -91,7 +91,11 @@ fn read_tree(root: &Path) -> BTreeMap<String, String> {
                 dirs.push(path);
                 continue;
             }
-            let name = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+            let name = path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
             files.insert(name, std::fs::read_to_string(&path).unwrap());
         }
     }

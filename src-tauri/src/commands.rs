@@ -130,9 +130,7 @@ fn invalid(message: String) -> CommandError {
 }
 
 fn note_id(value: &str) -> Result<NoteId> {
-    value
-        .parse()
-        .map_err(|e| invalid(format!("note_id: {e}")))
+    value.parse().map_err(|e| invalid(format!("note_id: {e}")))
 }
 
 fn tab_id(value: &str) -> Result<TabId> {
@@ -150,7 +148,9 @@ fn parse<T: DeserializeOwned>(field: &str, value: Value) -> Result<T> {
 fn version(value: Value) -> Result<Version> {
     match value.as_u64() {
         Some(v) if v > 0 => Ok(Version(v)),
-        _ => Err(invalid(format!("version: expected a version number, got {value}"))),
+        _ => Err(invalid(format!(
+            "version: expected a version number, got {value}"
+        ))),
     }
 }
 
@@ -211,7 +211,10 @@ pub async fn set_agent_access(
     approved: bool,
 ) -> Result<()> {
     let note_id = self::note_id(&note_id)?;
-    Ok(backend.engine().set_agent_access(&note_id, approved).await?)
+    Ok(backend
+        .engine()
+        .set_agent_access(&note_id, approved)
+        .await?)
 }
 
 // ---- notes ------------------------------------------------------------------------------
@@ -273,7 +276,10 @@ pub async fn edit_tab(
     content: Value,
 ) -> Result<TabStatus> {
     let (note_id, tab_id) = (self::note_id(&note_id)?, self::tab_id(&tab_id)?);
-    Ok(backend.engine().edit_tab(&note_id, &tab_id, content).await?)
+    Ok(backend
+        .engine()
+        .edit_tab(&note_id, &tab_id, content)
+        .await?)
 }
 
 #[tauri::command]
@@ -494,8 +500,7 @@ pub async fn open_url<R: Runtime>(app: AppHandle<R>, url: String) -> Result<()> 
 }
 
 fn web_url(url: &str) -> Result<url::Url> {
-    let parsed =
-        url::Url::parse(url.trim()).map_err(|e| invalid(format!("url: {url:?}: {e}")))?;
+    let parsed = url::Url::parse(url.trim()).map_err(|e| invalid(format!("url: {url:?}: {e}")))?;
     if !matches!(parsed.scheme(), "http" | "https") {
         return Err(invalid(format!(
             "url: only http and https links open in the browser, not {:?}",

@@ -246,7 +246,12 @@ fn errors_cross_as_code_and_message() {
     let app = Fixture::start(dir.path());
     let note = app.create_note("Errors");
     let cases = [
-        ("open_note", json!({"noteId": "note-1"}), "invalid_argument", "note_id:"),
+        (
+            "open_note",
+            json!({"noteId": "note-1"}),
+            "invalid_argument",
+            "note_id:",
+        ),
         (
             "note_status",
             json!({"noteId": "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f50"}),
@@ -450,7 +455,10 @@ fn structural_edits_address_tabs_by_id_and_versions_restore() {
     let old = app.ok("version_at", json!({"noteId": note, "version": 1}));
     assert_eq!(old["tabs"].as_array().unwrap().len(), 3);
     let error = app.err("tab_view", json!({"noteId": note, "tabId": sheet}));
-    assert_eq!(error["code"], "tab_gone", "the sheet is gone after the restore");
+    assert_eq!(
+        error["code"], "tab_gone",
+        "the sheet is gone after the restore"
+    );
     let history = app.ok("history", json!({"noteId": note}));
     assert_eq!(
         history.as_array().unwrap().len() as u64,
@@ -461,8 +469,14 @@ fn structural_edits_address_tabs_by_id_and_versions_restore() {
     let renamed = app.ok("rename_note", json!({"noteId": note, "title": "Renamed"}));
     assert_eq!(renamed["status"], "committed");
     app.ok("close_note", json!({"noteId": note}));
-    let renamed = app.ok("rename_note", json!({"noteId": note, "title": "From the list"}));
-    assert_eq!(renamed["status"], "committed", "a closed Note is renamed too");
+    let renamed = app.ok(
+        "rename_note",
+        json!({"noteId": note, "title": "From the list"}),
+    );
+    assert_eq!(
+        renamed["status"], "committed",
+        "a closed Note is renamed too"
+    );
     let listed = app.ok("list_notes", json!({}));
     assert_eq!(listed[0]["title"], "From the list");
     app.stop();
@@ -508,11 +522,11 @@ fn agent_tokens_settings_and_relaunch() {
     let settings = app.ok("get_settings", json!({}));
     assert_eq!(settings["mode"], "embedded");
     let port = settings["embedded_port"].as_u64().unwrap();
-    assert_eq!(
-        settings["server_url"],
-        format!("http://127.0.0.1:{port}/")
+    assert_eq!(settings["server_url"], format!("http://127.0.0.1:{port}/"));
+    assert!(
+        settings.get("embedded_token").is_none(),
+        "tokens never cross"
     );
-    assert!(settings.get("embedded_token").is_none(), "tokens never cross");
 
     let stored: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("settings.json")).unwrap())
@@ -577,9 +591,16 @@ fn a_stopped_remote_keeps_drafts_which_save_once_back_on_the_embedded_server() {
     let url = format!("http://{}", closed.local_addr().unwrap());
     drop(closed);
 
-    let settings = app.ok("set_remote_server", json!({"url": url, "token": "qk_remote"}));
+    let settings = app.ok(
+        "set_remote_server",
+        json!({"url": url, "token": "qk_remote"}),
+    );
     assert_eq!(settings["mode"], "remote");
-    assert_eq!(settings["embedded_port"], Value::Null, "the embedded server stopped");
+    assert_eq!(
+        settings["embedded_port"],
+        Value::Null,
+        "the embedded server stopped"
+    );
     let info = app.ok("agent_info", json!({}));
     assert_eq!(info["can_create_tokens"], false);
     assert!(
@@ -612,7 +633,11 @@ fn a_stopped_remote_keeps_drafts_which_save_once_back_on_the_embedded_server() {
     // Back to the embedded server: the draft is saved, once.
     let settings = app.ok("use_embedded_server", json!({}));
     assert_eq!(settings["mode"], "embedded");
-    assert_eq!(settings["remote_url"], format!("{url}/"), "the remote is remembered");
+    assert_eq!(
+        settings["remote_url"],
+        format!("{url}/"),
+        "the remote is remembered"
+    );
     app.ok("open_note", json!({"noteId": note}));
     let saved = app.wait_event("the draft's save", |e| {
         e["kind"] == "saved" && e["note_id"] == note

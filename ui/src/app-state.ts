@@ -96,8 +96,8 @@ export interface AppState {
   toasts: Toast[];
   settings: Settings | null;
   appInfo: AppInfo | null;
-  /** The Note whose title is being edited in the list or header. */
-  renaming: string | null;
+  /** The Note whose title is being edited, and where (the sidebar list or the Note's header). */
+  renaming: { noteId: string; where: "list" | "title" } | null;
   /** The tab whose label is being edited in the strip. */
   renamingTab: string | null;
 }
@@ -133,7 +133,15 @@ export function useApp<T>(select: (s: AppState) => T): T {
 
 export const edits = new EditSessions({
   send: async (noteId, tabId, data) => {
-    const status = await api.editTab(noteId, tabId, data);
+    let status: TabStatus;
+    try {
+      status = await api.editTab(noteId, tabId, data);
+    } catch (error) {
+      // The engine stopped syncing this Note (left and closed meanwhile): open it, hand over again.
+      if (errorCode(error) !== "note_not_open") throw error;
+      await api.openNote(noteId);
+      status = await api.editTab(noteId, tabId, data);
+    }
     applyTabStatus(noteId, status);
     // Keep what the UI knows current, so a remounted editor starts from it.
     const s = app.get();
@@ -145,7 +153,11 @@ export const edits = new EditSessions({
   onUnsentChange: (noteId, tabIds) => {
     if (app.get().open?.noteId === noteId) app.set({ unsent: tabIds });
   },
-  onError: (_noteId, _tabId, error) => toastError(error, "Your latest changes are not saved yet; retrying."),
+  onError: (_noteId, _tabId, error) =>
+    errorCode(error) === "tab_gone"
+      ? toastError(error, "This tab was deleted elsewhere; your last text in it is kept on screen to copy.")
+      : toastError(error, "Your latest changes are not saved yet; retrying."),
+  isFatal: (error) => errorCode(error) === "tab_gone" || errorCode(error) === "invalid_content",
   setTimer: (fn, ms) => setTimeout(fn, ms),
   clearTimer: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
 });
@@ -266,9 +278,17 @@ function rememberTab(noteId: string, tabId: string): void {
   }
 }
 
+const LAST_ROUTE_KEY = "quire.lastRoute";
+
 function onRoute(): void {
   const route = parseRoute(location.hash);
   app.set({ route });
+  try {
+    if (route.kind === "tab") localStorage.setItem(LAST_ROUTE_KEY, location.hash);
+    else if (route.kind === "home") localStorage.removeItem(LAST_ROUTE_KEY);
+  } catch {
+    // Only the convenience of reopening where the person was is lost.
+  }
   if (route.kind === "note" || route.kind === "tab") void ensureOpen(route.noteId);
   settleRoute();
 }
@@ -309,6 +329,18 @@ export async function start(): Promise<void> {
     refreshLedger(),
   ]);
   app.set({ ready: true });
+  // A fresh start opens where the person was (with a draft there, they see it at once).
+  if (location.hash === "" || location.hash === "#" || location.hash === "#/") {
+    try {
+      const last = localStorage.getItem(LAST_ROUTE_KEY);
+      const route = last ? parseRoute(last) : null;
+      if (route?.kind === "tab" && app.get().notes.some((n) => n.id === route.noteId)) {
+        history.replaceState(null, "", last);
+      }
+    } catch {
+      // Start at home.
+    }
+  }
   onRoute();
 }
 
@@ -360,7 +392,7 @@ export async function createNote(title = "Untitled"): Promise<void> {
     await switchTo(view.note_id, view);
     const first = view.tabs[0];
     if (first) goTab(view.note_id, first.id);
-    app.set({ renaming: view.note_id });
+    app.set({ renaming: { noteId: view.note_id, where: "title" } });
   } catch (error) {
     toastError(error, "The Note could not be created.");
   }
@@ -701,6 +733,7 @@ export async function resolveConflict(tabId: string, choice: ConflictChoice): Pr
     applyTabStatus(noteId, status);
     // The tab now shows the resolved content: let the editor take it.
     await replaceFromEngine(noteId, tabId);
+    await refreshView();
     refreshLedgerSoon();
     return true;
   } catch (error) {

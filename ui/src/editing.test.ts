@@ -7,7 +7,7 @@ interface Sent {
   data: unknown;
 }
 
-function setup(fail: (n: number) => boolean = () => false) {
+function setup(fail: (n: number) => boolean = () => false, fatal = false) {
   const sent: Sent[] = [];
   const unsent: string[][] = [];
   const errors: unknown[] = [];
@@ -25,6 +25,7 @@ function setup(fail: (n: number) => boolean = () => false) {
       },
       onUnsentChange: (_note, tabs) => unsent.push(tabs),
       onError: (_note, _tab, e) => errors.push(e),
+      isFatal: () => fatal,
       setTimer: (fn, ms) => setTimeout(fn, ms),
       clearTimer: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
     },
@@ -106,6 +107,17 @@ describe("EditSessions", () => {
     await vi.advanceTimersByTimeAsync(1000);
     expect(t.sent).toEqual([{ noteId: "n1", tabId: "markdown", data: "first" }]);
     expect(t.sessions.isQuiet("n1", "markdown")).toBe(true);
+  });
+
+  it("keeps but does not resend content refused for good, until the next edit", async () => {
+    const t = setup(() => true, true);
+    t.sessions.edit("n1", "sheet-9-x", () => "typed into a deleted tab");
+    await vi.advanceTimersByTimeAsync(COALESCE_MS);
+    expect(t.errors).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(t.errors).toHaveLength(1);
+    expect(t.sessions.unsentContent("n1", "sheet-9-x")).toBe("typed into a deleted tab");
+    expect(t.sessions.isQuiet("n1", "sheet-9-x")).toBe(false);
   });
 
   it("does not let a read that started before an edit replace the editor's content", async () => {

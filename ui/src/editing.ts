@@ -9,8 +9,13 @@ export interface SessionHooks {
   send(noteId: string, tabId: string, data: unknown): Promise<void>;
   /** The set of tabs with edits not yet taken by the engine changed. */
   onUnsentChange(noteId: string, tabIds: string[]): void;
-  /** A hand-over failed; it is retried (with the newest content). */
+  /** A hand-over failed; it is retried (with the newest content) unless `isFatal`. */
   onError(noteId: string, tabId: string, error: unknown): void;
+  /**
+   * Whether retrying cannot help (say, the tab is gone): the content is then kept (see
+   * `latestSince`) but not resent until the person edits again.
+   */
+  isFatal?(error: unknown): boolean;
   setTimer(fn: () => void, ms: number): unknown;
   clearTimer(handle: unknown): void;
 }
@@ -28,6 +33,8 @@ class TabSession {
   inFlight = 0;
   timer: unknown = null;
   failures = 0;
+  /** A fatal refusal: kept, not resent until the next edit. */
+  stalled = false;
   /** The last content the person produced (already sent or not), for remounting the editor. */
   latest: { data: unknown; epoch: number } | null = null;
 
@@ -70,6 +77,7 @@ export class EditSessions {
   edit(noteId: string, tabId: string, read: () => unknown): void {
     const s = this.session(noteId, tabId);
     s.epoch++;
+    s.stalled = false;
     const wasQuiet = s.pending === null;
     s.pending = read;
     if (wasQuiet) s.firstPendingAt = this.now();
@@ -90,6 +98,7 @@ export class EditSessions {
 
   private async send(s: TabSession): Promise<void> {
     if (s.pending === null || s.inFlight > 0) return;
+    s.stalled = false;
     const read = s.pending;
     const data = read();
     s.pending = null;
@@ -106,16 +115,21 @@ export class EditSessions {
         s.firstPendingAt = this.now();
       }
       this.hooks.onError(s.noteId, s.tabId, error);
-      const backoff = Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** (s.failures - 1));
       if (s.timer !== null) this.hooks.clearTimer(s.timer);
-      s.timer = this.hooks.setTimer(() => {
-        s.timer = null;
-        void this.send(s);
-      }, backoff);
+      s.timer = null;
+      if (this.hooks.isFatal?.(error)) {
+        s.stalled = true;
+      } else {
+        const backoff = Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** (s.failures - 1));
+        s.timer = this.hooks.setTimer(() => {
+          s.timer = null;
+          void this.send(s);
+        }, backoff);
+      }
     } finally {
       s.inFlight--;
     }
-    if (s.pending !== null && s.timer === null) this.schedule(s, 0);
+    if (s.pending !== null && s.timer === null && !s.stalled) this.schedule(s, 0);
     this.reportUnsent(s.noteId);
   }
 
@@ -179,6 +193,15 @@ export class EditSessions {
     if (s.pending !== null) return s.pending();
     if (s.latest && s.latest.epoch > epoch) return s.latest.data;
     return undefined;
+  }
+
+  /**
+   * Content the engine has not taken (still coalescing, or refused for good because the tab is
+   * gone): what the person would lose if nobody showed it.
+   */
+  unsentContent(noteId: string, tabId: string): unknown | undefined {
+    const s = this.sessions.get(this.key(noteId, tabId));
+    return s?.pending ? s.pending() : undefined;
   }
 
   /** Forgets a tab's session (its edits must have been handed over). */

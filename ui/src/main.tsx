@@ -28,6 +28,8 @@ async function main(): Promise<void> {
   if (import.meta.env.DEV && !isTauri()) {
     const { installDevBackend } = await import("./dev/fake-backend");
     installDevBackend();
+    const { app } = await import("./app-state");
+    (window as unknown as { __quireApp: typeof app }).__quireApp = app;
   }
   const root = document.getElementById("app");
   if (!root) throw new Error("#app is missing from index.html");

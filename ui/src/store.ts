@@ -34,12 +34,14 @@ export function useStore<S extends object, T>(store: Store<S>, select: (s: S) =>
   const value = select(store.get());
   const shown = useRef(value);
   shown.current = value;
-  useEffect(
-    () =>
-      store.subscribe(() => {
-        if (!Object.is(latest.current(store.get()), shown.current)) force((n) => n + 1);
-      }),
-    [store],
-  );
+  useEffect(() => {
+    const check = () => {
+      if (!Object.is(latest.current(store.get()), shown.current)) force((n) => n + 1);
+    };
+    const unsubscribe = store.subscribe(check);
+    // The state may have changed between the render and this effect.
+    check();
+    return unsubscribe;
+  }, [store]);
   return value;
 }

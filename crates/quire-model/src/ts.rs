@@ -8,7 +8,12 @@ use crate::{Deck, FileMeta, SheetTab, Source, TabId};
 /// A tab's content with its kind: `{"type": "markdown", "data": "..."}`. The TypeScript name is
 /// `TabData` (a union discriminated by `type`).
 #[derive(TS)]
-#[ts(rename = "TabData", tag = "type", content = "data", rename_all = "lowercase")]
+#[ts(
+    rename = "TabData",
+    tag = "type",
+    content = "data",
+    rename_all = "lowercase"
+)]
 pub enum TabDataShape {
     Markdown(String),
     Sheet(SheetTab),

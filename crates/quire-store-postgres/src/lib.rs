@@ -173,7 +173,7 @@ impl PgStore {
     /// PostgreSQL announces them (LISTEN / NOTIFY); returns once listening. The stream goes on
     /// until the receiver is dropped, reconnecting if the connection drops (what is announced
     /// while it is down is missed).
-    pub async fn others(&self) -> Result<tokio::sync::mpsc::Receiver<Committed>> {
+    pub async fn others(&self) -> Result<mpsc::Receiver<Committed>> {
         Ok(notify::Listener {
             config: self.config.clone(),
             pool: self.pool.clone(),
@@ -181,6 +181,24 @@ impl PgStore {
         }
         .start()
         .await?)
+    }
+
+    /// Queues the announcement of a committed write for the other servers.
+    fn announce(&self, write: Committed) {
+        let payload = match notify::payload(&self.origin, write) {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::warn!("a write could not be announced: {e}");
+                return;
+            }
+        };
+        let queued = match self.announcer.lock() {
+            Ok(a) => a.as_ref().map(|a| a.queue.send(payload).is_ok()),
+            Err(_) => None,
+        };
+        if queued != Some(true) {
+            tracing::warn!("a write was committed after the announcer stopped");
+        }
     }
 
     async fn client(&self) -> Result<deadpool_postgres::Object, Fail> {
@@ -204,26 +222,6 @@ impl PgStore {
 struct Writer<'a> {
     db: deadpool_postgres::Object,
     _open: RwLockReadGuard<'a, bool>,
-}
-
-impl PgStore {
-    /// Queues the announcement of a committed write for the other servers.
-    fn announce(&self, write: Committed) {
-        let payload = match notify::payload(&self.origin, write) {
-            Ok(p) => p,
-            Err(e) => {
-                tracing::warn!("a write could not be announced: {e}");
-                return;
-            }
-        };
-        let queued = match self.announcer.lock() {
-            Ok(a) => a.as_ref().map(|a| a.queue.send(payload).is_ok()),
-            Err(_) => None,
-        };
-        if queued != Some(true) {
-            tracing::warn!("a write was committed after the announcer stopped");
-        }
-    }
 }
 
 /// 1 to 255 characters.

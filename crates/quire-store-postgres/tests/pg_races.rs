@@ -325,3 +325,35 @@ async fn other_stores_hear_of_each_commit_and_not_of_their_own() {
         .expect("write");
     assert_eq!(next(&mut heard).await.version, Version(4));
 }
+
+/// An announcement too long for NOTIFY (its 8000-byte payload limit) goes out thin and the
+/// listener reads the details from the history: nothing is lost or cut.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_announcement_arrives_whole() {
+    let (stores, _db) = stores(2).await;
+    let mut heard = stores[0].others().await.expect("listen");
+    let id = create(&stores[0]).await;
+    let author = "a".repeat(9_000);
+    stores[1]
+        .write(WriteRequest {
+            author: author.clone(),
+            ..request(
+                &id,
+                1,
+                "long",
+                Op::ReplaceText {
+                    tab_id: TabId::new(TabId::MARKDOWN),
+                    text: "x".to_owned(),
+                },
+            )
+        })
+        .await
+        .expect("write");
+    let write = tokio::time::timeout(std::time::Duration::from_secs(10), heard.recv())
+        .await
+        .expect("an announcement within 10 s")
+        .expect("the listener runs");
+    assert_eq!(write.version, Version(2));
+    assert_eq!(write.author, author);
+    assert_eq!(write.changed_tab_ids, vec![TabId::new(TabId::MARKDOWN)]);
+}

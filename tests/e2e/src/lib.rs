@@ -386,3 +386,192 @@ fn terminate(child: &mut Child, name: &str) {
         eprintln!("quire-e2e: cannot kill {name}: {error}");
     }
 }
+
+/// How long the UI may take to show what a test waits for.
+pub const UI_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The app's window, as a test drives it: elements by `data-testid` (see `ui/src/testids.ts`),
+/// commands through the app's own IPC (for setup and for checks by tab ID), and waits that poll.
+pub struct App {
+    pub driver: thirtyfour::WebDriver,
+}
+
+/// `[data-testid="id"]`.
+pub fn tid(id: &str) -> thirtyfour::By {
+    thirtyfour::By::Css(format!("[data-testid=\"{id}\"]"))
+}
+
+/// `[data-testid="id"][data-tab-id="tab"]`.
+pub fn tid_tab(id: &str, tab: &str) -> thirtyfour::By {
+    thirtyfour::By::Css(format!("[data-testid=\"{id}\"][data-tab-id=\"{tab}\"]"))
+}
+
+impl App {
+    /// Opens a session on the app (launches it) and waits until the UI says it is ready.
+    pub async fn launch(harness: &Harness) -> Result<Self> {
+        let driver = harness.open_app().await?;
+        let app = App { driver };
+        app.wait_for(&thirtyfour::By::Css("[data-testid=\"app\"][data-ready=\"true\"]"))
+            .await
+            .context("the app never became ready")?;
+        Ok(app)
+    }
+
+    /// The first element matching `by`, once there (polls up to [`UI_TIMEOUT`]).
+    pub async fn wait_for(&self, by: &thirtyfour::By) -> Result<thirtyfour::WebElement> {
+        use thirtyfour::prelude::ElementQueryable;
+        self.driver
+            .query(by.clone())
+            .wait(UI_TIMEOUT, POLL_INTERVAL)
+            .first()
+            .await
+            .with_context(|| format!("no element {by:?} within {UI_TIMEOUT:?}"))
+    }
+
+    /// Waits until no element matches `by`.
+    pub async fn wait_gone(&self, by: &thirtyfour::By) -> Result<()> {
+        use thirtyfour::prelude::ElementQueryable;
+        self.driver
+            .query(by.clone())
+            .wait(UI_TIMEOUT, POLL_INTERVAL)
+            .not_exists()
+            .await
+            .with_context(|| format!("{by:?} still there after {UI_TIMEOUT:?}"))
+    }
+
+    pub async fn testid(&self, id: &str) -> Result<thirtyfour::WebElement> {
+        self.wait_for(&tid(id)).await
+    }
+
+    pub async fn click(&self, id: &str) -> Result<()> {
+        self.testid(id)
+            .await?
+            .click()
+            .await
+            .with_context(|| format!("click {id}"))
+    }
+
+    /// Waits until the element's text satisfies `pred`; returns the text.
+    pub async fn wait_text(
+        &self,
+        by: &thirtyfour::By,
+        what: &str,
+        pred: impl Fn(&str) -> bool,
+    ) -> Result<String> {
+        let deadline = Instant::now() + UI_TIMEOUT;
+        let mut last = String::new();
+        loop {
+            if let Ok(el) = self.driver.find(by.clone()).await
+                && let Ok(text) = el.text().await
+            {
+                if pred(&text) {
+                    return Ok(text);
+                }
+                last = text;
+            }
+            if Instant::now() >= deadline {
+                bail!("{what}: {by:?} still shows {last:?} after {UI_TIMEOUT:?}");
+            }
+            tokio::time::sleep(POLL_INTERVAL).await;
+        }
+    }
+
+    /// The always-visible sync status, once it reads `Saved (version N)` with N >= `at_least`;
+    /// returns N.
+    pub async fn wait_saved(&self, at_least: u64) -> Result<u64> {
+        let text = self
+            .wait_text(&tid("sync-status"), "saved", |t| {
+                saved_version(t).is_some_and(|v| v >= at_least)
+            })
+            .await?;
+        saved_version(&text).context("parsed above")
+    }
+
+    /// Calls one of the app's commands through its IPC, as the UI does.
+    pub async fn invoke(&self, cmd: &str, args: serde_json::Value) -> Result<serde_json::Value> {
+        let ret = self
+            .driver
+            .execute_async(
+                "const [cmd, args, done] = arguments;\n\
+                 window.__TAURI_INTERNALS__.invoke(cmd, args)\n\
+                   .then((value) => done({ ok: value ?? null }), (error) => done({ error }));",
+                vec![json!(cmd), args],
+            )
+            .await
+            .with_context(|| format!("invoke {cmd}"))?;
+        let value = ret.json().clone();
+        match value.get("ok") {
+            Some(ok) => Ok(ok.clone()),
+            None => bail!("{cmd} failed: {}", value["error"]),
+        }
+    }
+
+    /// The current route's Note ID (`#/notes/{id}/...` or `/notes/{id}/...`).
+    pub async fn open_note_id(&self) -> Result<String> {
+        let el = self
+            .wait_for(&thirtyfour::By::Css(
+                "[data-testid=\"notes-item\"][data-active=\"true\"]",
+            ))
+            .await?;
+        el.attr("data-note-id")
+            .await?
+            .context("the active note has no data-note-id")
+    }
+
+    /// Types into the Markdown editor of the open Note (at the end of its text).
+    pub async fn type_markdown(&self, text: &str) -> Result<()> {
+        let content = self
+            .wait_for(&thirtyfour::By::Css(
+                "[data-testid=\"editor-markdown\"] .cm-content",
+            ))
+            .await?;
+        content.click().await?;
+        content
+            .send_keys(thirtyfour::Key::Control + "End")
+            .await?;
+        content.send_keys(text).await?;
+        Ok(())
+    }
+
+    /// The text of a tab as the app's engine holds it (by tab ID).
+    pub async fn tab_data(&self, note: &str, tab: &str) -> Result<serde_json::Value> {
+        let view = self
+            .invoke("tab_view", json!({"noteId": note, "tabId": tab}))
+            .await?;
+        Ok(view["data"].clone())
+    }
+
+    /// Saves a screenshot (see [`screenshot`]) and quits the app.
+    pub async fn finish(self, name: &str) -> Result<PathBuf> {
+        let shot = screenshot(&self.driver, name).await;
+        self.driver.quit().await.context("close the app")?;
+        shot
+    }
+}
+
+/// `Saved (version 7)` -> 7.
+pub fn saved_version(status: &str) -> Option<u64> {
+    status
+        .trim()
+        .strip_prefix("Saved (version ")?
+        .strip_suffix(')')?
+        .parse()
+        .ok()
+}
+
+/// Runs a scenario: launches the app, runs `body`, saves a screenshot named `name` whatever the
+/// outcome, and reports the failure with the screenshot's and the driver log's paths.
+pub async fn scenario<F>(harness: &Harness, name: &str, body: F) -> Result<()>
+where
+    F: AsyncFnOnce(&App) -> Result<()>,
+{
+    let app = App::launch(harness).await?;
+    let outcome = body(&app).await;
+    let shot = app.finish(name).await;
+    let shot = shot
+        .as_ref()
+        .map_or_else(|e| format!("none ({e:#})"), |p| p.display().to_string());
+    outcome.with_context(|| format!("screenshot: {shot}; driver log: {}", harness.log().display()))?;
+    println!("screenshot: {shot}");
+    Ok(())
+}

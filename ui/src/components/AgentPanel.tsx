@@ -90,7 +90,7 @@ export function AgentPanel() {
           <>
             <div class="inline-fields">
               <label class="field">
-                <span>Name (shown as the author in history)</span>
+                <span>Name (the author in history)</span>
                 <input data-testid={TID.agentTokenName} value={name} onInput={(e) => setName(e.currentTarget.value)} />
               </label>
               <label class="check">

@@ -97,7 +97,10 @@ function Home(props: { ready: boolean }) {
 
 export function App() {
   const ready = useApp((s) => s.ready);
-  const panel = useApp((s) => s.panel);
+  const onNote = useApp((s) => s.route.kind === "note" || s.route.kind === "tab");
+  const chosenPanel = useApp((s) => s.panel);
+  // The versions panel belongs to a Note; the drafts ledger is everywhere.
+  const panel = chosenPanel === "versions" && !onNote ? null : chosenPanel;
   const dialog = useApp((s) => s.dialog);
   const confirmQuestion = useApp((s) => s.confirm);
   useEffect(() => {

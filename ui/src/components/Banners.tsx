@@ -86,6 +86,7 @@ export function TabBanner(props: { tab: TabView }) {
         <Icon name="offline" />
         <div class="banner-text">
           <strong>Offline.</strong> Your draft is kept on this computer and saved as soon as the server answers.
+          {st.last_error && <span class="muted-inline"> ({st.last_error.message})</span>}
         </div>
       </div>
     );

@@ -47,8 +47,8 @@ export function SyncStatus() {
 export function Header() {
   const panel = useApp((s) => s.panel);
   const ledgerCount = useApp((s) => s.ledger.length);
-  const hasNote = useApp((s) => s.open?.view != null);
   const route = useApp((s) => s.route);
+  const hasNote = useApp((s) => s.open?.view != null) && (route.kind === "note" || route.kind === "tab");
   const toggle = (p: "drafts" | "versions") => app.set({ panel: panel === p ? null : p });
   return (
     <header class="app-header">
@@ -83,9 +83,9 @@ export function Header() {
       </button>
       <button
         type="button"
-        class={`header-button${panel === "versions" ? " is-on" : ""}`}
+        class={`header-button${panel === "versions" && hasNote ? " is-on" : ""}`}
         data-testid={TID.versionsToggle}
-        aria-pressed={panel === "versions"}
+        aria-pressed={panel === "versions" && hasNote}
         disabled={!hasNote}
         onClick={() => toggle("versions")}
         title="The open Note's history"

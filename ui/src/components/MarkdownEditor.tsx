@@ -43,7 +43,6 @@ const markdownStyle = HighlightStyle.define([
   { tag: tags.monospace, fontFamily: "var(--mono)", fontSize: "0.92em", color: "#7a3e9d" },
   { tag: tags.quote, color: "var(--muted)", fontStyle: "italic" },
   { tag: [tags.processingInstruction, tags.meta], color: "var(--faint)" },
-  { tag: tags.list, color: "var(--accent-ink)" },
   { tag: tags.contentSeparator, color: "var(--faint)" },
 ]);
 

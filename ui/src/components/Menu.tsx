@@ -24,6 +24,8 @@ export function MenuButton(props: {
   align?: "left" | "right";
 }) {
   const [open, setOpen] = useState(false);
+  // Fixed position from the button's box: menus inside a scrolling strip would be clipped.
+  const [place, setPlace] = useState<{ top: number; left?: number; right?: number }>({ top: 0 });
   const wrap = useRef<HTMLDivElement>(null);
   const button = useRef<HTMLButtonElement>(null);
 
@@ -75,6 +77,12 @@ export function MenuButton(props: {
         data-testid={props.testId}
         onClick={(e) => {
           e.stopPropagation();
+          const r = e.currentTarget.getBoundingClientRect();
+          setPlace(
+            props.align === "right"
+              ? { top: r.bottom + 4, right: Math.max(8, window.innerWidth - r.right) }
+              : { top: r.bottom + 4, left: Math.max(8, r.left) },
+          );
           setOpen(!open);
         }}
         onPointerDown={(e) => e.stopPropagation()}
@@ -82,7 +90,16 @@ export function MenuButton(props: {
         {props.children}
       </button>
       {open && (
-        <div class={`menu menu-${props.align ?? "left"}`} role="menu" data-testid={props.menuTestId}>
+        <div
+          class="menu"
+          role="menu"
+          data-testid={props.menuTestId}
+          style={{
+            top: `${place.top}px`,
+            ...(place.left !== undefined ? { left: `${place.left}px` } : {}),
+            ...(place.right !== undefined ? { right: `${place.right}px` } : {}),
+          }}
+        >
           {props.items.map((item) => (
             <button
               key={item.testId}

@@ -2,7 +2,7 @@
 // shows "This tab no longer exists" with links to the tabs there are: never another tab.
 
 import type { TabView } from "../api";
-import { app, renameNote, tabLink, useApp } from "../app-state";
+import { app, edits, renameNote, tabLink, useApp } from "../app-state";
 import { displayTitle } from "../lib/notes";
 import { resolveTab } from "../lib/route";
 import { type TabType, typeName } from "../lib/tabs";
@@ -20,6 +20,7 @@ import { TabStrip, tabIcon } from "./TabStrip";
 export function NoteView(props: { noteId: string; tabId: string | null }) {
   const open = useApp((s) => s.open);
   const renaming = useApp((s) => s.renaming);
+  const guard = useApp((s) => s.status?.guard ?? null);
   if (!open || open.noteId !== props.noteId || (open.loading && !open.view)) {
     return (
       <section class="note note-loading" aria-busy="true">
@@ -48,7 +49,7 @@ export function NoteView(props: { noteId: string; tabId: string | null }) {
   return (
     <section class="note" aria-label={displayTitle(view.title)}>
       <div class="note-head">
-        {renaming === view.note_id ? (
+        {renaming?.noteId === view.note_id && renaming.where === "title" ? (
           <RenameInput
             value={view.title}
             testId={TID.noteTitleInput}
@@ -61,7 +62,7 @@ export function NoteView(props: { noteId: string; tabId: string | null }) {
             <button
               type="button"
               data-testid={TID.noteTitle}
-              onClick={() => app.set({ renaming: view.note_id })}
+              onClick={() => app.set({ renaming: { noteId: view.note_id, where: "title" } })}
               title="Rename this Note"
             >
               {displayTitle(view.title)}
@@ -69,7 +70,7 @@ export function NoteView(props: { noteId: string; tabId: string | null }) {
           </h1>
         )}
         <span class="note-version" title="The Note's version on the server">
-          v{view.version}
+          v{Math.max(view.version, guard ?? 0)}
         </span>
       </div>
       <TabStrip noteId={view.note_id} tabs={view.tabs} activeId={activeId} />
@@ -105,6 +106,7 @@ function TabPane(props: { noteId: string; tab: TabView }) {
 }
 
 export function TabGone(props: { noteId: string; tabId: string; tabs: TabView[] }) {
+  const unsaved = edits.unsentContent(props.noteId, props.tabId);
   return (
     <div class="tab-gone" data-testid={TID.tabGone} data-tab-id={props.tabId} role="alert">
       <div class="tab-gone-card">
@@ -127,6 +129,15 @@ export function TabGone(props: { noteId: string; tabId: string; tabs: TabView[] 
             </li>
           ))}
         </ul>
+        {unsaved !== undefined && (
+          <div class="salvage">
+            <p>
+              <strong>Your last text in this tab was not saved before it disappeared.</strong> It is here so you can copy
+              it:
+            </p>
+            <pre class="mine-copy">{typeof unsaved === "string" ? unsaved : JSON.stringify(unsaved, null, 2)}</pre>
+          </div>
+        )}
       </div>
     </div>
   );

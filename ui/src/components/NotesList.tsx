@@ -80,7 +80,7 @@ export function NotesList() {
             data-note-id={n.id}
             data-active={n.id === openId ? "true" : "false"}
           >
-            {renaming === n.id ? (
+            {renaming?.noteId === n.id && renaming.where === "list" ? (
               <RenameInput
                 value={n.title}
                 testId={TID.notesItemRename}
@@ -93,12 +93,12 @@ export function NotesList() {
                 aria-current={n.id === openId ? "page" : undefined}
                 onDblClick={(e) => {
                   e.preventDefault();
-                  app.set({ renaming: n.id });
+                  app.set({ renaming: { noteId: n.id, where: "list" } });
                 }}
                 onKeyDown={(e) => {
                   if (e.key === "F2") {
                     e.preventDefault();
-                    app.set({ renaming: n.id });
+                    app.set({ renaming: { noteId: n.id, where: "list" } });
                   } else if (e.key === "ArrowDown") {
                     e.preventDefault();
                     focusItem(i + 1);

@@ -46,10 +46,10 @@ const PERSON = "you";
 export const DEMO_NOTE = "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f50";
 const notes = new Map<string, FakeNote>();
 let offline = false;
-let clock = Date.parse("2026-11-30T09:00:00Z");
+let clock = Date.now() - 3 * 86_400_000;
 
 function now(): string {
-  clock += 61_000;
+  clock = Math.max(clock + 61_000, Math.min(Date.now(), clock + 3_600_000 * 7));
   return new Date(clock).toISOString();
 }
 

@@ -1,0 +1,75 @@
+//! The agent edits the tab the person is typing in: a conflict banner, the person's draft kept,
+//! resolved by a merge that keeps both changes.
+
+use anyhow::{Result, ensure};
+use quire_e2e::{App, Harness, scenario, tid_tab};
+use serde_json::json;
+use thirtyfour::prelude::*;
+
+mod support;
+use support::{agent_for, call, key, read_tab};
+
+#[tokio::test]
+async fn the_same_tab_edited_by_both_is_a_conflict_resolved_by_merge() -> Result<()> {
+    let harness = Harness::start()?;
+    scenario(&harness, "agent-conflict", async |app: &App| {
+        app.click("new-note").await?;
+        app.testid("notes-item-rename").await?.send_keys("Draft" + Key::Enter).await?;
+        let note = app.open_note_id().await?;
+        app.type_markdown("alpha\nbeta\ngamma").await?;
+        app.wait_saved(2).await?;
+        let agent = agent_for(app, &note).await?;
+        let (version, text) = read_tab(&agent, &note, "markdown").await?;
+        ensure!(text == "alpha\nbeta\ngamma", "the agent reads {text}");
+
+        // The person edits the first line; before their save leaves (debounce), the agent
+        // rewrites the last line on the version it read.
+        let content = app
+            .wait_for(&By::Css("[data-testid=\"editor-markdown\"] .cm-content"))
+            .await?;
+        content.click().await?;
+        content.send_keys(Key::Control + Key::Home).await?;
+        content.send_keys("A: ").await?;
+        call(
+            &agent,
+            "edit_note_tab",
+            json!({"note_id": note, "tab_id": "markdown", "expected_version": version,
+                   "idempotency_key": key(), "operation": "replace_text",
+                   "text": "alpha\nbeta\ngamma (checked by the agent)"}),
+        )
+        .await?;
+
+        // Conflict: the banner on that tab, the person's draft still in the editor.
+        app.wait_for(&tid_tab("conflict-banner", "markdown")).await?;
+        app.wait_text(
+            &By::Css("[data-testid=\"sync-status\"]"),
+            "the status",
+            |t| t.contains("Conflict"),
+        )
+        .await?;
+        let shown = app
+            .wait_for(&By::Css("[data-testid=\"editor-markdown\"] .cm-content"))
+            .await?
+            .text()
+            .await?;
+        ensure!(shown.contains("A: alpha"), "the draft is kept in the editor: {shown:?}");
+        let ledger = app.invoke("drafts", json!({})).await?;
+        ensure!(ledger.to_string().contains("\"markdown\""), "the ledger lists the draft: {ledger}");
+        quire_e2e::screenshot(&app.driver, "agent-conflict-banner").await?;
+
+        // Review and merge: both lines survive.
+        app.click("conflict-review").await?;
+        app.testid("conflict-view").await?;
+        app.click("conflict-merge").await?;
+        app.wait_gone(&By::Css("[data-testid=\"conflict-banner\"]")).await?;
+        app.wait_saved(4).await?;
+        let merged = app.tab_data(&note, "markdown").await?;
+        ensure!(
+            merged == json!("A: alpha\nbeta\ngamma (checked by the agent)"),
+            "merged: {merged}"
+        );
+        agent.cancel().await?;
+        Ok(())
+    })
+    .await
+}

@@ -1,0 +1,73 @@
+//! An agent (a real MCP client) edits another tab while the person types: no conflict is shown,
+//! the person's text is saved, and the agent's change appears live, marked as the agent's.
+
+use anyhow::{Context, Result, ensure};
+use quire_e2e::{App, Harness, scenario, tid_tab};
+use serde_json::json;
+use thirtyfour::prelude::*;
+
+mod support;
+use support::{agent_for, call, key, read_tab};
+
+#[tokio::test]
+async fn an_agent_edit_of_another_tab_appears_live_without_a_conflict() -> Result<()> {
+    let harness = Harness::start()?;
+    scenario(&harness, "agent-live", async |app: &App| {
+        app.click("new-note").await?;
+        app.testid("notes-item-rename").await?.send_keys("Research" + Key::Enter).await?;
+        let note = app.open_note_id().await?;
+        let created = app
+            .invoke(
+                "apply_ops",
+                json!({"noteId": note, "ops": [{"op": "create_tab", "tab_type": "sheet", "label": "Data"}]}),
+            )
+            .await?;
+        let sheet = created["result"]["outcomes"][0]["tab_id"].as_str().context("tab id")?.to_owned();
+        let agent = agent_for(app, &note).await?;
+
+        // The person types in the Markdown tab; meanwhile the agent writes the sheet.
+        app.type_markdown("Findings so far: ").await?;
+        let (version, _) = read_tab(&agent, &note, &sheet).await?;
+        let written = call(
+            &agent,
+            "edit_note_tab",
+            json!({"note_id": note, "tab_id": sheet, "expected_version": version,
+                   "idempotency_key": key(), "operation": "sheet_set_range",
+                   "start_row": 0, "start_col": 0, "values": [["revenue", 1200]]}),
+        );
+        let typed = app.type_markdown("the agent is filling in the data.");
+        let (written, typed) = tokio::join!(written, typed);
+        written?;
+        typed?;
+
+        app.wait_saved(4).await?;
+        let text = app.tab_data(&note, "markdown").await?;
+        ensure!(
+            text.as_str().is_some_and(|t| t.contains("Findings so far: the agent is filling in the data.")),
+            "the person's text: {text}"
+        );
+        ensure!(
+            app.driver.find_all(By::Css("[data-testid=\"conflict-banner\"]")).await?.is_empty(),
+            "no conflict may be shown for an edit of another tab"
+        );
+
+        // Live: the sheet shows the agent's cells, marked as the agent's.
+        app.wait_for(&By::Css(format!("[data-testid=\"tab\"][data-tab-id=\"{sheet}\"] a")))
+            .await?
+            .click()
+            .await?;
+        app.wait_for(&tid_tab("editor-sheet", &sheet)).await?;
+        app.wait_text(
+            &By::Css("[data-testid=\"sheet-cell\"][data-row=\"0\"][data-col=\"1\"]"),
+            "the agent's value",
+            |t| t.trim() == "1200",
+        )
+        .await?;
+        let marker = app.wait_for(&tid_tab("remote-edit", &sheet)).await?;
+        let author = marker.attr("data-author").await?.unwrap_or_default();
+        ensure!(author == "claude", "the edit is marked as the agent's: {author:?}");
+        agent.cancel().await?;
+        Ok(())
+    })
+    .await
+}

@@ -1,0 +1,47 @@
+//! Restore an old version from the versions panel: a new version equal to the old one.
+
+use anyhow::{Result, ensure};
+use quire_e2e::{App, Harness, scenario};
+use serde_json::json;
+use thirtyfour::prelude::*;
+
+#[tokio::test]
+async fn restore_an_old_version_from_the_panel() -> Result<()> {
+    let harness = Harness::start()?;
+    scenario(&harness, "restore-version", async |app: &App| {
+        app.click("new-note").await?;
+        app.testid("notes-item-rename").await?.send_keys("Essay" + Key::Enter).await?;
+        let note = app.open_note_id().await?;
+        app.type_markdown("First draft.").await?;
+        let first = app.wait_saved(2).await?;
+        app.type_markdown(" Second thoughts.").await?;
+        let second = app.wait_saved(first + 1).await?;
+
+        app.click("versions-toggle").await?;
+        app.testid("versions-panel").await?;
+        let row = app
+            .wait_for(&By::Css(format!("[data-testid=\"versions-row\"][data-version=\"{first}\"]")))
+            .await?;
+        row.find(By::Css("[data-testid=\"version-restore\"]")).await?.click().await?;
+        if let Ok(ok) = app.driver.find(By::Css("[data-testid=\"confirm-ok\"]")).await {
+            ok.click().await?;
+        }
+        let restored = app.wait_saved(second + 1).await?;
+        ensure!(restored == second + 1, "a restore is a new version: {restored}");
+        app.wait_text(
+            &By::Css("[data-testid=\"editor-markdown\"] .cm-content"),
+            "the restored text",
+            |t| t == "First draft.",
+        )
+        .await?;
+        let text = app.tab_data(&note, "markdown").await?;
+        ensure!(text == json!("First draft."), "{text}");
+        let history = app.invoke("history", json!({"noteId": note})).await?;
+        ensure!(
+            history.as_array().map(Vec::len) == Some(restored as usize),
+            "history kept: {history}"
+        );
+        Ok(())
+    })
+    .await
+}

@@ -1,0 +1,122 @@
+// Components rendered to HTML in Node (no DOM): what they show for a given state. Effects do
+// not run here, so these check markup and test IDs, not interaction.
+
+import { render } from "preact-render-to-string";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { NoteView as NoteViewData, TabStatus, TabView } from "../api";
+import { app } from "../app-state";
+import { TID } from "../testids";
+import { SyncStatus } from "./Header";
+import { NoteView } from "./NoteView";
+import { TabStrip } from "./TabStrip";
+
+const NOTE = "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f50";
+
+function status(tabId: string, state: TabStatus["state"] = "clean"): TabStatus {
+  return { tab_id: tabId, state, last_error: null, base_version: null, theirs_version: null, gone: false };
+}
+
+const tabs: TabView[] = [
+  { id: "markdown", type: "markdown", label: "Note", data: "# Hi", status: status("markdown") },
+  { id: "slides-3-aaa", type: "slides", label: "Deck", data: { theme: "paper", slides: [] }, status: status("slides-3-aaa") },
+  { id: "slides-4-bbb", type: "slides", label: "Deck", data: { theme: "ink", slides: [] }, status: status("slides-4-bbb", "dirty") },
+  { id: "sources", type: "sources", label: "Sources", data: [], status: status("sources") },
+];
+
+const view: NoteViewData = { note_id: NOTE, title: "Trip", version: 7, tabs, orphan_drafts: [] };
+
+function openNote(v: NoteViewData = view): void {
+  const content = Object.fromEntries(v.tabs.map((t) => [t.id, { data: t.data, epoch: 0, rev: 0 }]));
+  app.set({
+    open: { noteId: v.note_id, view: v, loading: false, error: null },
+    content,
+    status: null,
+    unsent: [],
+    remoteEdits: {},
+    renaming: null,
+    renamingTab: null,
+  });
+}
+
+const count = (html: string, needle: string) => html.split(needle).length - 1;
+
+beforeEach(() => openNote());
+
+describe("NoteView routing", () => {
+  it("shows exactly the tab named by its instance ID, even with equal labels", () => {
+    const html = render(<NoteView noteId={NOTE} tabId="slides-4-bbb" />);
+    expect(html).toContain(`data-testid="${TID.editorSlides}" data-tab-id="slides-4-bbb"`);
+    expect(html).not.toContain('data-tab-id="slides-3-aaa" data-testid');
+    expect(html).not.toContain(TID.tabGone);
+  });
+
+  it.each(["slides", "Deck", "slides-9-zzz", "SLIDES-4-BBB"])(
+    "shows 'This tab no longer exists' for %s, with every tab as a link, and no editor",
+    (unknown) => {
+      const html = render(<NoteView noteId={NOTE} tabId={unknown} />);
+      expect(html).toContain(`data-testid="${TID.tabGone}"`);
+      expect(html).toContain("This tab no longer exists");
+      expect(count(html, `data-testid="${TID.tabGoneLink}"`)).toBe(tabs.length);
+      for (const t of tabs) expect(html).toContain(`href="#/notes/${NOTE}/tabs/${t.id}"`);
+      for (const id of [TID.editorMarkdown, TID.editorSlides, TID.editorSheet, TID.editorSources, TID.editorFiles]) {
+        expect(html).not.toContain(`data-testid="${id}"`);
+      }
+    },
+  );
+
+  it("marks no tab active when the route's tab is gone", () => {
+    const html = render(<NoteView noteId={NOTE} tabId="slides-9-zzz" />);
+    expect(html).not.toContain('data-active="true"');
+  });
+});
+
+describe("TabStrip", () => {
+  it("lists tabs in strip order by instance ID, duplicate labels and all", () => {
+    const html = render(<TabStrip noteId={NOTE} tabs={tabs} activeId="slides-3-aaa" />);
+    const ids = [...html.matchAll(/data-testid="tab" data-tab-id="([^"]+)"/g)].map((m) => m[1]);
+    expect(ids).toEqual(["markdown", "slides-3-aaa", "slides-4-bbb", "sources"]);
+    expect(count(html, ">Deck<")).toBe(2);
+    expect(html).toMatch(/data-tab-id="slides-3-aaa" data-tab-type="slides" data-active="true"/);
+  });
+
+  it("marks a tab with unsaved changes", () => {
+    const html = render(<TabStrip noteId={NOTE} tabs={tabs} activeId="markdown" />);
+    expect(html).toMatch(/data-tab-id="slides-4-bbb"[^>]*data-mark="dirty"/);
+    // An empty attribute renders bare: `data-mark` (its value is "").
+    expect(html).toMatch(/data-tab-id="markdown"[^>]*data-mark(="")?[ >]/);
+  });
+});
+
+describe("SyncStatus", () => {
+  it("says Saved with the version when everything is on the server", () => {
+    app.set({
+      status: {
+        note_id: NOTE,
+        guard: 7,
+        offline: false,
+        settled: true,
+        tabs: [status("markdown", "saved")],
+        queued_writes: 0,
+        stats: { saves_sent: 1, saves_committed: 1, replays: 0, refused: 0, auto_rebased: 0, conflicts_shown: 0, offline_failures: 0 },
+      },
+    });
+    const html = render(<SyncStatus />);
+    expect(html).toContain(`data-testid="${TID.syncStatus}" data-state="saved"`);
+    expect(html).toContain("Saved (version 7)");
+  });
+
+  it("says Conflict while a tab waits for the person's decision", () => {
+    app.set({
+      status: {
+        note_id: NOTE,
+        guard: 7,
+        offline: false,
+        settled: false,
+        tabs: [status("markdown", "conflict")],
+        queued_writes: 0,
+        stats: { saves_sent: 1, saves_committed: 0, replays: 0, refused: 1, auto_rebased: 0, conflicts_shown: 1, offline_failures: 0 },
+      },
+    });
+    expect(render(<SyncStatus />)).toContain(">Conflict<");
+  });
+});
