@@ -44,4 +44,5 @@ echo "app: UI unit tests"
 (cd ui && npm test --silent)
 
 echo "app: end-to-end tests"
-QUIRE_APP_BINARY="$APP_BINARY" cargo test --quiet -p quire-e2e
+# One scenario at a time: each runs its own X server, WebKit and app on two cores.
+QUIRE_APP_BINARY="$APP_BINARY" cargo test --quiet -p quire-e2e -- --test-threads=1

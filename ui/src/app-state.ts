@@ -392,7 +392,8 @@ export async function createNote(title = "Untitled"): Promise<void> {
     await switchTo(view.note_id, view);
     const first = view.tabs[0];
     if (first) goTab(view.note_id, first.id);
-    app.set({ renaming: { noteId: view.note_id, where: "title" } });
+    // Name it at once, in the list (Enter keeps the name, Esc keeps "Untitled").
+    app.set({ renaming: { noteId: view.note_id, where: "list" } });
   } catch (error) {
     toastError(error, "The Note could not be created.");
   }
@@ -561,7 +562,15 @@ function applyStatus(status: NoteStatus): void {
     status,
     ...(view && tabs ? { open: { ...s.open, view: { ...view, tabs } } } : {}),
   });
+  // A tab the view does not know (created elsewhere), or one it shows that is gone: read again.
+  if (view) {
+    const known = new Set([...view.tabs, ...view.orphan_drafts].map((t) => t.id));
+    const changed = status.tabs.some((t) => !known.has(t.tab_id)) || view.tabs.some((t) => !byTab.has(t.id));
+    if (changed) refreshViewSoon();
+  }
 }
+
+const refreshViewSoon = throttle(refreshView, 150);
 
 function applyTabStatus(noteId: string, status: TabStatus): void {
   const s = app.get();

@@ -12,7 +12,7 @@
 //! The floors are measured interleaved with the guarded writes (one sample of each in turn),
 //! so that both see the same disk and the same load from other processes.
 //!
-//! `cargo run --release -p quire-store --example bench_write -- [--writes N] [--dir PATH]`
+//! `cargo run --release -p quire-store --example bench_write -- [--writes N] [--dir PATH] [--normal-only]`
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::fs::{File, OpenOptions};
@@ -27,20 +27,27 @@ use quire_store::{Change, NewNote, SqliteOptions, SqliteStore, Store, Synchronou
 struct Args {
     writes: usize,
     dir: PathBuf,
+    /// Only the NORMAL comparison (quick, for trying a change).
+    normal_only: bool,
 }
 
 fn args() -> Args {
     let mut out = Args {
         writes: 20_000,
         dir: std::env::temp_dir(),
+        normal_only: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
+        if flag == "--normal-only" {
+            out.normal_only = true;
+            continue;
+        }
         let value = it.next().expect("a value after the flag");
         match flag.as_str() {
             "--writes" => out.writes = value.parse().expect("--writes: a number"),
             "--dir" => out.dir = PathBuf::from(value),
-            other => panic!("unknown flag {other} (known: --writes N, --dir PATH)"),
+            other => panic!("unknown flag {other} (known: --writes N, --dir PATH, --normal-only)"),
         }
     }
     out
@@ -307,6 +314,16 @@ async fn main() {
         }
     }
     let (normal, bare_normal) = (g.stats(), b.stats());
+    if args.normal_only {
+        guarded_normal.store.close().await.expect("close");
+        println!(
+            "NORMAL median: guarded {:.1} us, bare UPDATE {:.1} us: {:.2}x",
+            us(normal.median),
+            us(bare_normal.median),
+            normal.median.as_secs_f64() / bare_normal.median.as_secs_f64()
+        );
+        return;
+    }
     let reads = guarded_normal.reads().await;
     guarded_normal.store.close().await.expect("close");
 

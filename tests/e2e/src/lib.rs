@@ -411,9 +411,11 @@ impl App {
     pub async fn launch(harness: &Harness) -> Result<Self> {
         let driver = harness.open_app().await?;
         let app = App { driver };
-        app.wait_for(&thirtyfour::By::Css("[data-testid=\"app\"][data-ready=\"true\"]"))
-            .await
-            .context("the app never became ready")?;
+        app.wait_for(&thirtyfour::By::Css(
+            "[data-testid=\"app\"][data-ready=\"true\"]",
+        ))
+        .await
+        .context("the app never became ready")?;
         Ok(app)
     }
 
@@ -436,7 +438,8 @@ impl App {
             .wait(UI_TIMEOUT, POLL_INTERVAL)
             .not_exists()
             .await
-            .with_context(|| format!("{by:?} still there after {UI_TIMEOUT:?}"))
+            .with_context(|| format!("{by:?} still there after {UI_TIMEOUT:?}"))?;
+        Ok(())
     }
 
     pub async fn testid(&self, id: &str) -> Result<thirtyfour::WebElement> {
@@ -526,11 +529,19 @@ impl App {
             ))
             .await?;
         content.click().await?;
-        content
-            .send_keys(thirtyfour::Key::Control + "End")
-            .await?;
+        content.send_keys(thirtyfour::Key::Control + "End").await?;
         content.send_keys(text).await?;
         Ok(())
+    }
+
+    /// Creates a Note from the "New note" button, names it in the list's rename field, and
+    /// returns its ID once it is the open Note.
+    pub async fn new_note(&self, title: &str) -> Result<String> {
+        self.click("new-note").await?;
+        let rename = self.testid("notes-item-rename").await?;
+        rename.send_keys(title).await?;
+        rename.send_keys(thirtyfour::Key::Enter).await?;
+        self.open_note_id().await
     }
 
     /// The text of a tab as the app's engine holds it (by tab ID).
@@ -571,7 +582,12 @@ where
     let shot = shot
         .as_ref()
         .map_or_else(|e| format!("none ({e:#})"), |p| p.display().to_string());
-    outcome.with_context(|| format!("screenshot: {shot}; driver log: {}", harness.log().display()))?;
+    outcome.with_context(|| {
+        format!(
+            "screenshot: {shot}; driver log: {}",
+            harness.log().display()
+        )
+    })?;
     println!("screenshot: {shot}");
     Ok(())
 }

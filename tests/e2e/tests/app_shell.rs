@@ -1,4 +1,5 @@
-//! The app shell in a real window: header, version from the `app_info` command, editor mounted.
+//! The app shell in a real window: header, version from the `app_info` command, the status and
+//! the notes list (the embedded server and the engine are up).
 
 use std::time::Duration;
 
@@ -50,12 +51,13 @@ async fn check_shell(driver: &WebDriver) -> Result<()> {
     let status = driver.find(By::Id("sync-status")).await?;
     assert!(status.is_displayed().await?, "#sync-status is not visible");
 
-    let editor = driver
-        .find(By::Css("#editor .cm-editor .cm-content"))
-        .await?;
-    assert!(
-        editor.is_displayed().await?,
-        "the CodeMirror editor is not visible"
-    );
+    driver
+        .query(By::Css("[data-testid=\"app\"][data-ready=\"true\"]"))
+        .wait(Duration::from_secs(20), Duration::from_millis(50))
+        .first()
+        .await
+        .context("the app never loaded its notes list")?;
+    let list = driver.find(By::Css("[data-testid=\"notes-list\"]")).await?;
+    assert!(list.is_displayed().await?, "the notes list is not visible");
     Ok(())
 }

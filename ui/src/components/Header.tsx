@@ -20,6 +20,7 @@ export function SyncStatus() {
   });
   return (
     <div
+      id="sync-status"
       class={`sync-status sync-${summary.state}`}
       data-testid={TID.syncStatus}
       data-state={summary.state}
@@ -45,6 +46,7 @@ export function SyncStatus() {
 }
 
 export function Header() {
+  const appInfo = useApp((s) => s.appInfo);
   const panel = useApp((s) => s.panel);
   const ledgerCount = useApp((s) => s.ledger.length);
   const route = useApp((s) => s.route);
@@ -54,8 +56,11 @@ export function Header() {
     <header class="app-header">
       <a class="brand" href="#/" aria-label="Quire home">
         <span class="brand-mark" aria-hidden="true">Q</span>
-        <span class="brand-name">Quire</span>
+        <span class="brand-name app-title">Quire</span>
       </a>
+      <span id="app-version" class="app-version" title={appInfo ? `${appInfo.name} ${appInfo.version}` : undefined}>
+        {appInfo ? `v${appInfo.version}` : ""}
+      </span>
       <button
         type="button"
         class="switcher-trigger"

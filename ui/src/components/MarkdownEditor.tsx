@@ -8,7 +8,7 @@ import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirro
 import { markdown, markdownLanguage } from "@codemirror/lang-markdown";
 import { HighlightStyle, bracketMatching, indentOnInput, syntaxHighlighting } from "@codemirror/language";
 import { highlightSelectionMatches, search, searchKeymap } from "@codemirror/search";
-import { Annotation, EditorState } from "@codemirror/state";
+import { Annotation, Compartment, EditorState, type Extension } from "@codemirror/state";
 import {
   EditorView,
   drawSelection,
@@ -29,6 +29,18 @@ import { Icon } from "./Icon";
 
 /** Marks transactions that carry another writer's text: they are not the person's edits. */
 const fromEngine = Annotation.define<boolean>();
+
+/**
+ * Above this size the Markdown parser is switched off: in one very long paragraph it re-parses
+ * the paragraph's inline syntax on every keystroke (about 300 ms per key for 1 MB without blank
+ * lines, measured in Chromium), which is a stall the person would feel. The text is unchanged;
+ * only its highlighting goes.
+ */
+export const HIGHLIGHT_LIMIT = 256 * 1024;
+
+function language(large: boolean): Extension {
+  return large ? [] : [markdown({ base: markdownLanguage }), syntaxHighlighting(markdownStyle)];
+}
 
 const markdownStyle = HighlightStyle.define([
   { tag: tags.heading1, fontSize: "1.6em", fontWeight: "700", color: "var(--ink)" },
@@ -64,12 +76,16 @@ export function MarkdownEditor(props: { tab: TabView }) {
   const view = useRef<EditorView | null>(null);
   const rev = useApp((s) => s.content[tab.id]?.rev ?? 0);
   const [preview, setPreview] = useState(false);
+  const [large, setLarge] = useState(false);
   const [previewHtml, setPreviewHtml] = useState("");
 
   useEffect(() => {
     if (!host.current) return;
     const initial = contentFor(tab.id);
     const tabId = tab.id;
+    const lang = new Compartment();
+    let isLarge = typeof initial === "string" && initial.length > HIGHLIGHT_LIMIT;
+    setLarge(isLarge);
     const v = new EditorView({
       parent: host.current,
       state: EditorState.create({
@@ -85,14 +101,20 @@ export function MarkdownEditor(props: { tab: TabView }) {
           highlightSelectionMatches(),
           search({ top: true }),
           keymap.of([...defaultKeymap, ...historyKeymap, ...searchKeymap, indentWithTab]),
-          markdown({ base: markdownLanguage }),
-          syntaxHighlighting(markdownStyle),
+          lang.of(language(isLarge)),
           EditorView.lineWrapping,
           placeholder("Start writing…  (Markdown: # heading, **bold**, - list)"),
           EditorView.contentAttributes.of({ "aria-label": `${tab.label}: Markdown text`, "aria-multiline": "true" }),
           theme,
           EditorView.updateListener.of((update) => {
             if (!update.docChanged) return;
+            const nowLarge = update.state.doc.length > HIGHLIGHT_LIMIT;
+            if (nowLarge !== isLarge) {
+              isLarge = nowLarge;
+              setLarge(nowLarge);
+              // Outside this update: reconfigure once it is done.
+              queueMicrotask(() => v.dispatch({ effects: lang.reconfigure(language(nowLarge)) }));
+            }
             if (update.transactions.every((tr) => tr.annotation(fromEngine))) return;
             localEdit(tabId, () => v.state.doc.toString());
           }),
@@ -172,6 +194,11 @@ export function MarkdownEditor(props: { tab: TabView }) {
             <Icon name="eye" /> Preview
           </button>
         </div>
+        {large && (
+          <span class="muted small" title="Highlighting is off above 256 KB so typing stays instant">
+            Large text: highlighting off
+          </span>
+        )}
       </div>
       <div
         class="md-host"

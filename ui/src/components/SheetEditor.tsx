@@ -33,6 +33,7 @@ import {
   startsTyping,
   toTsv,
 } from "../lib/grid";
+import { mayTakeFocus } from "../lib/focus";
 import { TID } from "../testids";
 import { Icon } from "./Icon";
 import { RenameInput } from "./NotesList";
@@ -48,7 +49,10 @@ interface SheetTabData {
 }
 
 const ROW_H = 28;
+const COL_W = 120;
+const HEAD_W = 48;
 const OVERSCAN = 8;
+const COL_OVERSCAN = 3;
 
 function asSheetTab(data: unknown): SheetTabData {
   const d = data as { sheets?: unknown };
@@ -68,9 +72,11 @@ export function SheetEditor(props: { tab: TabView }) {
   latest.current = data;
   const [sheetId, setSheetId] = useState(() => data.sheets[0]?.id ?? "s1");
   const [sel, setSel] = useState<Selection>(single({ row: 0, col: 0 }));
+  const selRef = useRef(sel);
+  selRef.current = sel;
   const [editing, setEditing] = useState<{ pos: Pos; text: string } | null>(null);
   const [renamingSheet, setRenamingSheet] = useState<string | null>(null);
-  const [scroll, setScroll] = useState({ top: 0, height: 600 });
+  const [scroll, setScroll] = useState({ top: 0, height: 600, left: 0, width: 1200 });
   const gridRef = useRef<HTMLDivElement>(null);
   const dragging = useRef(false);
 
@@ -90,10 +96,21 @@ export function SheetEditor(props: { tab: TabView }) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [rev]);
 
+  // Keep DOM focus on the cursor cell while the grid has focus (keyboard moves, scrolling).
+  useEffect(() => {
+    const el = gridRef.current;
+    if (!el || editing || !el.contains(document.activeElement)) return;
+    const active = document.activeElement as HTMLElement;
+    if (active.dataset.row === String(sel.focus.row) && active.dataset.col === String(sel.focus.col)) return;
+    focusCell(sel.focus);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [sel.focus.row, sel.focus.col, editing, scroll.top]);
+
   useLayoutEffect(() => {
     const el = gridRef.current;
     if (!el) return;
-    const measure = () => setScroll({ top: el.scrollTop, height: el.clientHeight });
+    const measure = () =>
+      setScroll({ top: el.scrollTop, height: el.clientHeight, left: el.scrollLeft, width: el.clientWidth });
     measure();
     const ro = new ResizeObserver(measure);
     ro.observe(el);
@@ -111,7 +128,16 @@ export function SheetEditor(props: { tab: TabView }) {
     commit({ sheets: cur.sheets.map((s) => (s.id === sheet.id ? { ...s, rows: fn(s.rows) } : s)) });
   };
 
-  const focusGrid = () => requestAnimationFrame(() => gridRef.current?.focus({ preventScroll: true }));
+  /** Focus follows the cursor cell (one cell is tabbable: the grid pattern); the grid itself if it is not drawn. */
+  const focusCell = (pos: Pos) => {
+    const el = gridRef.current;
+    const cell = el?.querySelector<HTMLElement>(`td[data-row="${pos.row}"][data-col="${pos.col}"]`);
+    (cell ?? el)?.focus({ preventScroll: true });
+  };
+  const focusGrid = () =>
+    requestAnimationFrame(() => {
+      if (mayTakeFocus(gridRef.current?.parentElement ?? null)) focusCell(selRef.current.focus);
+    });
 
   const scrollToCell = (pos: Pos) => {
     const el = gridRef.current;
@@ -120,13 +146,10 @@ export function SheetEditor(props: { tab: TabView }) {
     const headerH = ROW_H;
     if (top < el.scrollTop) el.scrollTop = top;
     else if (top + ROW_H + headerH > el.scrollTop + el.clientHeight) el.scrollTop = top + ROW_H + headerH - el.clientHeight;
-    const cell = el.querySelector<HTMLElement>(`[data-row="${pos.row}"][data-col="${pos.col}"]`);
-    if (cell) {
-      const left = cell.offsetLeft - 48;
-      if (left < el.scrollLeft) el.scrollLeft = left;
-      else if (cell.offsetLeft + cell.offsetWidth > el.scrollLeft + el.clientWidth)
-        el.scrollLeft = cell.offsetLeft + cell.offsetWidth - el.clientWidth;
-    }
+    const left = pos.col * COL_W;
+    const right = HEAD_W + (pos.col + 1) * COL_W;
+    if (left < el.scrollLeft) el.scrollLeft = left;
+    else if (right > el.scrollLeft + el.clientWidth) el.scrollLeft = right - el.clientWidth;
   };
 
   const select = (next: Selection) => {
@@ -251,7 +274,13 @@ export function SheetEditor(props: { tab: TabView }) {
   const range = selectionRange(sel);
   const first = Math.max(0, Math.floor(scroll.top / ROW_H) - OVERSCAN);
   const last = Math.min(extent.rows - 1, Math.ceil((scroll.top + scroll.height) / ROW_H) + OVERSCAN);
-  const cols = Array.from({ length: extent.cols }, (_, i) => i);
+  // Only the visible rows and columns are drawn (plus a margin); spacers keep the scroll size.
+  const firstCol = Math.max(0, Math.floor((scroll.left - HEAD_W) / COL_W) - COL_OVERSCAN);
+  const lastCol = Math.min(extent.cols - 1, Math.ceil((scroll.left + scroll.width) / COL_W) + COL_OVERSCAN);
+  const allCols = Array.from({ length: extent.cols }, (_, i) => i);
+  const cols = allCols.slice(firstCol, lastCol + 1);
+  const leftPad = firstCol;
+  const rightPad = extent.cols - 1 - lastCol;
   const focusText = cellText(getCell(rows, sel.focus));
 
   return (
@@ -359,7 +388,7 @@ export function SheetEditor(props: { tab: TabView }) {
       <div
         class="grid-scroll"
         ref={gridRef}
-        tabIndex={0}
+        tabIndex={-1}
         role="grid"
         aria-label={`${sheet.name}: ${ext.rows} rows, ${ext.cols} columns`}
         aria-rowcount={extent.rows}
@@ -371,7 +400,14 @@ export function SheetEditor(props: { tab: TabView }) {
         onCopy={(e) => onCopy(e, false)}
         onCut={(e) => onCopy(e, true)}
         onPaste={onPaste}
-        onScroll={(e) => setScroll({ top: e.currentTarget.scrollTop, height: e.currentTarget.clientHeight })}
+        onScroll={(e) =>
+          setScroll({
+            top: e.currentTarget.scrollTop,
+            height: e.currentTarget.clientHeight,
+            left: e.currentTarget.scrollLeft,
+            width: e.currentTarget.clientWidth,
+          })
+        }
         onPointerDown={(e) => {
           const pos = cellFromEvent(e);
           if (!pos) return;
@@ -390,21 +426,23 @@ export function SheetEditor(props: { tab: TabView }) {
           if (td) startEdit({ row: Number(td.dataset.row), col: Number(td.dataset.col) });
         }}
       >
-        <table class="grid" style={{ width: `${48 + extent.cols * 120}px` }}>
+        <table class="grid" style={{ width: `${HEAD_W + extent.cols * COL_W}px` }}>
           <colgroup>
-            <col style={{ width: "48px" }} />
-            {cols.map((c) => (
-              <col key={c} style={{ width: "120px" }} />
+            <col style={{ width: `${HEAD_W}px` }} />
+            {allCols.map((c) => (
+              <col key={c} style={{ width: `${COL_W}px` }} />
             ))}
           </colgroup>
           <thead>
             <tr>
               <th class="corner" />
+              {leftPad > 0 && <th colSpan={leftPad} class="spacer" aria-hidden="true" />}
               {cols.map((c) => (
                 <th key={c} class={c >= range.left && c <= range.right ? "is-sel" : ""} scope="col">
                   {columnName(c)}
                 </th>
               ))}
+              {rightPad > 0 && <th colSpan={rightPad} class="spacer" aria-hidden="true" />}
             </tr>
           </thead>
           <tbody>
@@ -418,6 +456,7 @@ export function SheetEditor(props: { tab: TabView }) {
                 <th scope="row" class={r >= range.top && r <= range.bottom ? "is-sel" : ""}>
                   {r + 1}
                 </th>
+                {leftPad > 0 && <td colSpan={leftPad} class="spacer" aria-hidden="true" />}
                 {cols.map((c) => {
                   const pos = { row: r, col: c };
                   const isFocus = sel.focus.row === r && sel.focus.col === c;
@@ -427,6 +466,7 @@ export function SheetEditor(props: { tab: TabView }) {
                     <td
                       key={c}
                       role="gridcell"
+                      tabIndex={isFocus && !isEditing ? 0 : -1}
                       class={`${isFocus ? "is-focus" : ""}${inRange(range, pos) ? " is-sel" : ""}${
                         typeof value === "number" ? " is-num" : ""
                       }`}
@@ -447,6 +487,7 @@ export function SheetEditor(props: { tab: TabView }) {
                     </td>
                   );
                 })}
+                {rightPad > 0 && <td colSpan={rightPad} class="spacer" aria-hidden="true" />}
               </tr>
             ))}
             {last < extent.rows - 1 && (

@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import type { TabView } from "../api";
 import { closeDialog, confirm, contentFor, engineContent, localEdit, openDialog, useApp } from "../app-state";
 import { LAYOUTS, THEMES, bodyBlocks, layoutLabel, moveSlide, newSlideId, splitColumns, themeLabel } from "../lib/slides";
+import { mayTakeFocus } from "../lib/focus";
 import { TID } from "../testids";
 import { Icon } from "./Icon";
 import { Modal } from "./Modal";
@@ -72,7 +73,11 @@ export function SlidesEditor(props: { tab: TabView }) {
     slides.splice(at, 0, { id, title: "", body: "", notes: "", layout: "title_and_body" });
     commit({ ...cur, slides });
     setCurrent(id);
-    requestAnimationFrame(() => document.querySelector<HTMLInputElement>(`[data-testid="${TID.slideTitle}"]`)?.focus());
+    requestAnimationFrame(() => {
+      if (mayTakeFocus(listRef.current?.closest(".slides-editor") ?? null)) {
+        document.querySelector<HTMLInputElement>(`[data-testid="${TID.slideTitle}"]`)?.focus();
+      }
+    });
   };
 
   const move = (delta: number) => {

@@ -7,6 +7,7 @@ import type { TabView } from "../api";
 import { addTab, app, deleteTab, moveTab, renameTab, tabLink, useApp } from "../app-state";
 import { tabMark } from "../lib/status";
 import { type TabType, checkLabel, dropIndex, isFixed, stepIndex, typeName } from "../lib/tabs";
+import { mayTakeFocus } from "../lib/focus";
 import { TID } from "../testids";
 import { Icon } from "./Icon";
 import { MenuButton } from "./Menu";
@@ -50,9 +51,10 @@ export function TabStrip(props: { noteId: string; tabs: TabView[]; activeId: str
     });
 
   const focusTab = (id: string) => {
-    requestAnimationFrame(() =>
-      strip.current?.querySelector<HTMLElement>(`[data-tab-id="${CSS.escape(id)}"] a`)?.focus(),
-    );
+    requestAnimationFrame(() => {
+      if (!mayTakeFocus(strip.current)) return;
+      strip.current?.querySelector<HTMLElement>(`[data-tab-id="${CSS.escape(id)}"] a`)?.focus();
+    });
   };
 
   const onKeyDown = (e: KeyboardEvent, tab: TabView, index: number) => {

@@ -6,6 +6,8 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { NoteView as NoteViewData, TabStatus, TabView } from "../api";
 import { app } from "../app-state";
 import { TID } from "../testids";
+import { TabBanner } from "./Banners";
+import { DraftsLedger } from "./DraftsLedger";
 import { SyncStatus } from "./Header";
 import { NoteView } from "./NoteView";
 import { TabStrip } from "./TabStrip";
@@ -118,5 +120,63 @@ describe("SyncStatus", () => {
       },
     });
     expect(render(<SyncStatus />)).toContain(">Conflict<");
+  });
+});
+
+describe("TabBanner", () => {
+  it("shows the conflict banner with its choices on a tab in conflict", () => {
+    const tab: TabView = {
+      ...(tabs[0] as TabView),
+      status: { ...status("markdown", "conflict"), base_version: 4, theirs_version: 5 },
+    };
+    const html = render(<TabBanner tab={tab} />);
+    expect(html).toContain(`data-testid="${TID.conflictBanner}" data-tab-id="markdown"`);
+    for (const id of [TID.conflictReview, TID.conflictKeepMine, TID.conflictTakeTheirs]) {
+      expect(html).toContain(`data-testid="${id}"`);
+    }
+    expect(html).toContain("Your draft is kept (based on version 4; the server is at version 5)");
+  });
+
+  it("offers only 'take theirs' when the tab was deleted on the server", () => {
+    const tab: TabView = { ...(tabs[0] as TabView), status: { ...status("markdown", "conflict"), gone: true } };
+    const html = render(<TabBanner tab={tab} />);
+    expect(html).not.toContain(`data-testid="${TID.conflictKeepMine}"`);
+    expect(html).toContain("deleted on the server");
+  });
+
+  it("marks another writer's edit with its author", () => {
+    app.set({ remoteEdits: { markdown: { author: "claude", at: "2026-11-30T10:00:00Z", version: 9, agent: true } } });
+    const html = render(<TabBanner tab={tabs[0] as TabView} />);
+    expect(html).toContain(`data-testid="${TID.remoteEdit}" data-author="claude" data-tab-id="markdown"`);
+    expect(html).toContain("version 9");
+  });
+});
+
+describe("DraftsLedger", () => {
+  it("lists every unsynced draft with where it is and why it is not saved", () => {
+    app.set({
+      ledger: [
+        {
+          note_id: NOTE,
+          note_title: "Trip",
+          tab_id: "markdown",
+          tab_label: "Note",
+          state: "offline",
+          base_version: 3,
+          has_pending_save: true,
+          last_error: { kind: "offline", code: "offline", message: "the server cannot be reached" },
+          updated_at: Date.parse("2026-11-30T10:00:00Z"),
+        },
+      ],
+    });
+    const html = render(<DraftsLedger />);
+    expect(html).toContain(`data-testid="${TID.draftsItem}" data-note-id="${NOTE}" data-tab-id="markdown" data-state="offline"`);
+    expect(html).toContain("the server cannot be reached");
+    expect(html).toContain("based on version 3");
+  });
+
+  it("says so when everything is on the server", () => {
+    app.set({ ledger: [] });
+    expect(render(<DraftsLedger />)).toContain(`data-testid="${TID.draftsEmpty}"`);
   });
 });

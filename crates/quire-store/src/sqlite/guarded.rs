@@ -2,7 +2,9 @@
 //! A function here either succeeds or returns an error; on error the writer rolls back to the
 //! savepoint, so a refused write leaves nothing behind, not even its idempotency key.
 
-use quire_model::{ApplyCtx, Note, NoteId, OpError, OpErrorCode, TabId, Version, limits};
+use quire_model::{
+    ApplyCtx, Note, NoteId, OpError, OpErrorCode, OpOutcome, TabId, Version, limits,
+};
 use rusqlite::{Connection, OptionalExtension};
 use sha2::{Digest, Sha256};
 
@@ -14,7 +16,7 @@ use crate::{
 };
 
 /// What a resent request is compared with: its expected version and its change, hashed.
-fn fingerprint(req: &WriteRequest) -> Result<[u8; 32]> {
+pub(super) fn fingerprint(req: &WriteRequest) -> Result<[u8; 32]> {
     let mut hasher = Sha256::new();
     hasher.update(req.expected_version.0.to_string().as_bytes());
     hasher.update(b"\n");
@@ -36,7 +38,7 @@ pub(super) fn write(
     let fingerprint = match &req.idempotency_key {
         Some(key) => {
             let fingerprint = fingerprint(req)?;
-            if let Some(replay) = replay(conn, nid, key, &fingerprint)? {
+            if let Some(replay) = replay(conn, nid, id, key, &fingerprint)? {
                 return Ok(replay);
             }
             Some(fingerprint)
@@ -99,6 +101,7 @@ pub(super) fn write(
             created_at: &created_at,
             summary: &applied.summary,
             changed_tab_ids: &applied.changed_tab_ids,
+            outcomes: Some(&applied.outcomes),
         };
         let located = append_version(
             conn,
@@ -120,14 +123,21 @@ pub(super) fn write(
     };
 
     if let (Some(key), Some(fingerprint)) = (&req.idempotency_key, fingerprint) {
+        // An accepted write's result is rebuilt from its history row; a no-op has none.
+        let stored = match written {
+            Some(_) => None,
+            None => Some(serde_json::to_string(&result)?),
+        };
         let mut stmt = conn.prepare_cached(
-            "INSERT INTO idempotency (nid, key, fingerprint, result) VALUES (?1, ?2, ?3, ?4)",
+            "INSERT INTO write_keys (nid, key, fingerprint, version, result)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
         )?;
         stmt.execute(rusqlite::params![
             nid,
             key,
             &fingerprint[..],
-            serde_json::to_string(&result)?
+            result.version.0,
+            stored
         ])?;
     }
     if let Some(located) = written {
@@ -136,25 +146,34 @@ pub(super) fn write(
     Ok(result)
 }
 
-/// The stored result for this key on this Note, flagged as a replay.
+/// The first result for this key on this Note, flagged as a replay: stored as it was, or
+/// rebuilt from the history row of the version the write made.
 fn replay(
     conn: &Connection,
     nid: i64,
+    id: &NoteId,
     key: &str,
     fingerprint: &[u8; 32],
 ) -> Result<Option<WriteResult>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT fingerprint, result FROM idempotency WHERE nid = ?1 AND key = ?2",
+        "SELECT fingerprint, version, result FROM write_keys WHERE nid = ?1 AND key = ?2",
     )?;
     let hit = stmt
         .query_row(rusqlite::params![nid, key], |r| {
-            Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, String>(1)?))
+            Ok((
+                r.get::<_, Vec<u8>>(0)?,
+                r.get::<_, u64>(1)?,
+                r.get::<_, Option<String>>(2)?,
+            ))
         })
         .optional()?;
-    let Some((stored_fingerprint, result)) = hit else {
+    let Some((stored_fingerprint, version, stored)) = hit else {
         return Ok(None);
     };
-    let mut result: WriteResult = serde_json::from_str(&result)?;
+    let mut result = match stored {
+        Some(result) => serde_json::from_str(&result)?,
+        None => read::write_result(conn, nid, id, Version(version))?,
+    };
     result.replayed = true;
     result.request_differs = stored_fingerprint.as_slice() != fingerprint.as_slice();
     Ok(Some(result))
@@ -166,6 +185,8 @@ struct NewVersion<'a> {
     created_at: &'a str,
     summary: &'a str,
     changed_tab_ids: &'a [TabId],
+    /// The write's outcomes (none for a creation).
+    outcomes: Option<&'a [OpOutcome]>,
 }
 
 /// Appends `note` as version `next` of the Note: the small parts, and the contents of only the
@@ -231,8 +252,8 @@ fn insert_version(
         .collect();
     let mut stmt = conn.prepare_cached(
         "INSERT INTO versions
-           (key, author, created_at, summary, changed_tab_ids, title, seq, strip, data)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+           (key, author, created_at, summary, changed_tab_ids, title, seq, strip, data, outcomes)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?;
     stmt.execute(rusqlite::params![
         key,
@@ -243,7 +264,8 @@ fn insert_version(
         note.title,
         note.seq,
         serde_json::to_string(&strip)?,
-        serde_json::to_string(data)?
+        serde_json::to_string(data)?,
+        entry.outcomes.map(serde_json::to_string).transpose()?
     ])?;
     Ok(())
 }
@@ -295,6 +317,7 @@ pub(super) fn create_note(
             created_at: &at,
             summary: "created",
             changed_tab_ids: &located.note.tab_ids(),
+            outcomes: None,
         },
         &data,
     )?;

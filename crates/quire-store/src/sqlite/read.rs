@@ -7,7 +7,9 @@ use quire_model::{Note, NoteId, NoteSummary, Tab, TabData, TabId, TabKind, Versi
 use rusqlite::{Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
-use crate::{NoteMeta, Result, Scope, StoreError, StoredNote, TokenRecord, VersionInfo};
+use crate::{
+    NoteMeta, Result, Scope, StoreError, StoredNote, TokenRecord, VersionInfo, WriteResult,
+};
 
 /// The `versions` key of a Note's version: `nid << 32 | version`.
 pub(super) fn key(nid: i64, version: Version) -> Option<i64> {
@@ -264,6 +266,39 @@ pub(super) fn history(conn: &Connection, id: &NoteId) -> Result<Vec<VersionInfo>
         });
     }
     Ok(out)
+}
+
+/// The result of the write that made `version` of the Note, from its history row.
+pub(super) fn write_result(
+    conn: &Connection,
+    nid: i64,
+    id: &NoteId,
+    version: Version,
+) -> Result<WriteResult> {
+    let row = match key(nid, version) {
+        Some(key) => {
+            let mut stmt = conn
+                .prepare_cached("SELECT changed_tab_ids, outcomes FROM versions WHERE key = ?1")?;
+            stmt.query_row([key], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?))
+            })
+            .optional()?
+        }
+        None => None,
+    };
+    let Some((changed, Some(outcomes))) = row else {
+        return Err(StoreError::Backend(format!(
+            "note {id}: version {version} holds no write result"
+        )));
+    };
+    Ok(WriteResult {
+        note_id: id.clone(),
+        version,
+        changed_tab_ids: serde_json::from_str(&changed)?,
+        outcomes: serde_json::from_str(&outcomes)?,
+        replayed: false,
+        request_differs: false,
+    })
 }
 
 /// The distinct tabs changed by the versions after `since`, in the order first changed.

@@ -5,7 +5,10 @@ use rusqlite::Connection;
 use crate::{Result, StoreError};
 
 /// Every schema change ever made, oldest first. Never edit or reorder an entry: add one.
-const MIGRATIONS: &[&str] = &[include_str!("migrations/0001_init.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("migrations/0001_init.sql"),
+    include_str!("migrations/0002_small_write_keys.sql"),
+];
 
 /// Brings the database up to the newest schema, one transaction per migration.
 pub(super) fn migrate(conn: &mut Connection) -> Result<()> {

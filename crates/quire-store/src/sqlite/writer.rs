@@ -264,6 +264,17 @@ mod tests {
         (Job::CreateNote(Box::new(new), reply), verdict)
     }
 
+    fn request(id: &NoteId, expected: u64, key: &str, ops: Vec<Op>) -> WriteRequest {
+        WriteRequest {
+            note_id: id.clone(),
+            expected_version: Version(expected),
+            idempotency_key: Some(key.to_owned()),
+            author: "a".to_owned(),
+            change: Change::Ops(ops),
+            now: Timestamp(1),
+        }
+    }
+
     fn write(
         id: &NoteId,
         expected: u64,
@@ -271,14 +282,7 @@ mod tests {
         ops: Vec<Op>,
     ) -> (Job, oneshot::Receiver<Result<WriteResult>>) {
         let (reply, verdict) = oneshot::channel();
-        let req = WriteRequest {
-            note_id: id.clone(),
-            expected_version: Version(expected),
-            idempotency_key: Some(key.to_owned()),
-            author: "a".to_owned(),
-            change: Change::Ops(ops),
-            now: Timestamp(1),
-        };
+        let req = request(id, expected, key, ops);
         (Job::Write(Box::new(req), reply), verdict)
     }
 
@@ -353,7 +357,7 @@ mod tests {
         assert_eq!(text_of(&a), (Version(2), "first".to_owned()));
         assert_eq!(text_of(&b), (Version(2), "other".to_owned()));
         let keys: i64 = reader
-            .query_row("SELECT count(*) FROM idempotency", [], |r| r.get(0))
+            .query_row("SELECT count(*) FROM write_keys", [], |r| r.get(0))
             .unwrap();
         assert_eq!(keys, 2, "only the accepted writes stored their keys");
     }
@@ -389,5 +393,63 @@ mod tests {
         let result = verdict.blocking_recv().unwrap().unwrap();
         assert!(!result.replayed);
         assert_eq!(result.version, Version(2));
+    }
+
+    /// A key stored under the first schema (its whole result in `idempotency`) still replays
+    /// once the database is migrated, with its first result.
+    #[test]
+    fn a_key_stored_under_schema_1_still_replays() {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let mut conn = Connection::open(dir.path().join("old.db")).expect("open");
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .expect("wal");
+        conn.execute_batch(include_str!("migrations/0001_init.sql"))
+            .unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        let a = note(1);
+        conn.execute(
+            "INSERT INTO notes (nid, id, created_at) VALUES (7, ?1, 't')",
+            [a.as_str()],
+        )
+        .unwrap();
+        let req = request(&a, 1, "k", text("first"));
+        let first = WriteResult {
+            note_id: a.clone(),
+            version: Version(2),
+            changed_tab_ids: vec![TabId::new(TabId::MARKDOWN)],
+            outcomes: Vec::new(),
+            replayed: false,
+            request_differs: false,
+        };
+        conn.execute(
+            "INSERT INTO idempotency (nid, key, fingerprint, result) VALUES (7, 'k', ?1, ?2)",
+            rusqlite::params![
+                &super::super::guarded::fingerprint(&req).unwrap()[..],
+                serde_json::to_string(&first).unwrap()
+            ],
+        )
+        .unwrap();
+
+        super::super::schema::migrate(&mut conn).expect("migrate");
+        let mut cache = NoteCache::default();
+        let (reply, verdict) = oneshot::channel();
+        commit_batch(
+            &conn,
+            &mut cache,
+            &mut vec![Job::Write(Box::new(req), reply)],
+        );
+        let replay = verdict.blocking_recv().unwrap().unwrap();
+        assert_eq!(
+            replay,
+            WriteResult {
+                replayed: true,
+                ..first
+            }
+        );
+        let (different, verdict) = write(&a, 1, "k", text("second"));
+        commit_batch(&conn, &mut cache, &mut vec![different]);
+        let replay = verdict.blocking_recv().unwrap().unwrap();
+        assert!(replay.replayed && replay.request_differs);
+        assert_eq!(replay.version, Version(2));
     }
 }

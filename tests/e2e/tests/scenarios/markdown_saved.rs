@@ -3,20 +3,19 @@
 use anyhow::{Context, Result, ensure};
 use quire_e2e::{App, Harness, scenario, tid};
 use serde_json::json;
-use thirtyfour::Key;
 
 #[tokio::test]
 async fn create_a_note_type_markdown_see_saved() -> Result<()> {
     let harness = Harness::start()?;
     scenario(&harness, "markdown-saved", async |app: &App| {
-        app.click("new-note").await?;
-        let rename = app.testid("notes-item-rename").await?;
-        rename.send_keys("Launch plan" + Key::Enter).await?;
-        let note = app.open_note_id().await?;
-        app.wait_text(&tid("note-title"), "the title", |t| t.contains("Launch plan"))
-            .await?;
+        let note = app.new_note("Launch plan").await?;
+        app.wait_text(&tid("note-title"), "the title", |t| {
+            t.contains("Launch plan")
+        })
+        .await?;
 
-        app.type_markdown("# Launch plan\n\nShip on Friday.").await?;
+        app.type_markdown("# Launch plan\n\nShip on Friday.")
+            .await?;
         let version = app.wait_saved(2).await?;
         let text = app.tab_data(&note, "markdown").await?;
         ensure!(
@@ -25,8 +24,14 @@ async fn create_a_note_type_markdown_see_saved() -> Result<()> {
         );
         // The server has it: the history ends with the person's save at that version.
         let history = app.invoke("history", json!({"noteId": note})).await?;
-        let last = history.as_array().and_then(|h| h.last()).context("history")?;
-        ensure!(last["version"] == version, "history {history} vs Saved (version {version})");
+        let last = history
+            .as_array()
+            .and_then(|h| h.last())
+            .context("history")?;
+        ensure!(
+            last["version"] == version,
+            "history {history} vs Saved (version {version})"
+        );
         Ok(())
     })
     .await

@@ -9,9 +9,7 @@ use thirtyfour::prelude::*;
 async fn restore_an_old_version_from_the_panel() -> Result<()> {
     let harness = Harness::start()?;
     scenario(&harness, "restore-version", async |app: &App| {
-        app.click("new-note").await?;
-        app.testid("notes-item-rename").await?.send_keys("Essay" + Key::Enter).await?;
-        let note = app.open_note_id().await?;
+        let note = app.new_note("Essay").await?;
         app.type_markdown("First draft.").await?;
         let first = app.wait_saved(2).await?;
         app.type_markdown(" Second thoughts.").await?;
@@ -20,14 +18,26 @@ async fn restore_an_old_version_from_the_panel() -> Result<()> {
         app.click("versions-toggle").await?;
         app.testid("versions-panel").await?;
         let row = app
-            .wait_for(&By::Css(format!("[data-testid=\"versions-row\"][data-version=\"{first}\"]")))
+            .wait_for(&By::Css(format!(
+                "[data-testid=\"versions-row\"][data-version=\"{first}\"]"
+            )))
             .await?;
-        row.find(By::Css("[data-testid=\"version-restore\"]")).await?.click().await?;
-        if let Ok(ok) = app.driver.find(By::Css("[data-testid=\"confirm-ok\"]")).await {
+        row.find(By::Css("[data-testid=\"version-restore\"]"))
+            .await?
+            .click()
+            .await?;
+        if let Ok(ok) = app
+            .driver
+            .find(By::Css("[data-testid=\"confirm-ok\"]"))
+            .await
+        {
             ok.click().await?;
         }
         let restored = app.wait_saved(second + 1).await?;
-        ensure!(restored == second + 1, "a restore is a new version: {restored}");
+        ensure!(
+            restored == second + 1,
+            "a restore is a new version: {restored}"
+        );
         app.wait_text(
             &By::Css("[data-testid=\"editor-markdown\"] .cm-content"),
             "the restored text",

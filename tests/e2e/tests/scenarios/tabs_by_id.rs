@@ -27,21 +27,31 @@ async fn add_tab(app: &App, kind: &str) -> Result<String> {
             ensure!(id.starts_with(&format!("{kind}-")), "new tab {id}");
             return Ok(id.clone());
         }
-        ensure!(std::time::Instant::now() < deadline, "no new {kind} tab: {now:?}");
+        ensure!(
+            std::time::Instant::now() < deadline,
+            "no new {kind} tab: {now:?}"
+        );
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
 }
 
 async fn rename(app: &App, tab: &str, label: &str) -> Result<()> {
-    let link = app.wait_for(&By::Css(format!("[data-testid=\"tab\"][data-tab-id=\"{tab}\"] a"))).await?;
+    let link = app
+        .wait_for(&By::Css(format!(
+            "[data-testid=\"tab\"][data-tab-id=\"{tab}\"] a"
+        )))
+        .await?;
     link.click().await?;
     let ev = app.driver.action_chain().double_click_element(&link);
     ev.perform().await?;
     let input = app.testid("tab-rename-input").await?;
     input.send_keys(Key::Control + "a").await?;
-    input.send_keys(format!("  {label}  ") + Key::Enter).await?;
+    input.send_keys(format!("  {label}  ")).await?;
+    input.send_keys(Key::Enter).await?;
     app.wait_text(
-        &By::Css(format!("[data-testid=\"tab\"][data-tab-id=\"{tab}\"] .tab-label")),
+        &By::Css(format!(
+            "[data-testid=\"tab\"][data-tab-id=\"{tab}\"] .tab-label"
+        )),
         "the new label",
         |t| t == label,
     )
@@ -53,9 +63,7 @@ async fn rename(app: &App, tab: &str, label: &str) -> Result<()> {
 async fn same_labels_and_moves_never_misdirect_an_edit() -> Result<()> {
     let harness = Harness::start()?;
     scenario(&harness, "tabs-by-id", async |app: &App| {
-        app.click("new-note").await?;
-        app.testid("notes-item-rename").await?.send_keys("Budget review" + Key::Enter).await?;
-        let note = app.open_note_id().await?;
+        let note = app.new_note("Budget review").await?;
 
         let sheet = add_tab(app, "sheet").await?;
         let slides = add_tab(app, "slides").await?;
@@ -64,11 +72,16 @@ async fn same_labels_and_moves_never_misdirect_an_edit() -> Result<()> {
 
         // Move the deck to the front of the strip (the tab menu of the active tab).
         let tabs = strip(app).await?;
-        let mut at = tabs.iter().position(|t| *t == slides).context("slides in strip")?;
-        app.wait_for(&By::Css(format!("[data-testid=\"tab\"][data-tab-id=\"{slides}\"] a")))
-            .await?
-            .click()
-            .await?;
+        let mut at = tabs
+            .iter()
+            .position(|t| *t == slides)
+            .context("slides in strip")?;
+        app.wait_for(&By::Css(format!(
+            "[data-testid=\"tab\"][data-tab-id=\"{slides}\"] a"
+        )))
+        .await?
+        .click()
+        .await?;
         while at > 0 {
             app.click("tab-menu").await?;
             app.click("tab-menu-move-left").await?;
@@ -78,7 +91,10 @@ async fn same_labels_and_moves_never_misdirect_an_edit() -> Result<()> {
                 if now.iter().position(|t| *t == slides) == Some(at - 1) {
                     break;
                 }
-                ensure!(std::time::Instant::now() < deadline, "the move did not land: {now:?}");
+                ensure!(
+                    std::time::Instant::now() < deadline,
+                    "the move did not land: {now:?}"
+                );
                 tokio::time::sleep(std::time::Duration::from_millis(50)).await;
             }
             at -= 1;
@@ -86,24 +102,31 @@ async fn same_labels_and_moves_never_misdirect_an_edit() -> Result<()> {
 
         // Edit the deck (now first) and the sheet, both labelled "Q3", by their IDs.
         app.wait_for(&tid_tab("editor-slides", &slides)).await?;
-        let title = app.testid("slide-title").await;
-        if title.is_err() {
+        if app.driver.find_all(tid("slide-item")).await?.is_empty() {
             app.click("slide-add").await?;
         }
         let title = app.testid("slide-title").await?;
         title.click().await?;
         title.send_keys("Why Q3 matters").await?;
 
-        app.wait_for(&By::Css(format!("[data-testid=\"tab\"][data-tab-id=\"{sheet}\"] a")))
-            .await?
-            .click()
-            .await?;
+        app.wait_for(&By::Css(format!(
+            "[data-testid=\"tab\"][data-tab-id=\"{sheet}\"] a"
+        )))
+        .await?
+        .click()
+        .await?;
         app.wait_for(&tid_tab("editor-sheet", &sheet)).await?;
         let cell = app
-            .wait_for(&By::Css("[data-testid=\"sheet-cell\"][data-row=\"0\"][data-col=\"0\"]"))
+            .wait_for(&By::Css(
+                "[data-testid=\"sheet-cell\"][data-row=\"0\"][data-col=\"0\"]",
+            ))
             .await?;
         cell.click().await?;
-        cell.send_keys("42" + Key::Enter).await?;
+        // Enter on the selected cell edits it in place.
+        app.driver.active_element().await?.send_keys(Key::Enter).await?;
+        let input = app.testid("sheet-cell-input").await?;
+        input.send_keys("42").await?;
+        input.send_keys(Key::Enter).await?;
         app.wait_saved(2).await?;
 
         let saved_deck = async || -> Result<bool> {
@@ -112,23 +135,46 @@ async fn same_labels_and_moves_never_misdirect_an_edit() -> Result<()> {
         };
         let deadline = std::time::Instant::now() + quire_e2e::UI_TIMEOUT;
         while !saved_deck().await? {
-            ensure!(std::time::Instant::now() < deadline, "the deck never got its title");
+            ensure!(
+                std::time::Instant::now() < deadline,
+                "the deck never got its title"
+            );
             tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         }
         let grid = app.tab_data(&note, &sheet).await?;
-        ensure!(grid["sheets"][0]["rows"][0][0] == json!(42) || grid["sheets"][0]["rows"][0][0] == "42", "sheet: {grid}");
+        ensure!(
+            grid["sheets"][0]["rows"][0][0] == json!(42) || grid["sheets"][0]["rows"][0][0] == "42",
+            "sheet: {grid}"
+        );
         let deck = app.tab_data(&note, &slides).await?;
-        ensure!(!deck.to_string().contains("42"), "the sheet's value leaked into the deck: {deck}");
-        ensure!(!grid.to_string().contains("Why Q3"), "the deck's title leaked into the sheet: {grid}");
+        ensure!(
+            !deck.to_string().contains("42"),
+            "the sheet's value leaked into the deck: {deck}"
+        );
+        ensure!(
+            !grid.to_string().contains("Why Q3"),
+            "the deck's title leaked into the sheet: {grid}"
+        );
         let view = app.invoke("open_note", json!({"noteId": note})).await?;
         let labels: Vec<(String, String)> = view["tabs"]
             .as_array()
             .context("tabs")?
             .iter()
-            .map(|t| (t["id"].as_str().unwrap_or("").to_owned(), t["label"].as_str().unwrap_or("").to_owned()))
+            .map(|t| {
+                (
+                    t["id"].as_str().unwrap_or("").to_owned(),
+                    t["label"].as_str().unwrap_or("").to_owned(),
+                )
+            })
             .collect();
-        ensure!(labels[0] == (slides.clone(), "Q3".to_owned()), "strip: {labels:?}");
-        ensure!(labels.contains(&(sheet.clone(), "Q3".to_owned())), "strip: {labels:?}");
+        ensure!(
+            labels[0] == (slides.clone(), "Q3".to_owned()),
+            "strip: {labels:?}"
+        );
+        ensure!(
+            labels.contains(&(sheet.clone(), "Q3".to_owned())),
+            "strip: {labels:?}"
+        );
         Ok(())
     })
     .await

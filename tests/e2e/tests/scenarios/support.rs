@@ -27,8 +27,11 @@ pub async fn agent_for(app: &App, note: &str) -> Result<Agent> {
             json!({"name": "claude", "scopes": ["notes:read", "notes:write"]}),
         )
         .await?;
-    app.invoke("set_agent_access", json!({"noteId": note, "approved": true}))
-        .await?;
+    app.invoke(
+        "set_agent_access",
+        json!({"noteId": note, "approved": true}),
+    )
+    .await?;
     let url = made["mcp_url"].as_str().context("mcp_url")?;
     let token = made["token"].as_str().context("token")?;
     connect(url, token).await
@@ -69,8 +72,16 @@ pub fn key() -> String {
 
 /// The agent reads a tab: (version, data).
 pub async fn read_tab(agent: &Agent, note: &str, tab: &str) -> Result<(u64, Value)> {
-    let out = call(agent, "read_note_tab", json!({"note_id": note, "tab_id": tab})).await?;
-    Ok((out["version"].as_u64().context("version")?, out["data"].clone()))
+    let out = call(
+        agent,
+        "read_note_tab",
+        json!({"note_id": note, "tab_id": tab}),
+    )
+    .await?;
+    Ok((
+        out["version"].as_u64().context("version")?,
+        out["data"].clone(),
+    ))
 }
 
 /// A remote quire-server in this process on a fixed loopback port, with its SQLite file in a
@@ -87,9 +98,12 @@ impl Remote {
         let dir = tempfile::tempdir()?;
         let db = dir.path().join("remote.db");
         let store = quire_server::open_store(&db, Synchronous::Normal).await?;
-        let made =
-            quire_server::tokens::create(store.as_ref(), "remote person", &[Scope::NotesRead, Scope::NotesWrite])
-                .await?;
+        let made = quire_server::tokens::create(
+            store.as_ref(),
+            "remote person",
+            &[Scope::NotesRead, Scope::NotesWrite],
+        )
+        .await?;
         store.close().await?;
         let server = quire_server::serve(ServeConfig::new(&db, "127.0.0.1:0".parse()?)).await?;
         Ok(Remote {

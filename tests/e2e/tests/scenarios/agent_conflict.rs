@@ -6,16 +6,14 @@ use quire_e2e::{App, Harness, scenario, tid_tab};
 use serde_json::json;
 use thirtyfour::prelude::*;
 
-mod support;
-use support::{agent_for, call, key, read_tab};
+
+use crate::support::{agent_for, call, key, read_tab};
 
 #[tokio::test]
 async fn the_same_tab_edited_by_both_is_a_conflict_resolved_by_merge() -> Result<()> {
     let harness = Harness::start()?;
     scenario(&harness, "agent-conflict", async |app: &App| {
-        app.click("new-note").await?;
-        app.testid("notes-item-rename").await?.send_keys("Draft" + Key::Enter).await?;
-        let note = app.open_note_id().await?;
+        let note = app.new_note("Draft").await?;
         app.type_markdown("alpha\nbeta\ngamma").await?;
         app.wait_saved(2).await?;
         let agent = agent_for(app, &note).await?;
@@ -40,7 +38,8 @@ async fn the_same_tab_edited_by_both_is_a_conflict_resolved_by_merge() -> Result
         .await?;
 
         // Conflict: the banner on that tab, the person's draft still in the editor.
-        app.wait_for(&tid_tab("conflict-banner", "markdown")).await?;
+        app.wait_for(&tid_tab("conflict-banner", "markdown"))
+            .await?;
         app.wait_text(
             &By::Css("[data-testid=\"sync-status\"]"),
             "the status",
@@ -52,16 +51,23 @@ async fn the_same_tab_edited_by_both_is_a_conflict_resolved_by_merge() -> Result
             .await?
             .text()
             .await?;
-        ensure!(shown.contains("A: alpha"), "the draft is kept in the editor: {shown:?}");
+        ensure!(
+            shown.contains("A: alpha"),
+            "the draft is kept in the editor: {shown:?}"
+        );
         let ledger = app.invoke("drafts", json!({})).await?;
-        ensure!(ledger.to_string().contains("\"markdown\""), "the ledger lists the draft: {ledger}");
+        ensure!(
+            ledger.to_string().contains("\"markdown\""),
+            "the ledger lists the draft: {ledger}"
+        );
         quire_e2e::screenshot(&app.driver, "agent-conflict-banner").await?;
 
         // Review and merge: both lines survive.
         app.click("conflict-review").await?;
         app.testid("conflict-view").await?;
         app.click("conflict-merge").await?;
-        app.wait_gone(&By::Css("[data-testid=\"conflict-banner\"]")).await?;
+        app.wait_gone(&By::Css("[data-testid=\"conflict-banner\"]"))
+            .await?;
         app.wait_saved(4).await?;
         let merged = app.tab_data(&note, "markdown").await?;
         ensure!(

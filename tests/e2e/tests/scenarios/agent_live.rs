@@ -6,16 +6,14 @@ use quire_e2e::{App, Harness, scenario, tid_tab};
 use serde_json::json;
 use thirtyfour::prelude::*;
 
-mod support;
-use support::{agent_for, call, key, read_tab};
+
+use crate::support::{agent_for, call, key, read_tab};
 
 #[tokio::test]
 async fn an_agent_edit_of_another_tab_appears_live_without_a_conflict() -> Result<()> {
     let harness = Harness::start()?;
     scenario(&harness, "agent-live", async |app: &App| {
-        app.click("new-note").await?;
-        app.testid("notes-item-rename").await?.send_keys("Research" + Key::Enter).await?;
-        let note = app.open_note_id().await?;
+        let note = app.new_note("Research").await?;
         let created = app
             .invoke(
                 "apply_ops",

@@ -7,8 +7,8 @@ use quire_e2e::{App, Harness, UI_TIMEOUT, screenshot, tid};
 use serde_json::json;
 use thirtyfour::prelude::*;
 
-mod support;
-use support::Remote;
+
+use crate::support::Remote;
 
 async fn point_at(app: &App, remote: &Remote) -> Result<()> {
     app.click("settings-open").await?;
@@ -17,18 +17,25 @@ async fn point_at(app: &App, remote: &Remote) -> Result<()> {
     let url = app.testid("settings-url").await?;
     url.clear().await?;
     url.send_keys(remote.url()).await?;
-    app.testid("settings-token").await?.send_keys(&remote.token).await?;
-    app.click("settings-save").await?;
-    app.wait_text(&tid("settings-message"), "the settings saved", |t| !t.trim().is_empty())
+    app.testid("settings-token")
+        .await?
+        .send_keys(&remote.token)
         .await?;
+    app.click("settings-save").await?;
+    app.wait_text(&tid("settings-message"), "the settings saved", |t| {
+        !t.trim().is_empty()
+    })
+    .await?;
     let settings = app.invoke("get_settings", json!({})).await?;
     ensure!(settings["mode"] == "remote", "settings: {settings}");
     Ok(())
 }
 
 async fn status_offline(app: &App) -> Result<()> {
-    app.wait_text(&tid("sync-status"), "offline", |t| t.contains("Offline (drafts kept)"))
-        .await?;
+    app.wait_text(&tid("sync-status"), "offline", |t| {
+        t.contains("Offline (drafts kept)")
+    })
+    .await?;
     Ok(())
 }
 
@@ -39,9 +46,7 @@ async fn offline_keeps_drafts_saves_once_and_survives_a_relaunch() -> Result<()>
     let app = App::launch(&harness).await?;
     let outcome = async {
         point_at(&app, &remote).await?;
-        app.click("new-note").await?;
-        app.testid("notes-item-rename").await?.send_keys("Trip" + Key::Enter).await?;
-        let note = app.open_note_id().await?;
+        let note = app.new_note("Trip").await?;
         app.type_markdown("Day 1: Lisbon").await?;
         let saved = app.wait_saved(2).await?;
 
@@ -59,7 +64,10 @@ async fn offline_keeps_drafts_saves_once_and_survives_a_relaunch() -> Result<()>
         // Back on the same address: saved, once.
         remote.restart().await?;
         let now = app.wait_saved(saved + 1).await?;
-        ensure!(now == saved + 1, "one save for the offline edits: version {now}, was {saved}");
+        ensure!(
+            now == saved + 1,
+            "one save for the offline edits: version {now}, was {saved}"
+        );
         let history = app.invoke("history", json!({"noteId": note})).await?;
         ensure!(
             history.as_array().map(Vec::len) == Some(now as usize),
@@ -80,7 +88,10 @@ async fn offline_keeps_drafts_saves_once_and_survives_a_relaunch() -> Result<()>
         Ok(note) => note,
         Err(e) => {
             let shot = app.finish("offline-failed").await;
-            return Err(e.context(format!("screenshot: {shot:?}; log {}", harness.log().display())));
+            return Err(e.context(format!(
+                "screenshot: {shot:?}; log {}",
+                harness.log().display()
+            )));
         }
     };
     app.driver.quit().await.context("quit the app")?;
@@ -93,10 +104,15 @@ async fn offline_keeps_drafts_saves_once_and_survives_a_relaunch() -> Result<()>
             .as_array()
             .and_then(|l| l.iter().find(|d| d["note_id"] == note.as_str()))
             .with_context(|| format!("the draft is in the ledger: {ledger}"))?;
-        ensure!(entry["last_error"]["code"] == "offline", "its sync error: {entry}");
+        ensure!(
+            entry["last_error"]["code"] == "offline",
+            "its sync error: {entry}"
+        );
         app.click("drafts-toggle").await?;
         let item = app
-            .wait_for(&By::Css(format!("[data-testid=\"drafts-item\"][data-note-id=\"{note}\"]")))
+            .wait_for(&By::Css(format!(
+                "[data-testid=\"drafts-item\"][data-note-id=\"{note}\"]"
+            )))
             .await?;
         let state = item.attr("data-state").await?.unwrap_or_default();
         ensure!(state == "offline", "ledger state {state:?}");
@@ -120,11 +136,17 @@ async fn offline_keeps_drafts_saves_once_and_survives_a_relaunch() -> Result<()>
             if ledger == json!([]) {
                 break;
             }
-            ensure!(std::time::Instant::now() < deadline, "never saved: {ledger}");
+            ensure!(
+                std::time::Instant::now() < deadline,
+                "never saved: {ledger}"
+            );
             tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         }
         let text = app.tab_data(&note, "markdown").await?;
-        ensure!(text == json!("Day 1: Lisbon\nDay 2: Porto\nDay 3: Coimbra"), "{text}");
+        ensure!(
+            text == json!("Day 1: Lisbon\nDay 2: Porto\nDay 3: Coimbra"),
+            "{text}"
+        );
         anyhow::Ok(())
     }
     .await;

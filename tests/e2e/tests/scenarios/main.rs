@@ -1,0 +1,16 @@
+//! The end-to-end scenarios of issue 5, one module each, in one test binary (one link instead
+//! of one per scenario). Each test starts its own Xvfb, tauri-driver and app, with fresh data
+//! directories, and saves its screenshots under test-output/e2e/.
+//!
+//! `scripts/e2e.sh` and `.ci/app.sh` run them one at a time (`--test-threads=1`): two cores do
+//! not run several WebKit windows at once without stalls that would read as failures.
+
+mod support;
+
+mod agent_conflict;
+mod agent_live;
+mod markdown_saved;
+mod offline_remote;
+mod perf;
+mod restore_version;
+mod tabs_by_id;
