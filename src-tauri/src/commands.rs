@@ -268,18 +268,26 @@ pub async fn tab_view(
     Ok(backend.engine().tab(&note_id, &tab_id)?)
 }
 
+/// `base_version`: the version the editor's content was loaded at. Give it: an edit typed on
+/// content older than what the engine holds then becomes a conflict, not an overwrite of the
+/// other writer's change (see `Engine::edit_tab_on`).
 #[tauri::command]
 pub async fn edit_tab(
     backend: State<'_, Backend>,
     note_id: String,
     tab_id: String,
     content: Value,
+    base_version: Option<Value>,
 ) -> Result<TabStatus> {
     let (note_id, tab_id) = (self::note_id(&note_id)?, self::tab_id(&tab_id)?);
-    Ok(backend
-        .engine()
-        .edit_tab(&note_id, &tab_id, content)
-        .await?)
+    let engine = backend.engine();
+    Ok(match base_version.filter(|v| !v.is_null()) {
+        Some(v) => {
+            let base = self::version(v)?;
+            engine.edit_tab_on(&note_id, &tab_id, content, base).await?
+        }
+        None => engine.edit_tab(&note_id, &tab_id, content).await?,
+    })
 }
 
 #[tauri::command]

@@ -13,6 +13,8 @@ use tauri::test::{MockRuntime, get_ipc_response, mock_builder, mock_context, noo
 use tauri::webview::InvokeRequest;
 use tauri::{Listener, WebviewWindow, WebviewWindowBuilder};
 
+use quire_model::{NoteId, TabId, Version};
+
 use super::*;
 use crate::Options;
 
@@ -648,5 +650,90 @@ fn a_stopped_remote_keeps_drafts_which_save_once_back_on_the_embedded_server() {
     let tab = app.ok("tab_view", json!({"noteId": note, "tabId": "markdown"}));
     assert_eq!(tab["data"], "written offline");
     assert_eq!(app.ok("drafts", json!({})), json!([]));
+    app.stop();
+}
+
+/// Another writer's change the editor had not shown yet: an edit made on the older content
+/// (`baseVersion`) becomes a conflict whose merge keeps both, never an overwrite.
+#[test]
+fn an_edit_typed_on_older_content_is_a_conflict_not_an_overwrite() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = Fixture::start(&dir.path().join("app"));
+    let note = app.create_note("Race");
+    app.ok(
+        "edit_tab",
+        json!({"noteId": note, "tabId": "markdown", "content": "alpha\nbeta\ngamma"}),
+    );
+    app.ok("flush", json!({"noteId": note}));
+    let saved = app.wait_event("the first save", |e| {
+        e["kind"] == "saved" && e["note_id"] == note
+    });
+    let base = saved["version"].as_u64().unwrap();
+
+    // Another client (a second engine, the same person's token) changes the last line.
+    let stored: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("app").join("settings.json")).unwrap(),
+    )
+    .unwrap();
+    let settings = app.ok("get_settings", json!({}));
+    let other = quire_sync::Engine::start(
+        quire_sync::EngineConfig {
+            server: settings["server_url"].as_str().unwrap().parse().unwrap(),
+            token: stored["embedded_token"].as_str().unwrap().to_owned(),
+            db_path: dir.path().join("other.db"),
+            timing: Default::default(),
+            http: None,
+            key_prefix: quire_sync::EngineConfig::fresh_key_prefix(),
+        },
+        std::sync::Arc::new(quire_sync::SystemClock),
+    )
+    .unwrap();
+    let id: NoteId = note.parse().unwrap();
+    tauri::async_runtime::block_on(async {
+        other.open_note(&id).await.unwrap();
+        other
+            .edit_tab(
+                &id,
+                &TabId::new("markdown"),
+                json!("alpha\nbeta\ngamma (checked)"),
+            )
+            .await
+            .unwrap();
+        other.flush(&id).await.unwrap();
+        other
+            .wait_until(&id, WAIT, "the other save", |s| {
+                s.status.guard == Some(Version(base + 1))
+            })
+            .await
+            .unwrap();
+    });
+    other.shutdown();
+    app.wait_event("the other writer's change applied", |e| {
+        e["kind"] == "remote_applied" && e["note_id"] == note
+    });
+
+    // The editor still showed version `base`: the person's edit is made on that.
+    let status = app.ok(
+        "edit_tab",
+        json!({"noteId": note, "tabId": "markdown", "content": "A: alpha\nbeta\ngamma",
+               "baseVersion": base}),
+    );
+    assert_eq!(status["base_version"], base);
+    app.ok("flush", json!({"noteId": note}));
+    app.wait_event("the conflict", |e| {
+        e["kind"] == "conflict_shown" && e["tab_id"] == "markdown"
+    });
+    let conflict = app.ok("conflict", json!({"noteId": note, "tabId": "markdown"}));
+    assert_eq!(conflict["theirs"]["data"], "alpha\nbeta\ngamma (checked)");
+    assert_eq!(conflict["mine"]["data"], "A: alpha\nbeta\ngamma");
+    app.ok(
+        "resolve_conflict",
+        json!({"noteId": note, "tabId": "markdown", "choice": {"choice": "merge", "choices": []}}),
+    );
+    app.wait_event("the merge saved", |e| {
+        e["kind"] == "saved" && e["tab_id"] == "markdown"
+    });
+    let tab = app.ok("tab_view", json!({"noteId": note, "tabId": "markdown"}));
+    assert_eq!(tab["data"], "A: alpha\nbeta\ngamma (checked)");
     app.stop();
 }

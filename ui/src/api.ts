@@ -122,9 +122,19 @@ export const tabView = (noteId: string, tabId: string): Promise<TabView> => invo
 /**
  * The person's edit: the tab's whole new `data` (Markdown: the text as a string; Sheet:
  * `SheetTab`; Slides: `Deck`). Saved after the debounce; returns the tab's status at once.
+ *
+ * `baseVersion`: the Note version the editor's content was loaded at (the `version` of the
+ * NoteView / TabView read the editor started from). Pass it: when another writer changed this
+ * tab after that version and the engine already shows their change, the edit becomes a conflict
+ * (the draft is kept, the banner shows) instead of silently overwriting their change with text
+ * typed on the older content. Without it, the edit applies to whatever the engine holds now.
  */
-export const editTab = (noteId: string, tabId: string, content: unknown): Promise<TabStatus> =>
-  invoke("edit_tab", { noteId, tabId, content });
+export const editTab = (
+  noteId: string,
+  tabId: string,
+  content: unknown,
+  baseVersion?: number,
+): Promise<TabStatus> => invoke("edit_tab", { noteId, tabId, content, baseVersion: baseVersion ?? null });
 
 /** Saves every dirty tab of the Note now, skipping the debounce. */
 export const flush = (noteId: string): Promise<NoteStatus> => invoke("flush", { noteId });

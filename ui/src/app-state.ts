@@ -40,11 +40,15 @@ export interface RemoteEdit {
   agent: boolean;
 }
 
-/** A tab's content as the UI knows it: `epoch` is the edit mark when it was read, `rev` counts replacements. */
+/**
+ * A tab's content as the UI knows it: `epoch` is the edit mark when it was read, `rev` counts
+ * replacements, `version` is the Note version it was read at.
+ */
 export interface TabContent {
   data: unknown;
   epoch: number;
   rev: number;
+  version: number;
 }
 
 export type Dialog =
@@ -131,16 +135,38 @@ export function useApp<T>(select: (s: AppState) => T): T {
 
 // ---- edits -------------------------------------------------------------------------------
 
+/**
+ * For each tab, the Note version of the engine content its editor last took on (loaded,
+ * replaced, or saved by this app). Edits are handed over with it (`edit_tab`'s `baseVersion`),
+ * so the engine can tell an edit typed on older content, while another writer's change had
+ * reached it, from an edit on what it shows: the first becomes a conflict, never an overwrite.
+ */
+const bases = new Map<string, number>();
+const baseKey = (noteId: string, tabId: string) => `${noteId}\u0000${tabId}`;
+
+function setBase(noteId: string, tabId: string, version: number): void {
+  const key = baseKey(noteId, tabId);
+  bases.set(key, Math.max(version, bases.get(key) ?? 0));
+}
+
+/** An editor now shows the engine's content of this tab (as read at its `version`). */
+export function adopted(tabId: string): void {
+  const s = app.get();
+  const c = s.content[tabId];
+  if (s.open && c) setBase(s.open.noteId, tabId, c.version);
+}
+
 export const edits = new EditSessions({
   send: async (noteId, tabId, data) => {
     let status: TabStatus;
+    const base = bases.get(baseKey(noteId, tabId));
     try {
-      status = await api.editTab(noteId, tabId, data);
+      status = await api.editTab(noteId, tabId, data, base);
     } catch (error) {
       // The engine stopped syncing this Note (left and closed meanwhile): open it, hand over again.
       if (errorCode(error) !== "note_not_open") throw error;
       await api.openNote(noteId);
-      status = await api.editTab(noteId, tabId, data);
+      status = await api.editTab(noteId, tabId, data, base);
     }
     applyTabStatus(noteId, status);
     // Keep what the UI knows current, so a remounted editor starts from it.
@@ -162,11 +188,14 @@ export const edits = new EditSessions({
   clearTimer: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
 });
 
-/** An editor's change: `read` gives the tab's whole content when it is handed over. */
-export function localEdit(tabId: string, read: () => unknown): void {
+/**
+ * An editor's change: `read` gives the tab's whole content when it is handed over; `size`
+ * (characters) above which hand-over is coalesced instead of immediate (see editing.ts).
+ */
+export function localEdit(tabId: string, read: () => unknown, size = 0): void {
   const noteId = app.get().open?.noteId;
   if (!noteId) return;
-  edits.edit(noteId, tabId, read);
+  edits.edit(noteId, tabId, read, size);
   const remote = app.get().remoteEdits;
   if (remote[tabId]) {
     const { [tabId]: _dropped, ...rest } = remote;
@@ -193,7 +222,9 @@ export function contentFor(tabId: string): unknown {
   const known = s.content[tabId];
   if (!noteId || !known) return undefined;
   const newer = edits.latestSince(noteId, tabId, known.epoch);
-  return newer === undefined ? known.data : newer;
+  if (newer !== undefined) return newer;
+  setBase(noteId, tabId, known.version);
+  return known.data;
 }
 
 // ---- messages ----------------------------------------------------------------------------
@@ -458,7 +489,7 @@ async function switchTo(noteId: string, known?: NoteView): Promise<void> {
 
 function contentOf(noteId: string, view: NoteView): Record<string, TabContent> {
   const out: Record<string, TabContent> = {};
-  for (const t of view.tabs) out[t.id] = { data: t.data, epoch: edits.mark(noteId, t.id), rev: 0 };
+  for (const t of view.tabs) out[t.id] = { data: t.data, epoch: edits.mark(noteId, t.id), rev: 0, version: view.version };
   return out;
 }
 
@@ -497,11 +528,16 @@ export async function refreshView(): Promise<void> {
     const mark = marks[tab.id] ?? edits.mark(noteId, tab.id);
     const cur = content[tab.id];
     if (!cur) {
-      content[tab.id] = { data: tab.data, epoch: mark, rev: 0 };
+      content[tab.id] = { data: tab.data, epoch: mark, rev: 0, version: view.version };
     } else if (edits.mayReplace(noteId, tab.id, mark)) {
-      content[tab.id] = sameData(cur.data, tab.data)
-        ? { ...cur, epoch: mark }
-        : { data: tab.data, epoch: mark, rev: cur.rev + 1 };
+      if (sameData(cur.data, tab.data)) {
+        // The editor shows exactly this: it is now based on this version.
+        content[tab.id] = { ...cur, epoch: mark, version: view.version };
+        setBase(noteId, tab.id, view.version);
+      } else {
+        // The editor takes it (and calls `adopted`) on its next render, unless the person types first.
+        content[tab.id] = { data: tab.data, epoch: mark, rev: cur.rev + 1, version: view.version };
+      }
     }
   }
   app.set({ open: { ...s.open, view, loading: false, error: null }, content });
@@ -515,7 +551,8 @@ function sameData(a: unknown, b: unknown): boolean {
 
 // ---- engine events -----------------------------------------------------------------------
 
-function onEngineEvent(event: EngineEvent): void {
+/** Exported for tests; `start` subscribes it to the engine's events. */
+export function onEngineEvent(event: EngineEvent): void {
   const openId = app.get().open?.noteId;
   switch (event.kind) {
     case "status":
@@ -532,6 +569,8 @@ function onEngineEvent(event: EngineEvent): void {
     case "saved":
       refreshNotesSoon();
       refreshLedgerSoon();
+      // This app's own save: the tab's content is now the server's at that version.
+      setBase(event.note_id, event.tab_id, event.version);
       if (event.note_id === openId) {
         const s = app.get();
         const view = s.open?.view;
@@ -759,8 +798,9 @@ async function replaceFromEngine(noteId: string, tabId: string): Promise<void> {
     const s = app.get();
     if (s.open?.noteId !== noteId || !edits.mayReplace(noteId, tabId, mark)) return;
     const cur = s.content[tabId];
+    const version = Math.max(s.open?.view?.version ?? 0, s.status?.guard ?? 0);
     app.set({
-      content: { ...s.content, [tabId]: { data: tab.data, epoch: mark, rev: (cur?.rev ?? 0) + 1 } },
+      content: { ...s.content, [tabId]: { data: tab.data, epoch: mark, rev: (cur?.rev ?? 0) + 1, version } },
     });
     applyTabStatus(noteId, tab.status);
   } catch (error) {
@@ -783,6 +823,7 @@ export async function discardDraft(tabId: string): Promise<void> {
     await edits.flush(noteId);
     applyTabStatus(noteId, await api.discardDraft(noteId, tabId, true));
     await replaceFromEngine(noteId, tabId);
+    await refreshView();
   } catch (error) {
     toastError(error);
   }

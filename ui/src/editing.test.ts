@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { COALESCE_MS, EditSessions, MAX_DELAY_MS } from "./editing";
+import { COALESCE_MS, EditSessions, IMMEDIATE_MAX_CHARS, MAX_DELAY_MS } from "./editing";
 
 interface Sent {
   noteId: string;
@@ -41,6 +41,8 @@ function setup(fail: (n: number) => boolean = () => false, fatal = false) {
   };
 }
 
+const BIG = IMMEDIATE_MAX_CHARS + 1;
+
 beforeEach(() => {
   vi.useFakeTimers();
 });
@@ -55,7 +57,7 @@ describe("EditSessions", () => {
     for (const ch of "hello") {
       text += ch;
       const now = text;
-      t.sessions.edit("n1", "markdown", () => now);
+      t.sessions.edit("n1", "markdown", () => now, BIG);
       await vi.advanceTimersByTimeAsync(20);
     }
     expect(t.sent).toEqual([]);
@@ -70,7 +72,7 @@ describe("EditSessions", () => {
     const t = setup();
     const started = Date.now();
     for (let i = 0; i < 100; i++) {
-      t.sessions.edit("n1", "markdown", () => `v${i}`);
+      t.sessions.edit("n1", "markdown", () => `v${i}`, BIG);
       await vi.advanceTimersByTimeAsync(50);
       if (t.sent.length > 0) break;
     }
@@ -78,11 +80,33 @@ describe("EditSessions", () => {
     expect(Date.now() - started).toBeLessThanOrEqual(MAX_DELAY_MS + 50);
   });
 
+  it("hands a small edit over at once: the engine must see it before any other writer's change", async () => {
+    const t = setup();
+    t.sessions.edit("n1", "markdown", () => "A: ");
+    expect(t.sent).toEqual([]);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(t.sent).toEqual([{ noteId: "n1", tabId: "markdown", data: "A: " }]);
+  });
+
+  it("sends edits made during a hand-over right after it, newest content only", async () => {
+    const t = setup();
+    t.holdSends();
+    t.sessions.edit("n1", "markdown", () => "a");
+    await vi.advanceTimersByTimeAsync(0);
+    t.sessions.edit("n1", "markdown", () => "ab");
+    t.sessions.edit("n1", "markdown", () => "abc");
+    await vi.advanceTimersByTimeAsync(0);
+    expect(t.sent.map((x) => x.data)).toEqual(["a"]);
+    t.releaseSend();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(t.sent.map((x) => x.data)).toEqual(["a", "abc"]);
+  });
+
   it("reads the content only when handing it over", async () => {
     const t = setup();
     const read = vi.fn(() => "big text");
-    t.sessions.edit("n1", "markdown", read);
-    t.sessions.edit("n1", "markdown", read);
+    t.sessions.edit("n1", "markdown", read, BIG);
+    t.sessions.edit("n1", "markdown", read, BIG);
     expect(read).not.toHaveBeenCalled();
     await vi.advanceTimersByTimeAsync(COALESCE_MS);
     expect(read).toHaveBeenCalledTimes(1);

@@ -4,13 +4,17 @@
 // Tabs are found by ID, never by label or position: every tab-related element also carries
 // `data-tab-id` (and the strip items `data-tab-type`). Other attributes noted below.
 //
+// For WebDriver (WebKitWebDriver): text is never inside `overflow: hidden` (its Get Element Text
+// returns "" there), and a typed "\n" acts as Enter (it arrives as a bare keydown).
+//
 //   app                        the whole app (data-ready="true" once the first list has loaded)
 //   sync-status                the always-visible status: "Saved (version N)", "Saving…",
 //                              "Offline (drafts kept)", "Conflict" (data-state: saved|saving|
 //                              offline|conflict|failed|idle)
 //   error-toast                the last error shown to the person (data-code: the command's code)
 //
-//   new-note                   the "New note" button (Ctrl+N)
+//   new-note                   the "New note" button (Ctrl+N): the new Note opens and its name is
+//                              asked for in the list (notes-item-rename, focused; Enter keeps it)
 //   notes-search               the search-by-title field
 //   notes-list                 the list; notes-item per Note (data-note-id, data-active)
 //   notes-item-rename          a Note's rename input in the list (F2 or double-click)
@@ -18,9 +22,11 @@
 //
 //   tab-strip                  the strip; tab per tab (data-tab-id, data-tab-type, data-active,
 //                              data-mark: ""|dirty|saving|conflict|offline|failed)
-//   tab-add / tab-add-menu / tab-add-sheet / tab-add-slides
+//   tab-add / tab-add-menu / tab-add-sheet / tab-add-slides   (the new tab opens, its label in
+//                              tab-rename-input; Enter, Esc or a click elsewhere keeps it)
 //   tab-rename-input           the inline rename field (Enter saves, Esc cancels)
-//   tab-menu                   a tab's "⋯" button; tab-menu-rename, tab-menu-delete,
+//   tab-menu                   the ACTIVE tab's "⋯" button (only that tab has one); tab-menu-rename,
+//                              tab-menu-delete,
 //                              tab-menu-move-left, tab-menu-move-right
 //   tab-gone                   "This tab no longer exists" (data-tab-id: the unknown ID);
 //                              tab-gone-link per existing tab (data-tab-id)
@@ -29,8 +35,10 @@
 //
 //   editor-markdown            the CodeMirror host (data-tab-id); its .cm-content is editable
 //   markdown-preview-toggle / markdown-preview
-//   editor-sheet               the grid host (data-tab-id); sheet-cell per cell (data-row,
-//                              data-col, zero-based); sheet-cell-input while editing;
+//   editor-sheet               the grid host (data-tab-id, data-sheet-id); sheet-cell per drawn
+//                              cell (data-row, data-col, zero-based; rows and columns out of view
+//                              are not drawn); the cursor cell has the focus: typing edits it,
+//                              Enter commits and moves down; sheet-cell-input while editing;
 //                              sheet-add-row, sheet-add-column, sheet-switch (data-sheet-id),
 //                              sheet-add, sheet-name-input
 //   editor-slides              (data-tab-id); slide-item (data-slide-id), slide-add,

@@ -596,6 +596,50 @@ impl Engine {
         Ok(tab_status(&snap.sync, tab_id))
     }
 
+    /// The person's edit, made on the tab as it was at `base_version` (the version the editor's
+    /// content was loaded at). When the server changed this tab after `base_version` and the
+    /// tab has no draft yet, the draft starts from the content at `base_version`, so the
+    /// other writer's change becomes a conflict instead of being overwritten by an editor that
+    /// had not shown it yet. Otherwise the same as [`Engine::edit_tab`].
+    pub async fn edit_tab_on(
+        &self,
+        note_id: &NoteId,
+        tab_id: &TabId,
+        data: Value,
+        base_version: Version,
+    ) -> Result<TabStatus> {
+        let snap = self.snapshot(note_id)?;
+        let server = snap.sync.server.as_ref();
+        let newer = server.is_some_and(|n| n.version > base_version);
+        let current = server.and_then(|n| n.tab(tab_id)).map(|t| t.data.clone());
+        if !newer || snap.sync.drafts.contains_key(tab_id) {
+            return self.edit_tab(note_id, tab_id, data).await;
+        }
+        let (Some(current), Ok(old)) = (current, self.version(note_id, base_version).await) else {
+            return self.edit_tab(note_id, tab_id, data).await;
+        };
+        let Some(old_tab) = old.tab(tab_id).filter(|t| t.data != current) else {
+            // The tab did not change since: an ordinary edit.
+            return self.edit_tab(note_id, tab_id, data).await;
+        };
+        let content = Content::parse(old_tab.kind(), data)?;
+        let base = Content(old_tab.data.clone());
+        let now = self.inner.clock.now();
+        let snap = self
+            .send_step(
+                note_id,
+                Event::EditedOn {
+                    tab_id: tab_id.clone(),
+                    content,
+                    now,
+                    base_version,
+                    base,
+                },
+            )
+            .await?;
+        Ok(tab_status(&snap.sync, tab_id))
+    }
+
     /// Saves every dirty tab now (e.g. when the window closes), skipping the debounce.
     pub async fn flush(&self, note_id: &NoteId) -> Result<NoteStatus> {
         Ok(self.send_step(note_id, Event::Flush).await?.status.clone())

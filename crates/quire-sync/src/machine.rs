@@ -208,6 +208,17 @@ pub enum Event {
         content: Content,
         now: Timestamp,
     },
+    /// The person's edit of the tab as it was at `base_version` (`base`), older than the
+    /// server state this Note has seen: the editor had not shown the newer content yet. With no
+    /// draft, the draft starts from that base, so a change made on the server meanwhile is a
+    /// conflict (or a rebase), never overwritten.
+    EditedOn {
+        tab_id: TabId,
+        content: Content,
+        now: Timestamp,
+        base_version: Version,
+        base: Content,
+    },
     /// Save every dirty tab now, without waiting for the debounce.
     Flush,
     TimerFired {
@@ -559,7 +570,21 @@ pub fn step(mut s: NoteSync, event: Event) -> (NoteSync, Vec<Effect>) {
             tab_id,
             content,
             now,
-        } => on_edit(&mut s, tab_id, content, now, &mut fx),
+        } => on_edit(&mut s, tab_id, content, now, None, &mut fx),
+        Event::EditedOn {
+            tab_id,
+            content,
+            now,
+            base_version,
+            base,
+        } => on_edit(
+            &mut s,
+            tab_id,
+            content,
+            now,
+            Some((base_version, base)),
+            &mut fx,
+        ),
         Event::Flush => {
             let dirty: Vec<TabId> = s.drafts.keys().cloned().collect();
             s.ready.extend(dirty);
@@ -657,6 +682,7 @@ fn on_edit(
     tab_id: TabId,
     content: Content,
     now: Timestamp,
+    older_base: Option<(Version, Content)>,
     fx: &mut Vec<Effect>,
 ) {
     s.saved.remove(&tab_id);
@@ -683,14 +709,17 @@ fn on_edit(
     let Some(tab) = server.tab(&tab_id) else {
         return;
     };
-    let base = Content(tab.data.clone());
+    let (base_version, base, behind) = match older_base {
+        Some((version, base)) if version < server.version => (version, base, true),
+        _ => (server.version, Content(tab.data.clone()), false),
+    };
     if !is_editable(base.kind()) || base.kind() != content.kind() || base == content {
         return;
     }
     let draft = Draft {
         note_id: s.note_id.clone(),
         tab_id: tab_id.clone(),
-        base_version: server.version,
+        base_version,
         base,
         mine: content,
         pending: None,
@@ -701,6 +730,13 @@ fn on_edit(
     };
     s.drafts.insert(tab_id.clone(), draft);
     s.persist_draft(&tab_id, fx);
+    if behind {
+        // Made on an older base: judged against the server now (a conflict if the tab changed).
+        reconcile(s, fx);
+        if s.drafts.get(&tab_id).is_some_and(|d| d.theirs.is_some()) {
+            return;
+        }
+    }
     let after = s.config.debounce;
     s.arm(Timer::Debounce(tab_id), after, fx);
 }

@@ -214,6 +214,9 @@ impl Harness {
             .arg(&native_driver)
             .env("DISPLAY", &display)
             .env("GDK_BACKEND", "x11")
+            // Without a GPU the app switches WebKit's DMA-BUF renderer off (src-tauri/src/main.rs);
+            // WebKitWebDriver's screenshots then never return under Xvfb. Keep it on here.
+            .env("WEBKIT_DISABLE_DMABUF_RENDERER", "0")
             .env_remove("WAYLAND_DISPLAY")
             .env("XDG_DATA_HOME", home.path().join("data"))
             .env("XDG_CONFIG_HOME", home.path().join("config"))
@@ -430,6 +433,49 @@ impl App {
             .with_context(|| format!("no element {by:?} within {UI_TIMEOUT:?}"))
     }
 
+    /// Like [`App::wait_for`] with another timeout.
+    pub async fn wait_for_within(
+        &self,
+        by: &thirtyfour::By,
+        timeout: Duration,
+    ) -> Result<thirtyfour::WebElement> {
+        use thirtyfour::prelude::ElementQueryable;
+        self.driver
+            .query(by.clone())
+            .wait(timeout, POLL_INTERVAL)
+            .first()
+            .await
+            .with_context(|| format!("no element {by:?} within {timeout:?}"))
+    }
+
+    /// Clicks the menu button `button` until its item `item` shows, then clicks the item.
+    pub async fn menu(&self, button: &str, item: &str) -> Result<()> {
+        for _ in 0..5 {
+            self.click(button).await?;
+            if let Ok(found) = self
+                .wait_for_within(&tid(item), Duration::from_secs(2))
+                .await
+            {
+                return found.click().await.with_context(|| format!("click {item}"));
+            }
+        }
+        bail!("the menu {button} never showed {item}")
+    }
+
+    /// Types `text` into the element `by`, finding it again if it re-rendered meanwhile.
+    pub async fn type_into(&self, by: &thirtyfour::By, text: &str) -> Result<()> {
+        let mut last = None;
+        for _ in 0..5 {
+            let el = self.wait_for(by).await?;
+            match el.send_keys(text.to_owned() + thirtyfour::Key::Enter).await {
+                Ok(()) => return Ok(()),
+                Err(e) => last = Some(e),
+            }
+            tokio::time::sleep(POLL_INTERVAL).await;
+        }
+        Err(anyhow!("cannot type into {by:?}: {last:?}"))
+    }
+
     /// Waits until no element matches `by`.
     pub async fn wait_gone(&self, by: &thirtyfour::By) -> Result<()> {
         use thirtyfour::prelude::ElementQueryable;
@@ -447,14 +493,23 @@ impl App {
     }
 
     pub async fn click(&self, id: &str) -> Result<()> {
-        self.testid(id)
-            .await?
-            .click()
-            .await
-            .with_context(|| format!("click {id}"))
+        self.click_by(&tid(id)).await
     }
 
-    /// Waits until the element's text satisfies `pred`; returns the text.
+    /// Clicks the element `by`, finding it again if it re-rendered between find and click.
+    pub async fn click_by(&self, by: &thirtyfour::By) -> Result<()> {
+        let mut last = None;
+        for _ in 0..5 {
+            match self.wait_for(by).await?.click().await {
+                Ok(()) => return Ok(()),
+                Err(e) => last = Some(e),
+            }
+            tokio::time::sleep(POLL_INTERVAL).await;
+        }
+        Err(anyhow!("cannot click {by:?}: {last:?}"))
+    }
+
+    /// Waits until the text of an element matching `by` satisfies `pred`; returns the text.
     pub async fn wait_text(
         &self,
         by: &thirtyfour::By,
@@ -464,13 +519,16 @@ impl App {
         let deadline = Instant::now() + UI_TIMEOUT;
         let mut last = String::new();
         loop {
-            if let Ok(el) = self.driver.find(by.clone()).await
-                && let Ok(text) = el.text().await
-            {
-                if pred(&text) {
-                    return Ok(text);
+            // Every match's textContent (WebDriver's "visible text" is empty for some
+            // elements WebKit lays out lazily, e.g. grid cells).
+            for el in self.driver.find_all(by.clone()).await.unwrap_or_default() {
+                if let Ok(Some(text)) = el.prop("textContent").await {
+                    let text = text.trim().to_owned();
+                    if pred(&text) {
+                        return Ok(text);
+                    }
+                    last = text;
                 }
-                last = text;
             }
             if Instant::now() >= deadline {
                 bail!("{what}: {by:?} still shows {last:?} after {UI_TIMEOUT:?}");
@@ -523,25 +581,68 @@ impl App {
 
     /// Types into the Markdown editor of the open Note (at the end of its text).
     pub async fn type_markdown(&self, text: &str) -> Result<()> {
-        let content = self
-            .wait_for(&thirtyfour::By::Css(
-                "[data-testid=\"editor-markdown\"] .cm-content",
-            ))
+        self.focus_markdown().await?;
+        let focused = self.driver.active_element().await?;
+        focused
+            .send_keys(thirtyfour::Key::Control + thirtyfour::Key::End)
             .await?;
-        content.click().await?;
-        content.send_keys(thirtyfour::Key::Control + "End").await?;
-        content.send_keys(text).await?;
+        // A line break is the Enter key (CodeMirror takes keys, not characters).
+        for (i, line) in text.split('\n').enumerate() {
+            if i > 0 {
+                focused.send_keys(thirtyfour::Key::Enter).await?;
+            }
+            if !line.is_empty() {
+                focused.send_keys(line).await?;
+            }
+        }
         Ok(())
+    }
+
+    /// Clicks into the Markdown editor (again if the editor re-rendered under the click).
+    pub async fn focus_markdown(&self) -> Result<()> {
+        let by = thirtyfour::By::Css("[data-testid=\"editor-markdown\"] .cm-content");
+        let mut last = None;
+        for _ in 0..5 {
+            match self.wait_for(&by).await?.click().await {
+                Ok(()) => return Ok(()),
+                Err(e) => last = Some(e),
+            }
+            tokio::time::sleep(POLL_INTERVAL).await;
+        }
+        Err(anyhow!("cannot click into the editor: {last:?}"))
     }
 
     /// Creates a Note from the "New note" button, names it in the list's rename field, and
     /// returns its ID once it is the open Note.
     pub async fn new_note(&self, title: &str) -> Result<String> {
         self.click("new-note").await?;
-        let rename = self.testid("notes-item-rename").await?;
-        rename.send_keys(title).await?;
-        rename.send_keys(thirtyfour::Key::Enter).await?;
-        self.open_note_id().await
+        self.type_into(&tid("notes-item-rename"), title).await?;
+        let note = self.open_note_id().await?;
+        // The new title is the Note's second version.
+        self.wait_saved(2).await?;
+        Ok(note)
+    }
+
+    /// Waits until nothing is left to sync (no draft in the ledger, every tab of the Note clean
+    /// or saved) and the status says "Saved (version N)"; returns N.
+    pub async fn wait_synced(&self, note: &str) -> Result<u64> {
+        let deadline = Instant::now() + UI_TIMEOUT;
+        loop {
+            let drafts = self.invoke("drafts", json!({})).await?;
+            let status = self.invoke("note_status", json!({"noteId": note})).await?;
+            let quiet = status["tabs"].as_array().is_some_and(|tabs| {
+                tabs.iter()
+                    .all(|t| t["state"] == "clean" || t["state"] == "saved")
+            });
+            if drafts == json!([]) && quiet && status["settled"] == true {
+                let version = status["guard"].as_u64().context("guard")?;
+                return self.wait_saved(version).await;
+            }
+            if Instant::now() >= deadline {
+                bail!("still syncing after {UI_TIMEOUT:?}: drafts {drafts}, status {status}");
+            }
+            tokio::time::sleep(POLL_INTERVAL).await;
+        }
     }
 
     /// The text of a tab as the app's engine holds it (by tab ID).

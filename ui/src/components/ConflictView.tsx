@@ -49,7 +49,10 @@ export function ConflictDialog(props: { tabId: string }) {
       (c) => {
         if (!live) return;
         setData(c);
-        setPicks(c.merge ? new Array<Pick | null>(clashCount(c.merge as TabMergeLike)).fill(null) : []);
+        const clashes = c.merge ? clashCount(c.merge as TabMergeLike) : 0;
+        setPicks(new Array<Pick | null>(clashes).fill(null));
+        // Nothing to decide: show what Merge will save.
+        if (c.merge && clashes === 0) setPane("result");
         setError(null);
       },
       (e: unknown) => live && setError(explain(e).text),

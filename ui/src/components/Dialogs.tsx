@@ -8,6 +8,7 @@ import { relativeTime, toDate } from "../lib/status";
 import { TID } from "../testids";
 import { Icon } from "./Icon";
 import { Modal } from "./Modal";
+import { isEnter } from "../lib/keys";
 
 export function QuickSwitcher() {
   const notes = useApp((s) => s.notes);
@@ -33,7 +34,7 @@ export function QuickSwitcher() {
     } else if (e.key === "ArrowUp" || (e.key === "p" && e.ctrlKey)) {
       e.preventDefault();
       setAt((at - 1 + Math.max(1, count)) % Math.max(1, count));
-    } else if (e.key === "Enter") {
+    } else if (isEnter(e.key)) {
       e.preventDefault();
       choose(at);
     }

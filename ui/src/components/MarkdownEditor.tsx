@@ -21,7 +21,7 @@ import {
 import { tags } from "@lezer/highlight";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { TabView } from "../api";
-import { contentFor, engineContent, localEdit, openLink, useApp } from "../app-state";
+import { adopted, contentFor, engineContent, localEdit, openLink, useApp } from "../app-state";
 import { renderMarkdown } from "../lib/markdown";
 import { minimalChange } from "../lib/text";
 import { TID } from "../testids";
@@ -103,6 +103,14 @@ export function MarkdownEditor(props: { tab: TabView }) {
           keymap.of([...defaultKeymap, ...historyKeymap, ...searchKeymap, indentWithTab]),
           lang.of(language(isLarge)),
           EditorView.lineWrapping,
+          // WebKitWebDriver types "\n" as a bare keydown (no text input): a line break, as typed.
+          EditorView.domEventHandlers({
+            keydown(e, view) {
+              if (e.key !== "\n") return false;
+              view.dispatch(view.state.replaceSelection("\n"), { userEvent: "input.type", scrollIntoView: true });
+              return true;
+            },
+          }),
           placeholder("Start writing…  (Markdown: # heading, **bold**, - list)"),
           EditorView.contentAttributes.of({ "aria-label": `${tab.label}: Markdown text`, "aria-multiline": "true" }),
           theme,
@@ -116,7 +124,7 @@ export function MarkdownEditor(props: { tab: TabView }) {
               queueMicrotask(() => v.dispatch({ effects: lang.reconfigure(language(nowLarge)) }));
             }
             if (update.transactions.every((tr) => tr.annotation(fromEngine))) return;
-            localEdit(tabId, () => v.state.doc.toString());
+            localEdit(tabId, () => v.state.doc.toString(), update.state.doc.length);
           }),
         ],
       }),
@@ -137,13 +145,17 @@ export function MarkdownEditor(props: { tab: TabView }) {
     const data = engineContent(tab.id);
     if (typeof data !== "string") return;
     const change = minimalChange(v.state.doc.toString(), data);
-    if (!change) return;
+    if (!change) {
+      adopted(tab.id);
+      return;
+    }
     v.dispatch({
       changes: change,
       annotations: [fromEngine.of(true)],
       // Keep the viewport where the person was reading.
       scrollIntoView: false,
     });
+    adopted(tab.id);
     if (preview) setPreviewHtml(renderMarkdown(data));
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [rev]);

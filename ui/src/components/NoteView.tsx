@@ -58,10 +58,9 @@ export function NoteView(props: { noteId: string; tabId: string | null }) {
             onDone={(title) => (title === null ? app.set({ renaming: null }) : void renameNote(view.note_id, title))}
           />
         ) : (
-          <h1 class="note-title">
+          <h1 class="note-title" data-testid={TID.noteTitle}>
             <button
               type="button"
-              data-testid={TID.noteTitle}
               onClick={() => app.set({ renaming: { noteId: view.note_id, where: "title" } })}
               title="Rename this Note"
             >

@@ -1,12 +1,13 @@
 // The sidebar: a new-note button, search by title, and the Notes, most recently edited first.
 // F2 or a double-click renames a Note in place.
 
-import { useMemo, useRef } from "preact/hooks";
+import { useMemo, useRef, useState } from "preact/hooks";
 import { app, createNote, navigate, renameNote, useApp } from "../app-state";
 import { displayTitle, searchNotes } from "../lib/notes";
 import { relativeTime, toDate } from "../lib/status";
 import { TID } from "../testids";
 import { Icon } from "./Icon";
+import { isEnter } from "../lib/keys";
 
 export function NotesList() {
   const notes = useApp((s) => s.notes);
@@ -53,7 +54,7 @@ export function NotesList() {
               if (e.key === "ArrowDown") {
                 e.preventDefault();
                 focusItem(0);
-              } else if (e.key === "Enter" && list[0]) {
+              } else if (isEnter(e.key) && list[0]) {
                 navigate({ kind: "note", noteId: list[0].id });
               } else if (e.key === "Escape" && search !== "") {
                 e.stopPropagation();
@@ -143,6 +144,8 @@ export function RenameInput(props: {
   className?: string;
 }) {
   const done = useRef(false);
+  // Its own state: a re-render of the list (a status event, say) must not reset what is typed.
+  const [text, setText] = useState(props.value);
   const finish = (value: string | null) => {
     if (done.current) return;
     done.current = true;
@@ -153,7 +156,8 @@ export function RenameInput(props: {
       class={`rename-input ${props.className ?? ""}`}
       data-testid={props.testId}
       aria-label={props.label ?? "New name"}
-      value={props.value}
+      value={text}
+      onInput={(e) => setText(e.currentTarget.value)}
       ref={(el) => {
         if (el && !el.dataset.focused) {
           el.dataset.focused = "1";
@@ -162,7 +166,7 @@ export function RenameInput(props: {
         }
       }}
       onKeyDown={(e) => {
-        if (e.key === "Enter") {
+        if (isEnter(e.key)) {
           e.preventDefault();
           finish(e.currentTarget.value);
         } else if (e.key === "Escape") {

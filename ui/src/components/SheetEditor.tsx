@@ -5,7 +5,7 @@
 
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { TabView } from "../api";
-import { confirm, contentFor, engineContent, localEdit, useApp } from "../app-state";
+import { adopted, confirm, contentFor, engineContent, localEdit, useApp } from "../app-state";
 import {
   type Cell,
   type Pos,
@@ -37,6 +37,7 @@ import { mayTakeFocus } from "../lib/focus";
 import { TID } from "../testids";
 import { Icon } from "./Icon";
 import { RenameInput } from "./NotesList";
+import { isEnter } from "../lib/keys";
 
 interface SheetData {
   id: string;
@@ -71,10 +72,22 @@ export function SheetEditor(props: { tab: TabView }) {
   const latest = useRef(data);
   latest.current = data;
   const [sheetId, setSheetId] = useState(() => data.sheets[0]?.id ?? "s1");
-  const [sel, setSel] = useState<Selection>(single({ row: 0, col: 0 }));
+  const [sel, setSelState] = useState<Selection>(single({ row: 0, col: 0 }));
+  // Handlers read the selection from here: a key pressed before the next render must act on
+  // the cell the previous key moved to.
   const selRef = useRef(sel);
-  selRef.current = sel;
-  const [editing, setEditing] = useState<{ pos: Pos; text: string } | null>(null);
+  const setSel = (next: Selection) => {
+    selRef.current = next;
+    setSelState(next);
+  };
+  const [editing, setEditingState] = useState<{ pos: Pos; text: string } | null>(null);
+  // The latest edit, also between a keystroke and the render that mounts the cell's input: keys
+  // typed that fast are added to it, not lost (and Enter commits it rather than starting over).
+  const editingRef = useRef(editing);
+  const setEditing = (next: { pos: Pos; text: string } | null) => {
+    editingRef.current = next;
+    setEditingState(next);
+  };
   const [renamingSheet, setRenamingSheet] = useState<string | null>(null);
   const [scroll, setScroll] = useState({ top: 0, height: 600, left: 0, width: 1200 });
   const gridRef = useRef<HTMLDivElement>(null);
@@ -91,7 +104,9 @@ export function SheetEditor(props: { tab: TabView }) {
     const incoming = engineContent(tab.id);
     if (incoming === undefined) return;
     const next = asSheetTab(incoming);
+    latest.current = next;
     setData(next);
+    adopted(tab.id);
     if (!next.sheets.some((s) => s.id === sheetId)) setSheetId(next.sheets[0]?.id ?? "s1");
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [rev]);
@@ -99,7 +114,7 @@ export function SheetEditor(props: { tab: TabView }) {
   // Keep DOM focus on the cursor cell while the grid has focus (keyboard moves, scrolling).
   useEffect(() => {
     const el = gridRef.current;
-    if (!el || editing || !el.contains(document.activeElement)) return;
+    if (!el || editing || editingRef.current || !el.contains(document.activeElement)) return;
     const active = document.activeElement as HTMLElement;
     if (active.dataset.row === String(sel.focus.row) && active.dataset.col === String(sel.focus.col)) return;
     focusCell(sel.focus);
@@ -136,6 +151,8 @@ export function SheetEditor(props: { tab: TabView }) {
   };
   const focusGrid = () =>
     requestAnimationFrame(() => {
+      // Not while a cell is being edited (its input has the focus, keep it).
+      if (editingRef.current) return;
       if (mayTakeFocus(gridRef.current?.parentElement ?? null)) focusCell(selRef.current.focus);
     });
 
@@ -162,7 +179,7 @@ export function SheetEditor(props: { tab: TabView }) {
   };
 
   const finishEdit = (value: string | null, move: "down" | "up" | "right" | "left" | null) => {
-    const ed = editing;
+    const ed = editingRef.current;
     setEditing(null);
     if (!ed) return;
     if (value !== null) {
@@ -174,34 +191,48 @@ export function SheetEditor(props: { tab: TabView }) {
       const next = moveSelection(single(ed.pos), { key, shift: move === "up" || move === "left" }, extent);
       if (next) select(next);
     }
+    // At once (the input is about to go): keys typed before the next frame stay in the grid.
+    if (mayTakeFocus(gridRef.current)) gridRef.current?.focus({ preventScroll: true });
     focusGrid();
   };
 
   const onKeyDown = (e: KeyboardEvent) => {
-    if (editing) return;
+    const ed = editingRef.current;
+    if (ed) {
+      // The cell's input is not focused yet: this key belongs to the edit.
+      if (isEnter(e.key)) finishEdit(ed.text, e.shiftKey ? "up" : "down");
+      else if (e.key === "Tab") finishEdit(ed.text, e.shiftKey ? "left" : "right");
+      else if (e.key === "Escape") finishEdit(null, null);
+      else if (e.key === "Backspace") setEditing({ ...ed, text: ed.text.slice(0, -1) });
+      else if (startsTyping({ key: e.key, ctrl: e.ctrlKey, alt: e.altKey, meta: e.metaKey })) {
+        setEditing({ ...ed, text: ed.text + e.key });
+      } else return;
+      e.preventDefault();
+      return;
+    }
     const k = { key: e.key, shift: e.shiftKey, ctrl: e.ctrlKey || e.metaKey };
     if ((e.ctrlKey || e.metaKey) && e.key === "a") {
       e.preventDefault();
       setSel({ anchor: { row: 0, col: 0 }, focus: { row: Math.max(0, ext.rows - 1), col: Math.max(0, ext.cols - 1) } });
       return;
     }
-    if (e.key === "Enter" && !e.shiftKey && !e.ctrlKey && !e.altKey) {
+    if (isEnter(e.key) && !e.shiftKey && !e.ctrlKey && !e.altKey) {
       e.preventDefault();
-      startEdit(sel.focus);
+      startEdit(selRef.current.focus);
       return;
     }
     if (e.key === "F2") {
       e.preventDefault();
-      startEdit(sel.focus);
+      startEdit(selRef.current.focus);
       return;
     }
     if (e.key === "Delete" || e.key === "Backspace") {
       e.preventDefault();
-      updateRows((r) => clearRange(r, selectionRange(sel)));
+      updateRows((r) => clearRange(r, selectionRange(selRef.current)));
       return;
     }
     if (e.key === "Tab" && (e.ctrlKey || e.altKey)) return;
-    const next = e.altKey ? null : moveSelection(sel, k, extent);
+    const next = e.altKey ? null : moveSelection(selRef.current, k, extent);
     if (next) {
       e.preventDefault();
       select(next);
@@ -209,25 +240,25 @@ export function SheetEditor(props: { tab: TabView }) {
     }
     if (startsTyping({ key: e.key, ctrl: e.ctrlKey, alt: e.altKey, meta: e.metaKey })) {
       e.preventDefault();
-      startEdit(sel.focus, e.key);
+      startEdit(selRef.current.focus, e.key);
     }
   };
 
   const onCopy = (e: ClipboardEvent, cut: boolean) => {
-    if (editing) return;
+    if (editingRef.current) return;
     e.preventDefault();
-    const range = selectionRange(sel);
+    const range = selectionRange(selRef.current);
     e.clipboardData?.setData("text/plain", toTsv(copyRange(rows, range)));
     if (cut) updateRows((r) => clearRange(r, range));
   };
 
   const onPaste = (e: ClipboardEvent) => {
-    if (editing) return;
+    if (editingRef.current) return;
     const text = e.clipboardData?.getData("text/plain") ?? "";
     if (text === "") return;
     e.preventDefault();
     const block = parseTsv(text);
-    const at = { row: selectionRange(sel).top, col: selectionRange(sel).left };
+    const at = { row: selectionRange(selRef.current).top, col: selectionRange(selRef.current).left };
     updateRows((r) => pasteBlock(r, at, block));
     const width = Math.max(...block.map((b) => b.length));
     setSel({ anchor: at, focus: { row: at.row + block.length - 1, col: at.col + width - 1 } });
@@ -413,12 +444,13 @@ export function SheetEditor(props: { tab: TabView }) {
           if (!pos) return;
           if ((e.target as HTMLElement).closest("input")) return;
           dragging.current = true;
-          setSel(e.shiftKey ? { anchor: sel.anchor, focus: pos } : single(pos));
+          setSel(e.shiftKey ? { anchor: selRef.current.anchor, focus: pos } : single(pos));
         }}
         onPointerMove={(e) => {
           if (!dragging.current || e.buttons !== 1) return;
           const pos = cellFromEvent(e);
-          if (pos && (pos.row !== sel.focus.row || pos.col !== sel.focus.col)) setSel({ anchor: sel.anchor, focus: pos });
+          const cur = selRef.current;
+          if (pos && (pos.row !== cur.focus.row || pos.col !== cur.focus.col)) setSel({ anchor: cur.anchor, focus: pos });
         }}
         onPointerUp={() => (dragging.current = false)}
         onDblClick={(e) => {
@@ -538,7 +570,7 @@ function CellInput(props: {
       onInput={(e) => props.onChange(e.currentTarget.value)}
       onKeyDown={(e) => {
         e.stopPropagation();
-        if (e.key === "Enter") {
+        if (isEnter(e.key)) {
           e.preventDefault();
           finish(e.currentTarget.value, e.shiftKey ? "up" : "down");
         } else if (e.key === "Tab") {

@@ -3,9 +3,10 @@
 
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { TabView } from "../api";
-import { closeDialog, confirm, contentFor, engineContent, localEdit, openDialog, useApp } from "../app-state";
+import { adopted, closeDialog, confirm, contentFor, engineContent, localEdit, openDialog, useApp } from "../app-state";
 import { LAYOUTS, THEMES, bodyBlocks, layoutLabel, moveSlide, newSlideId, splitColumns, themeLabel } from "../lib/slides";
 import { mayTakeFocus } from "../lib/focus";
+import { typeNewlineInto } from "../lib/keys";
 import { TID } from "../testids";
 import { Icon } from "./Icon";
 import { Modal } from "./Modal";
@@ -45,7 +46,9 @@ export function SlidesEditor(props: { tab: TabView }) {
     const incoming = engineContent(tab.id);
     if (incoming === undefined) return;
     const next = asDeck(incoming);
+    latest.current = next;
     setDeck(next);
+    adopted(tab.id);
     if (!next.slides.some((s) => s.id === current)) setCurrent(next.slides[0]?.id ?? null);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [rev]);
@@ -228,6 +231,7 @@ export function SlidesEditor(props: { tab: TabView }) {
                   value={slide.body}
                   placeholder="- A point&#10;- Another point"
                   onInput={(e) => update({ body: e.currentTarget.value })}
+                  onKeyDown={typeNewlineInto}
                 />
               </label>
               <label class="field">
@@ -238,6 +242,7 @@ export function SlidesEditor(props: { tab: TabView }) {
                   value={slide.notes}
                   placeholder="What to say (not shown on the slide)"
                   onInput={(e) => update({ notes: e.currentTarget.value })}
+                  onKeyDown={typeNewlineInto}
                 />
               </label>
               <div class="slide-actions">

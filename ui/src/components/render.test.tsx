@@ -28,7 +28,7 @@ const tabs: TabView[] = [
 const view: NoteViewData = { note_id: NOTE, title: "Trip", version: 7, tabs, orphan_drafts: [] };
 
 function openNote(v: NoteViewData = view): void {
-  const content = Object.fromEntries(v.tabs.map((t) => [t.id, { data: t.data, epoch: 0, rev: 0 }]));
+  const content = Object.fromEntries(v.tabs.map((t) => [t.id, { data: t.data, epoch: 0, rev: 0, version: v.version }]));
   app.set({
     open: { noteId: v.note_id, view: v, loading: false, error: null },
     content,

@@ -292,6 +292,7 @@ function editTab(n: FakeNote, tabId: string, content: unknown): TabStatus {
   n.states.set(tabId, "saving");
   sendStatus(n);
   setTimeout(() => {
+    if (n.conflicts.has(tabId)) return;
     const version = commit(n, PERSON, `edited ${tabId}`, [tabId]);
     n.states.set(tabId, "saved");
     sendStatus(n);

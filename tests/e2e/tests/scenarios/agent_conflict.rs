@@ -6,7 +6,6 @@ use quire_e2e::{App, Harness, scenario, tid_tab};
 use serde_json::json;
 use thirtyfour::prelude::*;
 
-
 use crate::support::{agent_for, call, key, read_tab};
 
 #[tokio::test]
@@ -15,17 +14,16 @@ async fn the_same_tab_edited_by_both_is_a_conflict_resolved_by_merge() -> Result
     scenario(&harness, "agent-conflict", async |app: &App| {
         let note = app.new_note("Draft").await?;
         app.type_markdown("alpha\nbeta\ngamma").await?;
-        app.wait_saved(2).await?;
+        app.wait_saved(3).await?;
+        app.wait_synced(&note).await?;
         let agent = agent_for(app, &note).await?;
         let (version, text) = read_tab(&agent, &note, "markdown").await?;
         ensure!(text == "alpha\nbeta\ngamma", "the agent reads {text}");
 
         // The person edits the first line; before their save leaves (debounce), the agent
         // rewrites the last line on the version it read.
-        let content = app
-            .wait_for(&By::Css("[data-testid=\"editor-markdown\"] .cm-content"))
-            .await?;
-        content.click().await?;
+        app.focus_markdown().await?;
+        let content = app.driver.active_element().await?;
         content.send_keys(Key::Control + Key::Home).await?;
         content.send_keys("A: ").await?;
         call(
@@ -68,7 +66,7 @@ async fn the_same_tab_edited_by_both_is_a_conflict_resolved_by_merge() -> Result
         app.click("conflict-merge").await?;
         app.wait_gone(&By::Css("[data-testid=\"conflict-banner\"]"))
             .await?;
-        app.wait_saved(4).await?;
+        app.wait_synced(&note).await?;
         let merged = app.tab_data(&note, "markdown").await?;
         ensure!(
             merged == json!("A: alpha\nbeta\ngamma (checked by the agent)"),

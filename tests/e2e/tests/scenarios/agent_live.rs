@@ -6,7 +6,6 @@ use quire_e2e::{App, Harness, scenario, tid_tab};
 use serde_json::json;
 use thirtyfour::prelude::*;
 
-
 use crate::support::{agent_for, call, key, read_tab};
 
 #[tokio::test]
@@ -38,7 +37,7 @@ async fn an_agent_edit_of_another_tab_appears_live_without_a_conflict() -> Resul
         written?;
         typed?;
 
-        app.wait_saved(4).await?;
+        app.wait_synced(&note).await?;
         let text = app.tab_data(&note, "markdown").await?;
         ensure!(
             text.as_str().is_some_and(|t| t.contains("Findings so far: the agent is filling in the data.")),
@@ -50,10 +49,7 @@ async fn an_agent_edit_of_another_tab_appears_live_without_a_conflict() -> Resul
         );
 
         // Live: the sheet shows the agent's cells, marked as the agent's.
-        app.wait_for(&By::Css(format!("[data-testid=\"tab\"][data-tab-id=\"{sheet}\"] a")))
-            .await?
-            .click()
-            .await?;
+        app.click_by(&By::Css(format!("[data-testid=\"tab\"][data-tab-id=\"{sheet}\"] a"))).await?;
         app.wait_for(&tid_tab("editor-sheet", &sheet)).await?;
         app.wait_text(
             &By::Css("[data-testid=\"sheet-cell\"][data-row=\"0\"][data-col=\"1\"]"),

@@ -1,7 +1,7 @@
 //! Create a Note, type in Markdown, see "Saved (version N)".
 
 use anyhow::{Context, Result, ensure};
-use quire_e2e::{App, Harness, scenario, tid};
+use quire_e2e::{App, Harness, scenario};
 use serde_json::json;
 
 #[tokio::test]
@@ -9,14 +9,13 @@ async fn create_a_note_type_markdown_see_saved() -> Result<()> {
     let harness = Harness::start()?;
     scenario(&harness, "markdown-saved", async |app: &App| {
         let note = app.new_note("Launch plan").await?;
-        app.wait_text(&tid("note-title"), "the title", |t| {
-            t.contains("Launch plan")
-        })
-        .await?;
+        let listed = app.invoke("list_notes", json!({})).await?;
+        ensure!(listed[0]["title"] == "Launch plan", "the list: {listed}");
 
         app.type_markdown("# Launch plan\n\nShip on Friday.")
             .await?;
-        let version = app.wait_saved(2).await?;
+        app.wait_saved(3).await?;
+        let version = app.wait_synced(&note).await?;
         let text = app.tab_data(&note, "markdown").await?;
         ensure!(
             text.as_str().is_some_and(|t| t.contains("Ship on Friday.")),

@@ -43,8 +43,11 @@ const [note, n, done] = arguments;
 /// Clicks the element, then measures until `ready()` holds: elapsed ms and the longest gap
 /// between two animation frames meanwhile (a stall the person would see).
 const OPEN_SCRIPT: &str = r#"
-const [selector, probe, done] = arguments;
-const ready = new Function(probe);
+const [selector, readySelector, prefix, done] = arguments;
+const ready = () => {
+  const el = document.querySelector(readySelector);
+  return !!el && el.textContent.trim().startsWith(prefix);
+};
 let last = performance.now();
 let maxGap = 0;
 let frames = 0;
@@ -71,10 +74,19 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
-async fn measure_open(app: &App, selector: &str, probe: &str) -> Result<Value> {
+/// Clicks `selector`; ready once `ready_selector`'s text starts with `prefix`.
+async fn measure_open(
+    app: &App,
+    selector: &str,
+    ready_selector: &str,
+    prefix: &str,
+) -> Result<Value> {
     let out = app
         .driver
-        .execute_async(OPEN_SCRIPT, vec![json!(selector), json!(probe)])
+        .execute_async(
+            OPEN_SCRIPT,
+            vec![json!(selector), json!(ready_selector), json!(prefix)],
+        )
         .await?
         .json()
         .clone();
@@ -146,25 +158,22 @@ async fn keystroke_to_ack_and_opening_a_large_note() -> Result<()> {
         // Open it from the list (another Note is open), then switch to the sheet.
         app.driver.refresh().await?;
         app.wait_for(&By::Css("[data-testid=\"app\"][data-ready=\"true\"]")).await?;
-        app.wait_for(&By::Css(format!("[data-testid=\"notes-item\"][data-note-id=\"{note}\"]")))
-            .await?
-            .click()
-            .await?;
+        app.click_by(&By::Css(format!("[data-testid=\"notes-item\"][data-note-id=\"{note}\"]"))).await?;
         app.wait_for(&By::Css(format!("[data-testid=\"notes-item\"][data-note-id=\"{note}\"][data-active=\"true\"]")))
             .await?;
         let open_markdown = measure_open(
             app,
-            &format!("[data-testid=\"notes-item\"][data-note-id=\"{big_id}\"]"),
-            "const c = document.querySelector('[data-testid=\"editor-markdown\"] .cm-content'); \
-             return !!c && c.textContent.startsWith('Lorem ipsum');",
+            &format!("[data-testid=\"notes-item\"][data-note-id=\"{big_id}\"] a"),
+            "[data-testid=\"editor-markdown\"] .cm-content",
+            "Lorem ipsum",
         )
         .await?;
         println!("open a Note with a 1 MB Markdown tab: {open_markdown}");
         let open_sheet = measure_open(
             app,
             &format!("[data-testid=\"tab\"][data-tab-id=\"{sheet}\"] a"),
-            "const c = document.querySelector('[data-testid=\"editor-sheet\"] [data-testid=\"sheet-cell\"][data-row=\"0\"][data-col=\"1\"]'); \
-             return !!c && c.textContent.trim() === '1';",
+            "[data-testid=\"editor-sheet\"] [data-testid=\"sheet-cell\"][data-row=\"0\"][data-col=\"1\"]",
+            "1",
         )
         .await?;
         println!("switch to its 100 x 100 sheet: {open_sheet}");

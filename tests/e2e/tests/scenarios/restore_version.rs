@@ -11,21 +11,17 @@ async fn restore_an_old_version_from_the_panel() -> Result<()> {
     scenario(&harness, "restore-version", async |app: &App| {
         let note = app.new_note("Essay").await?;
         app.type_markdown("First draft.").await?;
-        let first = app.wait_saved(2).await?;
+        app.wait_saved(3).await?;
+        let first = app.wait_synced(&note).await?;
         app.type_markdown(" Second thoughts.").await?;
-        let second = app.wait_saved(first + 1).await?;
+        app.wait_saved(first + 1).await?;
+        let second = app.wait_synced(&note).await?;
 
         app.click("versions-toggle").await?;
         app.testid("versions-panel").await?;
-        let row = app
-            .wait_for(&By::Css(format!(
-                "[data-testid=\"versions-row\"][data-version=\"{first}\"]"
-            )))
-            .await?;
-        row.find(By::Css("[data-testid=\"version-restore\"]"))
-            .await?
-            .click()
-            .await?;
+        app.click_by(&By::Css(format!(
+            "[data-testid=\"versions-row\"][data-version=\"{first}\"] [data-testid=\"version-restore\"]"
+        ))).await?;
         if let Ok(ok) = app
             .driver
             .find(By::Css("[data-testid=\"confirm-ok\"]"))

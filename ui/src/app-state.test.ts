@@ -1,0 +1,119 @@
+// The app state against a stand-in for the commands (Tauri's mockIPC): every edit is handed over
+// with the version its content was based on, so an edit typed before another writer's change
+// reached the editor can never overwrite that change.
+
+import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { NoteView, TabStatus } from "./api";
+
+// api.ts talks to `window.__TAURI_INTERNALS__`; in Node the global object stands in for window.
+(globalThis as unknown as { window: typeof globalThis }).window = globalThis;
+
+const { app, adopted, contentFor, edits, localEdit, onEngineEvent, refreshView } = await import("./app-state");
+
+// A fresh Note per test: base versions are kept per Note and tab for the app's lifetime.
+let NOTE = "";
+let n = 0;
+
+function status(tabId: string): TabStatus {
+  return { tab_id: tabId, state: "clean", last_error: null, base_version: null, theirs_version: null, gone: false };
+}
+
+function view(version: number, text: string): NoteView {
+  return {
+    note_id: NOTE,
+    title: "T",
+    version,
+    tabs: [{ id: "markdown", type: "markdown", label: "Note", data: text, status: status("markdown") }],
+    orphan_drafts: [],
+  };
+}
+
+interface Call {
+  cmd: string;
+  args: Record<string, unknown>;
+}
+
+let calls: Call[] = [];
+let server: NoteView = view(3, "alpha");
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  NOTE = `01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f${String(++n).padStart(2, "0")}`;
+  calls = [];
+  server = view(3, "alpha");
+  mockIPC((cmd, args) => {
+    calls.push({ cmd, args: (args ?? {}) as Record<string, unknown> });
+    switch (cmd) {
+      case "edit_tab":
+        return status("markdown");
+      case "open_note":
+        return server;
+      case "history":
+        return [];
+      default:
+        return null;
+    }
+  });
+  const v = view(3, "alpha");
+  app.set({
+    open: { noteId: NOTE, view: v, loading: false, error: null },
+    content: { markdown: { data: "alpha", epoch: edits.mark(NOTE, "markdown"), rev: 0, version: 3 } },
+    status: null,
+    unsent: [],
+    remoteEdits: {},
+  });
+});
+
+afterEach(() => {
+  clearMocks();
+  vi.useRealTimers();
+});
+
+const editCalls = () => calls.filter((c) => c.cmd === "edit_tab").map((c) => [c.args.content, c.args.baseVersion]);
+
+describe("edits carry their base version", () => {
+  it("hands an edit over with the version the editor loaded", async () => {
+    expect(contentFor("markdown")).toBe("alpha");
+    localEdit("markdown", () => "alpha!");
+    await vi.advanceTimersByTimeAsync(1);
+    expect(editCalls()).toEqual([["alpha!", 3]]);
+  });
+
+  it("keeps the old base when another writer's change arrives under an unsent edit", async () => {
+    contentFor("markdown");
+    // The agent writes version 4 while the person's keystroke is not handed over yet.
+    localEdit("markdown", () => "A: alpha");
+    server = view(4, "alpha (agent)");
+    await refreshView();
+    await vi.advanceTimersByTimeAsync(1);
+    // Handed over on version 3: the engine makes it a conflict, not an overwrite of version 4.
+    expect(editCalls()).toEqual([["A: alpha", 3]]);
+    // And the editor's content was not replaced by the agent's.
+    expect(app.get().content.markdown?.data).not.toBe("alpha (agent)");
+  });
+
+  it("moves the base once the editor shows the other writer's change", async () => {
+    contentFor("markdown");
+    server = view(4, "alpha (agent)");
+    await refreshView();
+    expect(app.get().content.markdown).toMatchObject({ data: "alpha (agent)", version: 4 });
+    adopted("markdown"); // what the editor calls after applying it
+    localEdit("markdown", () => "alpha (agent)!");
+    await vi.advanceTimersByTimeAsync(1);
+    expect(editCalls()).toEqual([["alpha (agent)!", 4]]);
+  });
+
+  it("moves the base to this app's own saved version", async () => {
+    contentFor("markdown");
+    localEdit("markdown", () => "alpha!");
+    await vi.advanceTimersByTimeAsync(1);
+    onEngineEvent({ kind: "saved", note_id: NOTE, tab_id: "markdown", version: 5, replayed: false });
+    localEdit("markdown", () => "alpha!!");
+    await vi.advanceTimersByTimeAsync(1);
+    expect(editCalls()).toEqual([
+      ["alpha!", 3],
+      ["alpha!!", 5],
+    ]);
+  });
+});
