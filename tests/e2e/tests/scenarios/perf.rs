@@ -40,33 +40,36 @@ const [note, n, done] = arguments;
 })().then(done, (e) => done({ error: String(e && e.message || JSON.stringify(e)) }));
 "#;
 
-/// Clicks the element, then measures until `ready()` holds: elapsed ms and the longest gap
-/// between two animation frames meanwhile (a stall the person would see).
-const OPEN_SCRIPT: &str = r#"
-const [selector, readySelector, prefix, done] = arguments;
-const ready = () => {
-  const el = document.querySelector(readySelector);
-  return !!el && el.textContent.trim().startsWith(prefix);
-};
-let last = performance.now();
+/// Arms a measurement: from the next click anywhere (the test then clicks through WebDriver,
+/// a real pointer event) until `readySelector`'s text starts with `prefix`: elapsed ms and the
+/// longest gap between two animation frames meanwhile (a stall the person would see). The
+/// result lands in `window.__quireOpen`.
+const ARM_SCRIPT: &str = r#"
+const [readySelector, prefix] = arguments;
+window.__quireOpen = null;
+let t0 = null;
+let last = 0;
 let maxGap = 0;
 let frames = 0;
-const t0 = performance.now();
 const tick = () => {
   const now = performance.now();
   maxGap = Math.max(maxGap, now - last);
   last = now;
   frames++;
-  if (ready()) {
-    done({ ms: now - t0, max_frame_gap_ms: maxGap, frames });
+  const el = document.querySelector(readySelector);
+  if (el && el.textContent.trim().startsWith(prefix)) {
+    window.__quireOpen = { ms: now - t0, max_frame_gap_ms: maxGap, frames };
   } else if (now - t0 > 30000) {
-    done({ error: "not ready after 30 s" });
+    window.__quireOpen = { error: "not ready after 30 s" };
   } else {
     requestAnimationFrame(tick);
   }
 };
-document.querySelector(selector).click();
-requestAnimationFrame(tick);
+document.addEventListener("click", () => {
+  t0 = performance.now();
+  last = t0;
+  requestAnimationFrame(tick);
+}, { capture: true, once: true });
 "#;
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -74,24 +77,35 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
-/// Clicks `selector`; ready once `ready_selector`'s text starts with `prefix`.
+/// Clicks `selector` (WebDriver); ready once `ready_selector`'s text starts with `prefix`.
 async fn measure_open(
     app: &App,
     selector: &str,
     ready_selector: &str,
     prefix: &str,
 ) -> Result<Value> {
-    let out = app
-        .driver
-        .execute_async(
-            OPEN_SCRIPT,
-            vec![json!(selector), json!(ready_selector), json!(prefix)],
-        )
-        .await?
-        .json()
-        .clone();
-    ensure!(out.get("error").is_none(), "{selector}: {out}");
-    Ok(out)
+    app.driver
+        .execute(ARM_SCRIPT, vec![json!(ready_selector), json!(prefix)])
+        .await?;
+    app.click_by(&By::Css(selector)).await?;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(40);
+    loop {
+        let out = app
+            .driver
+            .execute("return window.__quireOpen;", Vec::new())
+            .await?
+            .json()
+            .clone();
+        if !out.is_null() {
+            ensure!(out.get("error").is_none(), "{selector}: {out}");
+            return Ok(out);
+        }
+        ensure!(
+            std::time::Instant::now() < deadline,
+            "{selector}: no result"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
 }
 
 #[tokio::test]
