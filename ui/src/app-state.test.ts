@@ -36,6 +36,7 @@ interface Call {
 
 let calls: Call[] = [];
 let server: NoteView = view(3, "alpha");
+let theirs = "";
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -51,6 +52,18 @@ beforeEach(() => {
         return server;
       case "history":
         return [];
+      case "conflict":
+        return {
+          tab_id: "markdown",
+          base_version: 3,
+          base: { type: "markdown", data: "alpha" },
+          mine: { type: "markdown", data: "alpha!!" },
+          theirs_version: 4,
+          theirs: { type: "markdown", data: theirs },
+          merge: null,
+        };
+      case "resolve_conflict":
+        return status("markdown");
       default:
         return null;
     }
@@ -115,5 +128,28 @@ describe("edits carry their base version", () => {
       ["alpha!", 3],
       ["alpha!!", 5],
     ]);
+  });
+});
+
+describe("a conflict with the person's own earlier content", () => {
+  it("is settled by keeping the draft (no other writer is involved)", async () => {
+    contentFor("markdown");
+    localEdit("markdown", () => "alpha!");
+    await vi.advanceTimersByTimeAsync(1);
+    theirs = "alpha!"; // the engine's "theirs" is what this app handed over and saved
+    onEngineEvent({ kind: "conflict_shown", note_id: NOTE, tab_id: "markdown" });
+    await vi.advanceTimersByTimeAsync(1);
+    const resolve = calls.find((c) => c.cmd === "resolve_conflict");
+    expect(resolve?.args.choice).toEqual({ choice: "keep_mine" });
+  });
+
+  it("is left to the person when the other side is someone else's", async () => {
+    contentFor("markdown");
+    localEdit("markdown", () => "alpha!");
+    await vi.advanceTimersByTimeAsync(1);
+    theirs = "alpha (agent)";
+    onEngineEvent({ kind: "conflict_shown", note_id: NOTE, tab_id: "markdown" });
+    await vi.advanceTimersByTimeAsync(1);
+    expect(calls.some((c) => c.cmd === "resolve_conflict")).toBe(false);
   });
 });

@@ -565,6 +565,7 @@ export function onEngineEvent(event: EngineEvent): void {
       break;
     case "conflict_shown":
       refreshLedgerSoon();
+      if (event.note_id === openId) void settleOwnConflict(event.note_id, event.tab_id);
       break;
     case "saved":
       refreshNotesSoon();
@@ -585,6 +586,24 @@ export function onEngineEvent(event: EngineEvent): void {
         code: "local_store",
       });
       break;
+  }
+}
+
+/**
+ * A conflict whose other side is the person's own earlier content is no conflict: it happens
+ * when an edit crosses this app's own save inside the engine (the edit, based on the version
+ * before that save, arrives just after it). Nothing of another writer is involved, and the
+ * person's draft contains the saved text, so their draft is kept as the new version. Any other
+ * conflict is left to the person.
+ */
+async function settleOwnConflict(noteId: string, tabId: string): Promise<void> {
+  try {
+    const cv = await api.conflict(noteId, tabId);
+    if (cv.theirs === null || !edits.wasHandedOver(noteId, tabId, cv.theirs.data)) return;
+    applyTabStatus(noteId, await api.resolveConflict(noteId, tabId, { choice: "keep_mine" }));
+    refreshLedgerSoon();
+  } catch {
+    // Left as a conflict: the banner lets the person decide.
   }
 }
 

@@ -102,6 +102,18 @@ describe("EditSessions", () => {
     expect(t.sent.map((x) => x.data)).toEqual(["a", "abc"]);
   });
 
+  it("remembers what it handed over, to tell the person's own earlier content from another writer's", async () => {
+    const t = setup();
+    t.sessions.edit("n1", "markdown", () => "one");
+    await vi.advanceTimersByTimeAsync(0);
+    t.sessions.edit("n1", "markdown", () => "one two");
+    await vi.advanceTimersByTimeAsync(0);
+    expect(t.sessions.wasHandedOver("n1", "markdown", "one")).toBe(true);
+    expect(t.sessions.wasHandedOver("n1", "markdown", "one two")).toBe(true);
+    expect(t.sessions.wasHandedOver("n1", "markdown", "one (agent)")).toBe(false);
+    expect(t.sessions.wasHandedOver("n1", "sheet-1-x", "one")).toBe(false);
+  });
+
   it("reads the content only when handing it over", async () => {
     const t = setup();
     const read = vi.fn(() => "big text");

@@ -30,6 +30,9 @@ export interface SessionHooks {
 }
 
 export const COALESCE_MS = 120;
+/** How many recent hand-overs are remembered per tab (see `wasHandedOver`). */
+const HANDED_OVER_KEPT = 8;
+
 /** Content up to this size (characters, or a size hint) is handed over at once. */
 export const IMMEDIATE_MAX_CHARS = 256 * 1024;
 export const MAX_DELAY_MS = 600;
@@ -48,6 +51,8 @@ class TabSession {
   stalled = false;
   /** The last content the person produced (already sent or not), for remounting the editor. */
   latest: { data: unknown; epoch: number } | null = null;
+  /** The last few contents handed over, newest last (see `wasHandedOver`). */
+  handedOver: unknown[] = [];
 
   constructor(
     readonly noteId: string,
@@ -118,6 +123,8 @@ export class EditSessions {
     try {
       await this.hooks.send(s.noteId, s.tabId, data);
       s.failures = 0;
+      s.handedOver.push(data);
+      if (s.handedOver.length > HANDED_OVER_KEPT) s.handedOver.shift();
     } catch (error) {
       s.failures++;
       // Keep the content unless the person has typed something newer meanwhile.
@@ -213,6 +220,17 @@ export class EditSessions {
   unsentContent(noteId: string, tabId: string): unknown | undefined {
     const s = this.sessions.get(this.key(noteId, tabId));
     return s?.pending ? s.pending() : undefined;
+  }
+
+  /**
+   * Whether `data` is one of the contents recently handed over for this tab: a "conflict" whose
+   * other side is the person's own earlier content involves no other writer.
+   */
+  wasHandedOver(noteId: string, tabId: string, data: unknown): boolean {
+    const s = this.sessions.get(this.key(noteId, tabId));
+    if (!s) return false;
+    const key = typeof data === "string" ? data : JSON.stringify(data);
+    return s.handedOver.some((d) => (typeof d === "string" ? d : JSON.stringify(d)) === key);
   }
 
   /** Forgets a tab's session (its edits must have been handed over). */

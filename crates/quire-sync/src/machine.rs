@@ -685,7 +685,8 @@ fn on_edit(
     older_base: Option<(Version, Content)>,
     fx: &mut Vec<Effect>,
 ) {
-    s.saved.remove(&tab_id);
+    // Whether the tab's newest server state is this app's own save, untouched since.
+    let own_save_is_newest = s.saved.remove(&tab_id);
     if let Some(d) = s.drafts.get_mut(&tab_id) {
         if d.mine.kind() != content.kind() {
             return;
@@ -710,7 +711,12 @@ fn on_edit(
         return;
     };
     let (base_version, base, behind) = match older_base {
-        Some((version, base)) if version < server.version => (version, base, true),
+        // An edit made on a base older than this app's own save (it was typed while the save
+        // was on the wire) already contains what was saved: nothing else changed the tab, so
+        // it is judged against the server's state, not as a conflict with itself.
+        Some((version, base)) if version < server.version && !own_save_is_newest => {
+            (version, base, true)
+        }
         _ => (server.version, Content(tab.data.clone()), false),
     };
     if !is_editable(base.kind()) || base.kind() != content.kind() || base == content {

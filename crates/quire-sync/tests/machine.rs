@@ -918,3 +918,71 @@ fn backoff_doubles_up_to_the_cap() {
     let delays: Vec<u64> = (1..=8).map(|n| c.backoff(n).as_millis() as u64).collect();
     assert_eq!(delays, [100, 200, 400, 800, 1600, 2000, 2000, 2000]);
 }
+
+fn edit_on(tab: TabId, content: Content, base_version: u64, base: Content) -> Event {
+    Event::EditedOn {
+        tab_id: tab,
+        content,
+        now: Timestamp(2_000),
+        base_version: Version(base_version),
+        base,
+    }
+}
+
+/// Saved at v4, then the UI hands over a keystroke made on v3 (it was typed while the save was
+/// on the wire): the app's own save is no conflict.
+#[test]
+fn an_edit_on_a_base_older_than_our_own_save_is_not_a_conflict() {
+    let s = run(
+        "own save overtaken by typing",
+        opened(),
+        &md(),
+        vec![
+            S(
+                edit(md(), text("hello!")),
+                &["draft md", "timer debounce md#1"],
+                Dirty,
+            ),
+            S(
+                debounce(md(), 1),
+                &["draft md pending k-1@3", "send k-1@3 md=\"hello!\""],
+                Saving,
+            ),
+            S(
+                saved(4, "markdown", false),
+                &["base v4", "saved markdown@4", "drop draft md"],
+                Saved,
+            ),
+            S(
+                edit_on(md(), text("hello!!"), 3, text("hello")),
+                &["draft md", "timer debounce md#2"],
+                Dirty,
+            ),
+        ],
+    );
+    assert_eq!(s.drafts[&md()].base_version, Version(4));
+    assert_eq!(s.stats.conflicts_shown, 0);
+}
+
+/// The same keystroke on v3 after another writer changed the tab at v4: a conflict.
+#[test]
+fn an_edit_on_a_base_older_than_a_remote_write_is_a_conflict() {
+    let s = run(
+        "remote write overtaken by typing",
+        opened(),
+        &md(),
+        vec![
+            S(
+                fetched(note(4, "hello\ntheirs", "a")),
+                &["base v4", "remote markdown"],
+                Clean,
+            ),
+            S(
+                edit_on(md(), text("hello!"), 3, text("hello")),
+                &["draft md", "conflict markdown", "draft md"],
+                Conflict,
+            ),
+        ],
+    );
+    assert_eq!(s.stats.conflicts_shown, 1);
+}
