@@ -194,8 +194,7 @@ impl Notes {
     ) -> Result<WriteResult> {
         require(caller, Scope::NotesWrite)?;
         if channel == Channel::Agent {
-            let stored = self.store.get_note(&note_id).await?;
-            visible(&stored.meta, &note_id, channel)?;
+            self.check_visible(&note_id, channel).await?;
         }
         let now = self.clock.now();
         let result = self
@@ -228,7 +227,8 @@ impl Notes {
         id: &NoteId,
         channel: Channel,
     ) -> Result<Vec<VersionInfo>> {
-        self.get_note(caller, id, channel).await?;
+        require(caller, Scope::NotesRead)?;
+        self.check_visible(id, channel).await?;
         Ok(self.store.history(id).await?)
     }
 
@@ -239,8 +239,15 @@ impl Notes {
         version: Version,
         channel: Channel,
     ) -> Result<Note> {
-        self.get_note(caller, id, channel).await?;
+        require(caller, Scope::NotesRead)?;
+        self.check_visible(id, channel).await?;
         Ok(self.store.note_at(id, version).await?)
+    }
+
+    /// The Note exists and this channel may see it; reads its metadata only, never its tabs.
+    async fn check_visible(&self, id: &NoteId, channel: Channel) -> Result<()> {
+        let meta = self.store.note_meta(id).await?;
+        visible(&meta, id, channel)
     }
 
     /// The person approves (or withdraws) a Note for agents. App only.

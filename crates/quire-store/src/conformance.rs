@@ -795,6 +795,11 @@ pub async fn agent_access_toggles_without_a_new_version(store: Arc<dyn Store>) {
     let stored = store.get_note(&id).await.expect("get_note");
     assert!(stored.meta.agent_access);
     assert_eq!(stored.note.version, Version(1));
+    assert_eq!(
+        store.note_meta(&id).await.expect("note_meta"),
+        stored.meta,
+        "note_meta is the Note's metadata without its tabs"
+    );
     let listed = store.list_notes().await.expect("list_notes");
     assert!(listed.iter().any(|n| n.id == id && n.agent_access));
     assert!(
@@ -864,6 +869,9 @@ pub async fn missing_notes_are_reported(store: Arc<dyn Store>) {
             .expect_err("write")
     ));
     assert!(is_missing(&store.history(&id).await.expect_err("history")));
+    assert!(is_missing(
+        &store.note_meta(&id).await.expect_err("note_meta")
+    ));
     assert!(is_missing(
         &store.note_at(&id, Version(1)).await.expect_err("note_at")
     ));

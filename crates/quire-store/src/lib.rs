@@ -35,6 +35,12 @@ pub trait Store: Send + Sync + 'static {
     /// The current state of a Note.
     async fn get_note(&self, id: &NoteId) -> Result<StoredNote>;
 
+    /// What the store knows about a Note beyond its content (agent approval, times): a cheap
+    /// check for callers that need only existence or approval, not the tabs.
+    async fn note_meta(&self, id: &NoteId) -> Result<NoteMeta> {
+        Ok(self.get_note(id).await?.meta)
+    }
+
     /// The guarded write. See the crate docs for the order of checks.
     async fn write(&self, req: WriteRequest) -> Result<WriteResult>;
 

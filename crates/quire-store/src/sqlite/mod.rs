@@ -217,6 +217,11 @@ impl Store for SqliteStore {
         self.read(move |c| read::current_note(c, &id)).await
     }
 
+    async fn note_meta(&self, id: &NoteId) -> Result<NoteMeta> {
+        let id = id.clone();
+        self.read(move |c| read::meta(c, &id)).await
+    }
+
     async fn write(&self, req: WriteRequest) -> Result<WriteResult> {
         check_key(req.idempotency_key.as_ref())?;
         self.submit(|reply| Job::Write(Box::new(req), reply)).await
