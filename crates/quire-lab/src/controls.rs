@@ -11,51 +11,102 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use quire_model::{Note, NoteId, NoteSummary, Op, TabId, Version};
-use quire_server::notes::Clock;
 use quire_store::{
-    Change, Conflict, NewNote, NoteMeta, Result, Scope, Store, StoreError, StoredNote, TokenRecord,
-    VersionInfo, WriteRequest, WriteResult,
+    Change, Clock, Conflict, NewNote, NoteMeta, Result, Scope, Store, StoreError, StoredNote,
+    TokenRecord, VersionInfo, WriteRequest, WriteResult,
 };
 use tokio::sync::Mutex;
 
-/// `impl Store for $ty` with the methods given, everything else going straight to
-/// `self.inner`.
+/// `impl Store for $ty`: the methods written out in the braces, plus one that goes straight to
+/// `self.inner` for each method named in `forward: [...]`. The compiler checks the two lists
+/// together cover the trait, once each.
 macro_rules! wrap_store {
-    ($ty:ty, { $($custom:tt)* }) => {
+    ($ty:ty, forward: [$($forward:ident),* $(,)?], { $($custom:tt)* }) => {
+        wrap_store!(@munch $ty, [$($custom)*], [$($forward),*]);
+    };
+    (@munch $ty:ty, [$($done:tt)*], []) => {
         #[async_trait]
         impl Store for $ty {
-            $($custom)*
+            $($done)*
+        }
+    };
+    (@munch $ty:ty, [$($done:tt)*], [create_note $(, $rest:ident)*]) => {
+        wrap_store!(@munch $ty, [$($done)*
+            async fn create_note(&self, new: NewNote) -> Result<(StoredNote, bool)> {
+                self.inner.create_note(new).await
+            }
+        ], [$($rest),*]);
+    };
+    (@munch $ty:ty, [$($done:tt)*], [list_notes $(, $rest:ident)*]) => {
+        wrap_store!(@munch $ty, [$($done)*
+            async fn list_notes(&self) -> Result<Vec<NoteSummary>> {
+                self.inner.list_notes().await
+            }
+        ], [$($rest),*]);
+    };
+    (@munch $ty:ty, [$($done:tt)*], [get_note $(, $rest:ident)*]) => {
+        wrap_store!(@munch $ty, [$($done)*
+            async fn get_note(&self, id: &NoteId) -> Result<StoredNote> {
+                self.inner.get_note(id).await
+            }
+        ], [$($rest),*]);
+    };
+    (@munch $ty:ty, [$($done:tt)*], [history $(, $rest:ident)*]) => {
+        wrap_store!(@munch $ty, [$($done)*
+            async fn history(&self, id: &NoteId) -> Result<Vec<VersionInfo>> {
+                self.inner.history(id).await
+            }
+        ], [$($rest),*]);
+    };
+    (@munch $ty:ty, [$($done:tt)*], [note_at $(, $rest:ident)*]) => {
+        wrap_store!(@munch $ty, [$($done)*
+            async fn note_at(&self, id: &NoteId, version: Version) -> Result<Note> {
+                self.inner.note_at(id, version).await
+            }
+        ], [$($rest),*]);
+    };
+    (@munch $ty:ty, [$($done:tt)*], [set_agent_access $(, $rest:ident)*]) => {
+        wrap_store!(@munch $ty, [$($done)*
+            async fn set_agent_access(&self, id: &NoteId, approved: bool) -> Result<NoteMeta> {
+                self.inner.set_agent_access(id, approved).await
+            }
+        ], [$($rest),*]);
+    };
+    (@munch $ty:ty, [$($done:tt)*], [create_token $(, $rest:ident)*]) => {
+        wrap_store!(@munch $ty, [$($done)*
+            async fn create_token(
+                &self,
+                name: &str,
+                scopes: &[Scope],
+                token_hash: &str,
+            ) -> Result<TokenRecord> {
+                self.inner.create_token(name, scopes, token_hash).await
+            }
+        ], [$($rest),*]);
+    };
+    (@munch $ty:ty, [$($done:tt)*], [find_token $(, $rest:ident)*]) => {
+        wrap_store!(@munch $ty, [$($done)*
+            async fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>> {
+                self.inner.find_token(token_hash).await
+            }
+        ], [$($rest),*]);
+    };
+    (@munch $ty:ty, [$($done:tt)*], [close $(, $rest:ident)*]) => {
+        wrap_store!(@munch $ty, [$($done)*
+            async fn close(&self) -> Result<()> {
+                self.inner.close().await
+            }
+        ], [$($rest),*]);
+    };
+}
 
-        async fn create_note(&self, new: NewNote) -> Result<(StoredNote, bool)> {
-            self.inner.create_note(new).await
-        }
-        async fn list_notes(&self) -> Result<Vec<NoteSummary>> {
-            self.inner.list_notes().await
-        }
-        async fn history(&self, id: &NoteId) -> Result<Vec<VersionInfo>> {
-            self.inner.history(id).await
-        }
-        async fn note_at(&self, id: &NoteId, version: Version) -> Result<Note> {
-            self.inner.note_at(id, version).await
-        }
-        async fn set_agent_access(&self, id: &NoteId, approved: bool) -> Result<NoteMeta> {
-            self.inner.set_agent_access(id, approved).await
-        }
-        async fn create_token(
-            &self,
-            name: &str,
-            scopes: &[Scope],
-            token_hash: &str,
-        ) -> Result<TokenRecord> {
-            self.inner.create_token(name, scopes, token_hash).await
-        }
-        async fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>> {
-            self.inner.find_token(token_hash).await
-        }
-        async fn close(&self) -> Result<()> {
-            self.inner.close().await
-        }
-        }
+/// `wrap_store!` for a control that changes `write` alone; everything else is forwarded.
+macro_rules! wrap_store_but_write {
+    ($ty:ty, { $($custom:tt)* }) => {
+        wrap_store!($ty, forward: [
+            create_note, list_notes, get_note, history, note_at, set_agent_access, create_token,
+            find_token, close,
+        ], { $($custom)* });
     };
 }
 
@@ -72,11 +123,7 @@ impl LastWriterWins {
     }
 }
 
-wrap_store!(LastWriterWins, {
-    async fn get_note(&self, id: &NoteId) -> Result<StoredNote> {
-        self.inner.get_note(id).await
-    }
-
+wrap_store_but_write!(LastWriterWins, {
     async fn write(&self, mut req: WriteRequest) -> Result<WriteResult> {
         loop {
             req.expected_version = self.inner.get_note(&req.note_id).await?.note.version;
@@ -125,11 +172,7 @@ fn touched_tabs(change: &Change) -> BTreeSet<TabId> {
         .collect()
 }
 
-wrap_store!(TabScoped, {
-    async fn get_note(&self, id: &NoteId) -> Result<StoredNote> {
-        self.inner.get_note(id).await
-    }
-
+wrap_store_but_write!(TabScoped, {
     async fn write(&self, mut req: WriteRequest) -> Result<WriteResult> {
         let mine = touched_tabs(&req.change);
         loop {
@@ -176,8 +219,9 @@ impl MillisVersions {
     }
 }
 
-#[async_trait]
-impl Store for MillisVersions {
+wrap_store!(MillisVersions, forward: [
+    list_notes, history, note_at, set_agent_access, create_token, find_token, close,
+], {
     async fn create_note(&self, new: NewNote) -> Result<(StoredNote, bool)> {
         let mut stamps = self.stamps.lock().await;
         let (mut note, replayed) = self.inner.create_note(new).await?;
@@ -186,32 +230,6 @@ impl Store for MillisVersions {
             .or_insert_with(|| self.stamp());
         note.note.version = Version(stamp);
         Ok((note, replayed))
-    }
-    async fn list_notes(&self) -> Result<Vec<NoteSummary>> {
-        self.inner.list_notes().await
-    }
-    async fn history(&self, id: &NoteId) -> Result<Vec<VersionInfo>> {
-        self.inner.history(id).await
-    }
-    async fn note_at(&self, id: &NoteId, version: Version) -> Result<Note> {
-        self.inner.note_at(id, version).await
-    }
-    async fn set_agent_access(&self, id: &NoteId, approved: bool) -> Result<NoteMeta> {
-        self.inner.set_agent_access(id, approved).await
-    }
-    async fn create_token(
-        &self,
-        name: &str,
-        scopes: &[Scope],
-        token_hash: &str,
-    ) -> Result<TokenRecord> {
-        self.inner.create_token(name, scopes, token_hash).await
-    }
-    async fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>> {
-        self.inner.find_token(token_hash).await
-    }
-    async fn close(&self) -> Result<()> {
-        self.inner.close().await
     }
 
     async fn get_note(&self, id: &NoteId) -> Result<StoredNote> {
@@ -245,7 +263,7 @@ impl Store for MillisVersions {
         result.version = Version(stamp);
         Ok(result)
     }
-}
+});
 
 /// The version checked before the idempotency key: a resend after a lost answer, which
 /// carries the version from before its own commit, is refused as stale instead of replayed.
@@ -264,11 +282,7 @@ impl VersionThenKey {
     }
 }
 
-wrap_store!(VersionThenKey, {
-    async fn get_note(&self, id: &NoteId) -> Result<StoredNote> {
-        self.inner.get_note(id).await
-    }
-
+wrap_store_but_write!(VersionThenKey, {
     async fn write(&self, req: WriteRequest) -> Result<WriteResult> {
         let _serial = self.order.lock().await;
         let current = self.inner.get_note(&req.note_id).await?.note.version;

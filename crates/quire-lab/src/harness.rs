@@ -10,8 +10,9 @@ use std::time::Duration;
 use anyhow::Context;
 use quire_model::{NoteId, Timestamp};
 use quire_server::RunningServer;
-use quire_server::notes::{Clock, SystemClock};
-use quire_store::{NewNote, Scope, SqliteOptions, SqliteStore, Store, Synchronous};
+use quire_store::{
+    Clock, NewNote, Scope, SqliteOptions, SqliteStore, Store, Synchronous, SystemClock,
+};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -6,10 +6,11 @@
 #![allow(clippy::unwrap_used)]
 
 use std::net::SocketAddr;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use quire_server::{ServeConfig, ShutdownHandle};
 use quire_store::{Scope, SqliteOptions, SqliteStore, Store, Synchronous};
+use quire_testkit::bench::{Samples, micros, text_200};
 use serde_json::{Value, json};
 
 const WARMUP: usize = 300;
@@ -77,7 +78,7 @@ fn run(name: &str, mode: Synchronous, iterations: usize) {
         let url = format!("{base}/notes/{}", note["id"].as_str().unwrap());
         let mut version = note["version"].as_u64().unwrap();
 
-        let mut gets = Vec::with_capacity(iterations);
+        let mut gets = Samples::with_capacity(iterations);
         for i in 0..WARMUP + iterations {
             let t = Instant::now();
             let resp = http.get(&url).bearer_auth(&token).send().await.unwrap();
@@ -88,7 +89,7 @@ fn run(name: &str, mode: Synchronous, iterations: usize) {
             }
         }
 
-        let mut patches = Vec::with_capacity(iterations);
+        let mut patches = Samples::with_capacity(iterations);
         for i in 0..WARMUP + iterations {
             let text = text_200(i);
             let body = json!({
@@ -110,8 +111,8 @@ fn run(name: &str, mode: Synchronous, iterations: usize) {
             }
             version = result["version"].as_u64().unwrap();
         }
-        report(name, "GET /notes/{id}", &mut gets);
-        report(name, "PATCH 200-char replace_text", &mut patches);
+        report(name, "GET /notes/{id}", gets);
+        report(name, "PATCH 200-char replace_text", patches);
     });
     stop.shutdown();
     server.join().unwrap();
@@ -132,29 +133,12 @@ fn make_token(db: &std::path::Path) -> String {
     })
 }
 
-/// 200 characters, different for every `i` (an identical text would be a no-op write).
-fn text_200(i: usize) -> String {
-    let head = format!("edit {i:08} ");
-    let mut text = head.clone();
-    while text.len() < 200 {
-        text.push_str("lorem ipsum ");
-    }
-    text.truncate(200);
-    text
-}
-
-fn report(mode: &str, what: &str, samples: &mut [Duration]) {
-    samples.sort_unstable();
-    let pick = |q: f64| samples[((samples.len() as f64 * q) as usize).min(samples.len() - 1)];
-    let mean = samples.iter().sum::<Duration>() / samples.len() as u32;
+fn report(mode: &str, what: &str, samples: Samples) {
+    let stats = samples.stats();
     println!(
-        "| {mode} | {what} | {} | {} | {} |",
-        us(pick(0.50)),
-        us(pick(0.99)),
-        us(mean)
+        "| {mode} | {what} | {:.0} us | {:.0} us | {:.0} us |",
+        micros(stats.median),
+        micros(stats.p99),
+        micros(stats.mean)
     );
-}
-
-fn us(d: Duration) -> String {
-    format!("{:.0} us", d.as_secs_f64() * 1e6)
 }

@@ -14,14 +14,14 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use quire_store::{SqliteOptions, SqliteStore, Store, StoreError, Synchronous};
+use quire_store::{SqliteOptions, SqliteStore, Store, StoreError, Synchronous, SystemClock};
 use quire_store_postgres::{Committed, PgOptions, PgStore};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::http::AppState;
-use crate::notes::{NoteEvent, Notes, SystemClock};
+use crate::notes::{NoteEvent, Notes};
 
 /// Default request body limit: 16 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 16 * 1024 * 1024;
@@ -37,6 +37,9 @@ pub struct ServeConfig {
     pub body_limit: usize,
     /// `Full` (default): acknowledged means durable, also across power loss.
     pub synchronous: Synchronous,
+    /// Names `/mcp` accepts in the `Host` header besides loopback (`localhost`, `127.0.0.1`,
+    /// `::1`): a server listening on a LAN address names itself here (`NAME` or `NAME:PORT`).
+    pub allowed_hosts: Vec<String>,
 }
 
 impl ServeConfig {
@@ -46,6 +49,7 @@ impl ServeConfig {
             listen,
             body_limit: DEFAULT_BODY_LIMIT,
             synchronous: Synchronous::Full,
+            allowed_hosts: Vec::new(),
         }
     }
 }
@@ -73,7 +77,8 @@ pub async fn serve(config: ServeConfig) -> Result<RunningServer, ServerError> {
         let store = Arc::new(PgStore::connect(url, PgOptions::default()).await?);
         // Listening before serving: no write another server commits from now on is missed.
         let others = store.others().await?;
-        return serve_with(store, config.listen, config.body_limit, Some(others)).await;
+        let http = HttpConfig::from(&config);
+        return serve_with(store, config.listen, http, Some(others)).await;
     }
     let options = SqliteOptions {
         synchronous: config.synchronous,
@@ -81,7 +86,23 @@ pub async fn serve(config: ServeConfig) -> Result<RunningServer, ServerError> {
     };
     let db = config.db.clone();
     let store = tokio::task::spawn_blocking(move || SqliteStore::open(&db, options)).await??;
-    serve_store(Arc::new(store), config.listen, config.body_limit).await
+    let http = HttpConfig::from(&config);
+    serve_with(Arc::new(store), config.listen, http, None).await
+}
+
+/// What the HTTP surface takes from a [`ServeConfig`].
+struct HttpConfig {
+    body_limit: usize,
+    allowed_hosts: Vec<String>,
+}
+
+impl From<&ServeConfig> for HttpConfig {
+    fn from(config: &ServeConfig) -> Self {
+        HttpConfig {
+            body_limit: config.body_limit,
+            allowed_hosts: config.allowed_hosts.clone(),
+        }
+    }
 }
 
 /// The `postgres://` URL in `db`, if it is one.
@@ -108,13 +129,18 @@ pub async fn open_store(
     ))
 }
 
-/// Serves an already open store (any [`Store`] implementation).
+/// Serves an already open store (any [`Store`] implementation); `/mcp` accepts loopback
+/// `Host` names only.
 pub async fn serve_store(
     store: Arc<dyn Store>,
     listen: SocketAddr,
     body_limit: usize,
 ) -> Result<RunningServer, ServerError> {
-    serve_with(store, listen, body_limit, None).await
+    let http = HttpConfig {
+        body_limit,
+        allowed_hosts: Vec::new(),
+    };
+    serve_with(store, listen, http, None).await
 }
 
 /// Serves `store`; `others` are the writes other servers commit to the same database, announced
@@ -122,7 +148,7 @@ pub async fn serve_store(
 async fn serve_with(
     store: Arc<dyn Store>,
     listen: SocketAddr,
-    body_limit: usize,
+    http: HttpConfig,
     others: Option<mpsc::Receiver<Committed>>,
 ) -> Result<RunningServer, ServerError> {
     let listener = tokio::net::TcpListener::bind(listen)
@@ -139,7 +165,8 @@ async fn serve_with(
     let state = AppState {
         notes: Notes::new(store.clone(), Arc::new(SystemClock)),
         shutdown: shutdown.clone(),
-        body_limit,
+        body_limit: http.body_limit,
+        allowed_hosts: http.allowed_hosts.into(),
     };
     if let Some(others) = others {
         tokio::spawn(announce(state.notes.clone(), others, shutdown.clone()));

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
+use axum::http::uri::Authority;
 use clap::{Parser, Subcommand, ValueEnum};
 use quire_server::{DEFAULT_BODY_LIMIT, ServeConfig};
 use quire_store::{Scope, Synchronous};
@@ -42,6 +43,10 @@ enum Command {
         /// the server, not of the machine.
         #[arg(long, value_enum, default_value_t = SyncMode::Full)]
         synchronous: SyncMode,
+        /// A name /mcp accepts in the Host header besides loopback, e.g. the machine's LAN
+        /// name or address when listening on one (NAME or NAME:PORT); repeatable.
+        #[arg(long = "allowed-host", value_name = "NAME", value_parser = parse_host)]
+        allowed_hosts: Vec<String>,
     },
     /// Serve MCP on stdin/stdout, relaying every call to a running server's /mcp (for MCP
     /// hosts that only launch local commands).
@@ -95,6 +100,16 @@ fn parse_scope(s: &str) -> Result<Scope, String> {
     Scope::parse(s).ok_or_else(|| format!("unknown scope {s:?}: use notes:read or notes:write"))
 }
 
+/// A `Host` header value: a name or address, optionally with a port; no scheme, no path.
+fn parse_host(s: &str) -> Result<String, String> {
+    match s.parse::<Authority>() {
+        Ok(a) if !a.as_str().contains('@') && !a.host().is_empty() => Ok(s.to_owned()),
+        _ => Err(format!(
+            "{s:?} is not a host name: use NAME or NAME:PORT, e.g. notes.lan or notes.lan:7878"
+        )),
+    }
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
@@ -111,12 +126,14 @@ async fn main() -> anyhow::Result<()> {
             listen,
             body_limit,
             synchronous,
+            allowed_hosts,
         } => {
             serve(ServeConfig {
                 db,
                 listen,
                 body_limit,
                 synchronous: synchronous.into(),
+                allowed_hosts,
             })
             .await
         }

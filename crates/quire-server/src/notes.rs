@@ -4,10 +4,10 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use quire_model::{Note, NoteId, NoteSummary, TabId, Timestamp, Version};
+use quire_model::{Note, NoteId, NoteSummary, TabId, Version};
 use quire_store::{
-    Change, NewNote, NoteMeta, Scope, Store, StoreError, StoredNote, TokenRecord, VersionInfo,
-    WriteRequest, WriteResult,
+    Change, Clock, NewNote, NoteMeta, Scope, Store, StoreError, StoredNote, TokenRecord,
+    VersionInfo, WriteRequest, WriteResult,
 };
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
@@ -55,25 +55,6 @@ pub enum NotesError {
 }
 
 pub type Result<T, E = NotesError> = std::result::Result<T, E>;
-
-/// The clock and ID source, passed in so tests and the lab can drive time.
-pub trait Clock: Send + Sync + 'static {
-    fn now(&self) -> Timestamp;
-}
-
-/// Wall-clock time.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct SystemClock;
-
-impl Clock for SystemClock {
-    fn now(&self) -> Timestamp {
-        let ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis() as i64)
-            .unwrap_or(0);
-        Timestamp(ms)
-    }
-}
 
 #[derive(Clone)]
 pub struct Notes {
@@ -332,7 +313,7 @@ fn visible(meta: &NoteMeta, id: &NoteId, channel: Channel) -> Result<()> {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use quire_model::Op;
+    use quire_model::{Op, Timestamp};
     use quire_store::{SqliteOptions, SqliteStore};
 
     use super::*;

@@ -58,19 +58,13 @@ async fn create_get_and_list_notes() {
     );
     assert_eq!(markdown(&note), "");
 
-    let resp = api
-        .req(Method::GET, &format!("/notes/{id}"))
-        .send()
-        .await
-        .unwrap();
+    let resp = api.get(&format!("/notes/{id}")).await;
     assert_eq!(resp.status(), StatusCode::OK);
     assert_eq!(resp.headers()["etag"], "\"1\"");
     assert_eq!(resp.json::<Value>().await.unwrap(), note);
 
     let other = api.new_note().await;
-    let resp = api.req(Method::GET, "/notes").send().await.unwrap();
-    assert_eq!(resp.status(), StatusCode::OK);
-    let list: Value = resp.json().await.unwrap();
+    let list = api.get_ok("/notes").await;
     let mut ids: Vec<&str> = list["notes"]
         .as_array()
         .unwrap()
@@ -100,14 +94,7 @@ async fn create_with_an_idempotency_key_creates_once() {
     assert_eq!(again.status(), StatusCode::OK, "a replay is not a creation");
     let again: Value = again.json().await.unwrap();
     assert_eq!(again["id"], first["id"]);
-    let list: Value = api
-        .req(Method::GET, "/notes")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let list = api.get_ok("/notes").await;
     assert_eq!(list["notes"].as_array().unwrap().len(), 1);
 }
 
@@ -145,25 +132,20 @@ async fn if_match_carries_the_version() {
     let path = format!("/notes/{id}");
     let changes =
         json!({ "changes": [{ "op": "replace_text", "tab_id": "markdown", "text": "a" }] });
+    let patch = |if_match: Option<&'static str>, body: &Value| {
+        let mut req = api.req(Method::PATCH, &path).json(body);
+        if let Some(version) = if_match {
+            req = req.header("If-Match", version);
+        }
+        req.send()
+    };
 
-    let resp = api
-        .req(Method::PATCH, &path)
-        .header("If-Match", "\"1\"")
-        .json(&changes)
-        .send()
-        .await
-        .unwrap();
+    let resp = patch(Some("\"1\""), &changes).await.unwrap();
     assert_eq!(resp.status(), StatusCode::OK);
     assert_eq!(resp.json::<Value>().await.unwrap()["version"], 2);
 
     // Stale If-Match: 412 with the conflict's body.
-    let resp = api
-        .req(Method::PATCH, &path)
-        .header("If-Match", "\"1\"")
-        .json(&changes)
-        .send()
-        .await
-        .unwrap();
+    let resp = patch(Some("\"1\""), &changes).await.unwrap();
     let (status, body) = refused(resp).await;
     assert_eq!(status, StatusCode::PRECONDITION_FAILED);
     assert_eq!(body["error"], "version_conflict");
@@ -171,12 +153,7 @@ async fn if_match_carries_the_version() {
     assert_eq!(body["changed_tab_ids"], json!(["markdown"]));
 
     // Neither: 428.
-    let resp = api
-        .req(Method::PATCH, &path)
-        .json(&changes)
-        .send()
-        .await
-        .unwrap();
+    let resp = patch(None, &changes).await.unwrap();
     let (status, body) = refused(resp).await;
     assert_eq!(status, StatusCode::PRECONDITION_REQUIRED);
     assert_eq!(body["error"], "precondition_required");
@@ -184,25 +161,13 @@ async fn if_match_carries_the_version() {
     // Both, disagreeing: 400.
     let mut both = changes.clone();
     both["expected_version"] = json!(2);
-    let resp = api
-        .req(Method::PATCH, &path)
-        .header("If-Match", "\"1\"")
-        .json(&both)
-        .send()
-        .await
-        .unwrap();
+    let resp = patch(Some("\"1\""), &both).await.unwrap();
     let (status, body) = refused(resp).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(body["error"], "conflicting_preconditions");
 
     // Not a quoted version: 400.
-    let resp = api
-        .req(Method::PATCH, &path)
-        .header("If-Match", "*")
-        .json(&changes)
-        .send()
-        .await
-        .unwrap();
+    let resp = patch(Some("*"), &changes).await.unwrap();
     let (status, body) = refused(resp).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(body["error"], "invalid_if_match");
@@ -210,13 +175,7 @@ async fn if_match_carries_the_version() {
 
     // Both, agreeing: accepted.
     both["changes"][0]["text"] = json!("b");
-    let resp = api
-        .req(Method::PATCH, &path)
-        .header("If-Match", "\"2\"")
-        .json(&both)
-        .send()
-        .await
-        .unwrap();
+    let resp = patch(Some("\"2\""), &both).await.unwrap();
     assert_eq!(resp.status(), StatusCode::OK);
     assert_eq!(api.text(&id).await.0, 3, "only the accepted writes count");
 }
@@ -534,13 +493,7 @@ async fn history_and_restore() {
         );
     }
 
-    let resp = api
-        .req(Method::GET, &format!("/notes/{id}/versions"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::OK);
-    let history: Value = resp.json().await.unwrap();
+    let history = api.get_ok(&format!("/notes/{id}/versions")).await;
     let versions = history["versions"].as_array().unwrap();
     let numbers: Vec<u64> = versions
         .iter()
@@ -771,14 +724,7 @@ async fn tokens_and_scopes() {
     }
     let resp = writer.replace_text(&id, 1, "by writer").await;
     assert_eq!(resp.status(), StatusCode::OK);
-    let history: Value = api
-        .req(Method::GET, &format!("{note_path}/versions"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let history = api.get_ok(&format!("{note_path}/versions")).await;
     assert_eq!(history["versions"][1]["author"], "writer");
     assert_eq!(api.text(&id).await, (2, "by writer".to_owned()));
 }
@@ -843,11 +789,7 @@ async fn events_announce_each_accepted_write_once() {
         StatusCode::OK
     );
 
-    let resp = api
-        .req(Method::GET, &format!("/notes/{id}/events"))
-        .send()
-        .await
-        .unwrap();
+    let resp = api.get(&format!("/notes/{id}/events")).await;
     let mut events = SseReader::new(resp);
     let hello = events.next().await;
     assert_eq!(hello.event, "hello");
@@ -932,11 +874,7 @@ async fn a_subscriber_misses_nothing_under_concurrent_writers() {
     let server = server();
     let api = Api::new(&server);
     let id = api.new_note().await;
-    let resp = api
-        .req(Method::GET, &format!("/notes/{id}/events"))
-        .send()
-        .await
-        .unwrap();
+    let resp = api.get(&format!("/notes/{id}/events")).await;
     let mut events = SseReader::new(resp);
     assert_eq!(events.next().await.event, "hello");
 

@@ -8,7 +8,7 @@ mod mcp_support;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use mcp_support::{Agent, Harness, body, call, key, ok};
+use mcp_support::{Agent, Harness, body, call, key, ok, replace_text};
 use serde_json::{Value, json};
 
 /// A small deterministic generator (xorshift64*), so a run can be repeated.
@@ -175,9 +175,7 @@ async fn agent_edits(
             let result = call(
                 agent,
                 "edit_note_tab",
-                json!({"note_id": note, "tab_id": "markdown", "expected_version": version,
-                       "idempotency_key": key(), "operation": "replace_text",
-                       "text": payload}),
+                replace_text(note, version, &payload),
             )
             .await;
             let out = body(&result);

@@ -10,7 +10,10 @@ use std::collections::{BTreeSet, HashMap};
 use std::process::Stdio;
 use std::time::Duration;
 
-use mcp_support::{Harness, Protocol, agent_version, body, call, key, ok, refused};
+use mcp_support::{
+    Harness, Protocol, agent_version, body, call, create_tab, initialize_message, key, merged, ok,
+    refused, replace_text,
+};
 use rmcp::model::{ClientConfig, ProtocolVersion, Tool};
 use rmcp::{ServiceExt, model::CallToolRequestParams};
 use serde_json::{Value, json};
@@ -251,9 +254,7 @@ async fn both_protocol_versions_are_served() {
         let written = ok(
             &agent,
             "edit_note_tab",
-            json!({"note_id": note, "tab_id": "markdown", "expected_version": v,
-                   "idempotency_key": key(), "operation": "replace_text",
-                   "text": format!("written over {protocol:?}")}),
+            replace_text(&note, v, &format!("written over {protocol:?}")),
         )
         .await;
         assert_eq!(written["version"], v + 1);
@@ -269,31 +270,21 @@ async fn the_eight_payloads_get_their_verdicts() {
     let agent = h.agent().await;
     let note = h.approved_note("Payloads").await;
     let v = agent_version(&agent, &note).await;
-    let deck = ok(
+    let deck = create_tab(
         &agent,
-        "create_note_tab",
-        json!({"note_id": note, "expected_version": v, "idempotency_key": key(),
-               "tab_type": "slides", "label": "Deck"}),
+        &note,
+        v,
+        json!({"tab_type": "slides", "label": "Deck"}),
     )
-    .await["tab_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    .await;
 
     let slide = |extra: Value| {
-        let mut args = json!({"note_id": note, "tab_id": deck, "idempotency_key": key()});
-        args.as_object_mut()
-            .unwrap()
-            .extend(extra.as_object().unwrap().clone());
-        args
+        merged(
+            json!({"note_id": note, "tab_id": deck, "idempotency_key": key()}),
+            extra,
+        )
     };
-    let guarded = |extra: Value| {
-        let mut args = json!({"note_id": note, "idempotency_key": key()});
-        args.as_object_mut()
-            .unwrap()
-            .extend(extra.as_object().unwrap().clone());
-        args
-    };
+    let guarded = |extra: Value| merged(json!({"note_id": note, "idempotency_key": key()}), extra);
     let many: Vec<Value> = (0..21).map(|i| json!({"title": format!("s{i}")})).collect();
     let cases: Vec<(&str, Value, Verdict)> = vec![
         (
@@ -379,16 +370,7 @@ async fn bad_urls_tab_types_and_operation_arguments_are_refused_by_name() {
     let agent = h.agent().await;
     let note = h.approved_note("Refusals").await;
     let v = agent_version(&agent, &note).await;
-    let deck = ok(
-        &agent,
-        "create_note_tab",
-        json!({"note_id": note, "expected_version": v, "idempotency_key": key(),
-               "tab_type": "slides"}),
-    )
-    .await["tab_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let deck = create_tab(&agent, &note, v, json!({"tab_type": "slides"})).await;
     let before = h.note(&note).await;
     let v = before["version"].as_u64().unwrap();
 
@@ -456,10 +438,10 @@ async fn bad_urls_tab_types_and_operation_arguments_are_refused_by_name() {
         ),
     ];
     for (tool, extra, field, code) in cases {
-        let mut args = json!({"note_id": note, "expected_version": v, "idempotency_key": key()});
-        args.as_object_mut()
-            .unwrap()
-            .extend(extra.as_object().unwrap().clone());
+        let args = merged(
+            json!({"note_id": note, "expected_version": v, "idempotency_key": key()}),
+            extra,
+        );
         let out = refused(&agent, tool, args.clone()).await;
         assert_eq!(out["field"], field, "{tool} {args}: {out}");
         assert_eq!(out["error"], code, "{tool} {args}: {out}");
@@ -510,11 +492,10 @@ async fn scopes_and_approval_decide_what_exists_and_what_may_be_written() {
             json!({"title": "x", "url": "https://example.org"}),
         ),
     ] {
-        let mut args =
-            json!({"note_id": approved, "expected_version": v, "idempotency_key": key()});
-        args.as_object_mut()
-            .unwrap()
-            .extend(extra.as_object().unwrap().clone());
+        let args = merged(
+            json!({"note_id": approved, "expected_version": v, "idempotency_key": key()}),
+            extra,
+        );
         let out = refused(&reader, tool, args).await;
         assert_eq!(out["error"], "insufficient_scope", "{tool}");
         assert_eq!(out["scope"], "notes:write", "{tool}");
@@ -575,55 +556,40 @@ async fn scopes_and_approval_decide_what_exists_and_what_may_be_written() {
     assert_eq!(out["field"], "note_id");
 }
 
-fn initialize_body() -> Value {
-    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"}}})
-}
-
 /// The HTTP layer: bearer token (401 with a challenge), Origin and Host checks.
 #[tokio::test]
 async fn the_http_layer_checks_token_origin_and_host() {
     let h = Harness::start();
-    let post = |token: Option<&str>, headers: &[(&str, &str)]| {
+    let initialize = initialize_message();
+    for token in [None, Some("qk_not-a-token")] {
         let mut req = h
             .http
             .post(h.mcp_url())
             .header("accept", "application/json, text/event-stream")
             .header("content-type", "application/json")
-            .body(initialize_body().to_string());
+            .body(initialize.to_string());
         if let Some(token) = token {
             req = req.bearer_auth(token);
         }
-        for (name, value) in headers {
-            req = req.header(*name, *value);
-        }
-        req.send()
-    };
-    for token in [None, Some("qk_not-a-token")] {
-        let res = post(token, &[]).await.unwrap();
+        let res = req.send().await.unwrap();
         assert_eq!(res.status(), 401, "{token:?}");
         let challenge = res.headers()["www-authenticate"].to_str().unwrap();
         assert!(challenge.starts_with("Bearer"), "{challenge}");
     }
-    let res = post(Some(h.token()), &[]).await.unwrap();
+    let res = h.post_mcp(&initialize, &[]).await;
     assert_eq!(res.status(), 200, "no Origin: a desktop host or CLI");
-    let res = post(Some(h.token()), &[("origin", "http://localhost:6274")])
-        .await
-        .unwrap();
+    let res = h
+        .post_mcp(&initialize, &[("origin", "http://localhost:6274")])
+        .await;
     assert_eq!(res.status(), 200, "a local browser tool");
-    let res = post(Some(h.token()), &[("origin", "https://evil.example")])
-        .await
-        .unwrap();
+    let res = h
+        .post_mcp(&initialize, &[("origin", "https://evil.example")])
+        .await;
     assert_eq!(res.status(), 403, "a foreign Origin");
-    let res = post(Some(h.token()), &[("host", "evil.example")])
-        .await
-        .unwrap();
-    assert!(
-        res.status().is_client_error(),
-        "a foreign Host (DNS rebinding): {}",
-        res.status()
-    );
+    for host in ["evil.example", "notes.lan"] {
+        let res = h.post_mcp(&initialize, &[("host", host)]).await;
+        assert_eq!(res.status(), 403, "a foreign Host (DNS rebinding): {host}");
+    }
     assert!(
         mcp_support::connect(&h.mcp_url(), "qk_wrong", Protocol::Stateless)
             .await
@@ -637,6 +603,101 @@ async fn the_http_layer_checks_token_origin_and_host() {
         .await
         .unwrap_err();
     assert!(err.to_string().contains("delete_note"), "{err}");
+}
+
+/// `--allowed-host`: a server reached by its LAN name accepts that name (with any port, or
+/// the one given) besides loopback, and still no other.
+#[tokio::test]
+async fn an_allowed_host_is_accepted_besides_loopback() {
+    let h = Harness::start_with(&[
+        "--allowed-host",
+        "notes.lan",
+        "--allowed-host",
+        "192.168.1.20:7878",
+    ]);
+    let initialize = initialize_message();
+    for host in [
+        "notes.lan",
+        "notes.lan:7878",
+        "NOTES.LAN",
+        "192.168.1.20:7878",
+        "127.0.0.1",
+    ] {
+        let res = h.post_mcp(&initialize, &[("host", host)]).await;
+        assert_eq!(res.status(), 200, "{host}");
+    }
+    for host in ["evil.example", "192.168.1.20", "192.168.1.20:80", "lan"] {
+        let res = h.post_mcp(&initialize, &[("host", host)]).await;
+        assert_eq!(res.status(), 403, "{host}");
+    }
+    // REST is not behind the Host check; the agent sees what it saw before.
+    let agent = h.agent().await;
+    assert_eq!(
+        ok(&agent, "list_notes", json!({})).await["notes"],
+        json!([])
+    );
+}
+
+/// A flag value that is not a host name stops `serve` before it listens, naming the flag.
+#[test]
+fn a_malformed_allowed_host_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for bad in ["http://notes.lan", "notes.lan/mcp", "me@notes.lan", ""] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_quire-server"))
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--allowed-host",
+                bad,
+                "--db",
+            ])
+            .arg(dir.path().join("quire.db"))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{bad:?} was accepted");
+        assert!(out.stdout.is_empty(), "{bad:?}: it listened");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("--allowed-host"), "{bad:?}: {stderr}");
+    }
+}
+
+/// `/mcp` has the REST body limit (`--body-limit`): under it a write lands, over it the
+/// request gets 413 and writes nothing.
+#[tokio::test]
+async fn the_body_limit_holds_for_mcp() {
+    let h = Harness::start_with(&["--body-limit", "65536"]);
+    let note = h.approved_note("Limit").await;
+    let agent = h.agent().await;
+    let written = ok(
+        &agent,
+        "edit_note_tab",
+        replace_text(&note, 1, &"x".repeat(60_000)),
+    )
+    .await;
+    assert_eq!(written["version"], 2);
+
+    let session = h.raw_session().await;
+    let args = replace_text(&note, 2, &"y".repeat(70_000));
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": "edit_note_tab", "arguments": args}});
+    let res = h.post_mcp(&call, &[("mcp-session-id", &session)]).await;
+    assert_eq!(res.status(), 413);
+    let after = h.note(&note).await;
+    assert_eq!(after["version"], 2, "nothing written");
+    assert_eq!(after["tabs"][0]["data"], "x".repeat(60_000));
+}
+
+/// The default limit is REST's 16 MiB on `/mcp` too (not the MCP library's own 4 MiB).
+#[tokio::test]
+async fn mcp_takes_bodies_up_to_the_default_limit() {
+    let h = Harness::start();
+    let note = h.approved_note("Large").await;
+    let agent = h.agent().await;
+    let text = "z".repeat(5 * 1024 * 1024);
+    let written = ok(&agent, "edit_note_tab", replace_text(&note, 1, &text)).await;
+    assert_eq!(written["version"], 2);
 }
 
 #[tokio::test]
@@ -663,9 +724,7 @@ async fn a_stale_write_is_a_conflict_result_and_a_resend_is_a_replay() {
         .await;
     assert_eq!(status, 200);
 
-    let stale = json!({"note_id": note, "tab_id": "markdown", "expected_version": v,
-                       "idempotency_key": key(), "operation": "replace_text",
-                       "text": "agent's line"});
+    let stale = replace_text(&note, v, "agent's line");
     let conflict = refused(&agent, "edit_note_tab", stale).await;
     assert_eq!(conflict["error"], "version_conflict");
     assert_eq!(conflict["current_version"], v + 1);
@@ -679,10 +738,11 @@ async fn a_stale_write_is_a_conflict_result_and_a_resend_is_a_replay() {
         json!({"note_id": note, "tab_id": "markdown"}),
     )
     .await;
-    let redo = json!({"note_id": note, "tab_id": "markdown",
-                      "expected_version": fresh["version"], "idempotency_key": key(),
-                      "operation": "replace_text",
-                      "text": format!("{}\nagent's line", fresh["data"].as_str().unwrap())});
+    let redo = replace_text(
+        &note,
+        fresh["version"].as_u64().unwrap(),
+        &format!("{}\nagent's line", fresh["data"].as_str().unwrap()),
+    );
     let first = ok(&agent, "edit_note_tab", redo.clone()).await;
     assert_eq!(first["version"], v + 2);
     assert_eq!(first["replayed"], false);
@@ -703,14 +763,13 @@ async fn read_tools_show_tabs_and_sheet_windows() {
     let agent = h.agent().await;
     let note = h.approved_note("Reads").await;
     let v = agent_version(&agent, &note).await;
-    let sheet = ok(
+    let sheet_id = create_tab(
         &agent,
-        "create_note_tab",
-        json!({"note_id": note, "expected_version": v, "idempotency_key": key(),
-               "tab_type": "sheet", "label": "Budget"}),
+        &note,
+        v,
+        json!({"tab_type": "sheet", "label": "Budget"}),
     )
     .await;
-    let sheet_id = sheet["tab_id"].as_str().unwrap().to_owned();
     assert!(sheet_id.starts_with("sheet-"), "{sheet_id}");
     let tabs = ok(&agent, "list_note_tabs", json!({"note_id": note})).await;
     assert_eq!(tabs["version"], v + 1);
@@ -917,13 +976,7 @@ async fn the_stdio_bridge_relays_to_the_server() {
     let listed = ok(&agent, "list_notes", json!({})).await;
     assert_eq!(listed["notes"][0]["note_id"], note.as_str());
     let v = agent_version(&agent, &note).await;
-    let written = ok(
-        &agent,
-        "edit_note_tab",
-        json!({"note_id": note, "tab_id": "markdown", "expected_version": v,
-               "idempotency_key": key(), "operation": "replace_text", "text": "via stdio"}),
-    )
-    .await;
+    let written = ok(&agent, "edit_note_tab", replace_text(&note, v, "via stdio")).await;
     assert_eq!(written["version"], v + 1);
     let refusal = call(
         &agent,

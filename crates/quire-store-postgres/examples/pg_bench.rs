@@ -24,6 +24,7 @@ use quire_model::{NoteId, Op, TabId, Timestamp, Version};
 use quire_store::{Change, NewNote, Store, WriteRequest};
 use quire_store_postgres::cluster::{Cluster, Durability};
 use quire_store_postgres::{PgOptions, PgStore};
+use quire_testkit::bench::{Samples, Stats, micros, text_200};
 use tokio_postgres::NoTls;
 
 fn writes_arg() -> usize {
@@ -37,34 +38,6 @@ fn writes_arg() -> usize {
         }
     }
     writes
-}
-
-struct Stats {
-    median: Duration,
-    p99: Duration,
-}
-
-fn stats(mut samples: Vec<Duration>) -> Stats {
-    samples.sort();
-    let at = |q: f64| samples[((samples.len() as f64 - 1.0) * q).round() as usize];
-    Stats {
-        median: at(0.5),
-        p99: at(0.99),
-    }
-}
-
-fn us(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e6
-}
-
-/// 200 characters, different for every `i` (so that no write is a no-op).
-fn text_200(i: usize) -> String {
-    let mut s = format!("write {i:>10} ");
-    while s.len() < 200 {
-        s.push_str("lorem ipsum dolor sit amet ");
-    }
-    s.truncate(200);
-    s
 }
 
 fn request(id: &NoteId, version: u64, i: usize) -> WriteRequest {
@@ -151,7 +124,8 @@ async fn sequential(url: &str, writes: usize) -> Trio {
 
     // One of each in turn, the order rotating, so that all three see the same disk.
     let warmup = writes / 20;
-    let (mut warm_samples, mut cold_samples, mut bare) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut warm_samples, mut cold_samples, mut bare) =
+        (Samples::default(), Samples::default(), Samples::default());
     let (mut warm_version, mut cold_version) = (1, 1);
     for i in 0..warmup + writes {
         for turn in 0..3 {
@@ -192,9 +166,9 @@ async fn sequential(url: &str, writes: usize) -> Trio {
     warm.close().await.expect("close");
     cold.close().await.expect("close");
     Trio {
-        warm: stats(warm_samples),
-        cold: stats(cold_samples),
-        floor: stats(bare),
+        warm: warm_samples.stats(),
+        cold: cold_samples.stats(),
+        floor: bare.stats(),
     }
 }
 
@@ -327,8 +301,8 @@ async fn main() {
     ] {
         println!(
             "| bare single-row UPDATE (floor), {name} | {:.1} | {:.1} | 1.00 |",
-            us(trio.floor.median),
-            us(trio.floor.p99)
+            micros(trio.floor.median),
+            micros(trio.floor.p99)
         );
         for (kind, s) in [
             (
@@ -342,8 +316,8 @@ async fn main() {
         ] {
             println!(
                 "| {kind}, {name} | {:.1} | {:.1} | {:.2} |",
-                us(s.median),
-                us(s.p99),
+                micros(s.median),
+                micros(s.p99),
                 ratio(s.median, trio.floor.median)
             );
         }

@@ -264,6 +264,13 @@ impl Store for PgStore {
         })
     }
 
+    async fn note_meta(&self, id: &NoteId) -> Result<NoteMeta> {
+        let db = self.client().await?;
+        read::note_meta(&db, id)
+            .await?
+            .ok_or_else(|| StoreError::NoteNotFound(id.clone()))
+    }
+
     async fn write(&self, req: WriteRequest) -> Result<WriteResult> {
         check_key(req.idempotency_key.as_ref())?;
         let w = self.writer().await?;

@@ -174,6 +174,18 @@ pub(crate) async fn note_at(
     .map(Some)
 }
 
+/// What the store knows about the Note beyond its content: one row of `notes`, no tab content.
+pub(crate) async fn note_meta(db: &Object, id: &NoteId) -> Result<Option<NoteMeta>, Fail> {
+    let stmt = db
+        .prepare_cached("SELECT agent_access, created_at, updated_at FROM notes WHERE id = $1")
+        .await?;
+    db.query_opt(&stmt, &[&id.as_str()])
+        .await?
+        .as_ref()
+        .map(meta_of)
+        .transpose()
+}
+
 pub(crate) async fn note_exists(db: &Object, id: &NoteId) -> Result<bool, Fail> {
     let stmt = db
         .prepare_cached("SELECT EXISTS (SELECT 1 FROM notes WHERE id = $1)")

@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 
 use quire_model::{NoteId, Op, TabId, Timestamp, Version};
 use quire_store::{Change, NewNote, SqliteOptions, SqliteStore, Store, Synchronous, WriteRequest};
+use quire_testkit::bench::{Samples, Stats, micros as us, text_200};
 
 struct Args {
     writes: usize,
@@ -53,43 +54,10 @@ fn args() -> Args {
     out
 }
 
-#[derive(Default)]
-struct Samples(Vec<Duration>);
-
-struct Stats {
-    median: Duration,
-    p99: Duration,
-}
-
-impl Samples {
-    fn stats(mut self) -> Stats {
-        self.0.sort();
-        let at = |q: f64| self.0[((self.0.len() as f64 - 1.0) * q).round() as usize];
-        Stats {
-            median: at(0.5),
-            p99: at(0.99),
-        }
-    }
-}
-
 fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration) {
     let t = Instant::now();
     let out = f();
     (out, t.elapsed())
-}
-
-fn us(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e6
-}
-
-/// 200 characters, different for every `i` (so that no write is a no-op).
-fn text_200(i: usize) -> String {
-    let mut s = format!("write {i:>10} ");
-    while s.len() < 200 {
-        s.push_str("lorem ipsum dolor sit amet ");
-    }
-    s.truncate(200);
-    s
 }
 
 async fn new_note(store: &dyn Store, n: usize) -> NoteId {
@@ -166,7 +134,7 @@ impl Guarded {
                     .note_at(&self.id, Version(v))
                     .await
                     .expect("note_at");
-                samples.0.push(t.elapsed());
+                samples.push(t.elapsed());
                 assert_eq!(note.version, Version(v));
             }
             out.push((v, samples.stats()));
@@ -309,8 +277,8 @@ async fn main() {
         let tg = guarded_normal.once(i).await;
         let tb = bare_normal.once(i);
         if i >= warmup {
-            g.0.push(tg);
-            b.0.push(tb);
+            g.push(tg);
+            b.push(tb);
         }
     }
     let (normal, bare_normal) = (g.stats(), b.stats());
@@ -337,9 +305,9 @@ async fn main() {
         let tb = bare_full.once(i);
         let tf = fsync.once(i);
         if i >= warmup {
-            g.0.push(tg);
-            b.0.push(tb);
-            f.0.push(tf);
+            g.push(tg);
+            b.push(tb);
+            f.push(tf);
         }
     }
     let (full, bare_full, fsync) = (g.stats(), b.stats(), f.stats());

@@ -5,11 +5,13 @@
 //! typed [`Conflict`] naming the tabs changed since), then apply, bump, history, key + result.
 #![forbid(unsafe_code)]
 
+mod clock;
 #[cfg(feature = "conformance")]
 pub mod conformance;
 mod sqlite;
 mod types;
 
+pub use clock::{Clock, SystemClock};
 pub use sqlite::{SqliteOptions, SqliteStore, Synchronous};
 pub use types::{
     Change, Conflict, NewNote, NoteMeta, Scope, StoreError, StoredNote, TokenRecord, VersionInfo,

@@ -170,3 +170,158 @@ async fn close_drains_then_refuses_writes() {
         "exactly the acknowledged writes are stored"
     );
 }
+
+/// Two stores on one file (two servers, or a tool beside the server): each writer keeps its
+/// own copy of the Notes it wrote, and must not trust it once the other has committed. A stale
+/// write is refused with the version the other store made, however the two interleave.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_by_another_connection_is_seen_by_the_next_guarded_write() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let path = dir.path().join("shared.db");
+    let opts = || SqliteOptions {
+        synchronous: Synchronous::Normal,
+        ..SqliteOptions::default()
+    };
+    let a = SqliteStore::open(&path, opts()).expect("open a");
+    let b = SqliteStore::open(&path, opts()).expect("open b");
+    let (created, _) = a.create_note(new_note(0)).await.expect("create");
+    let id = created.note.id;
+
+    // a writes version 2 (and now holds the Note at 2); b, from the file, writes version 3.
+    assert_eq!(
+        a.write(text(&id, 1, "a1")).await.unwrap().version,
+        Version(2)
+    );
+    assert_eq!(
+        b.write(text(&id, 2, "b1")).await.unwrap().version,
+        Version(3)
+    );
+
+    // a still holds version 2: the write it bases on 2 is stale, not a silent overwrite of b's.
+    match a.write(text(&id, 2, "a2")).await {
+        Err(StoreError::Conflict(c)) => {
+            assert_eq!(c.current_version, Version(3));
+            assert_eq!(c.changed_tab_ids, vec![TabId::new(TabId::MARKDOWN)]);
+        }
+        other => panic!("expected a conflict, got {other:?}"),
+    }
+    // Based on b's version it goes through, and b in turn sees a's.
+    assert_eq!(
+        a.write(text(&id, 3, "a3")).await.unwrap().version,
+        Version(4)
+    );
+    assert!(matches!(
+        b.write(text(&id, 3, "b2")).await,
+        Err(StoreError::Conflict(_))
+    ));
+    let note = b.get_note(&id).await.expect("read").note;
+    assert_eq!((note.version, markdown(&note)), (Version(4), "a3"));
+    a.close().await.expect("close a");
+    b.close().await.expect("close b");
+}
+
+/// A version whose tabs, kinds and labels are those of the version before stores only where
+/// its tabs' contents are (`{"layout": V, "data_at": [...]}`), not the whole strip again; every
+/// version still reads back exactly as the model computes it, across renames, new tabs, moves
+/// and a restore of an older layout, from the pool and from a store opened afresh.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unchanged_layout_is_not_stored_again() {
+    use quire_model::{ApplyCtx, Note};
+
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let path = dir.path().join("strip.db");
+    let store = SqliteStore::open(&path, SqliteOptions::default()).expect("open");
+    let (created, _) = store.create_note(new_note(0)).await.expect("create");
+    let id = created.note.id.clone();
+    let mut model: Vec<Note> = vec![created.note];
+
+    let steps: Vec<serde_json::Value> = vec![
+        serde_json::json!([{"op": "replace_text", "tab_id": "markdown", "text": "one"}]),
+        serde_json::json!([{"op": "rename_tab", "tab_id": "markdown", "label": "Draft"}]),
+        serde_json::json!([{"op": "replace_text", "tab_id": "markdown", "text": "two"}]),
+        serde_json::json!([{"op": "create_tab", "tab_type": "sheet", "label": "Q3"}]),
+        serde_json::json!([{"op": "move_tab", "tab_id": "files", "index": 0}]),
+        serde_json::json!([{"op": "add_source", "title": "A page", "url": "https://example.org/a"}]),
+        serde_json::json!("restore 2"),
+        serde_json::json!([{"op": "replace_text", "tab_id": "markdown", "text": "three"}]),
+    ];
+    let ctx = ApplyCtx {
+        now: Timestamp(1_796_019_882_000),
+        author: "agent",
+    };
+    for (n, step) in steps.into_iter().enumerate() {
+        let current = model.last().expect("a version").clone();
+        let (change, mut next) = if step.is_string() {
+            let old = model[1].clone();
+            let next = quire_model::restore(&current, &old).note;
+            (
+                Change::Restore {
+                    version: Version(2),
+                },
+                next,
+            )
+        } else {
+            let ops: Vec<Op> = serde_json::from_value(step).expect("ops");
+            let next = quire_model::apply(&current, &ops, &ctx)
+                .expect("apply")
+                .note;
+            (Change::Ops(ops), next)
+        };
+        let result = store
+            .write(WriteRequest {
+                note_id: id.clone(),
+                expected_version: current.version,
+                idempotency_key: Some(format!("step-{n}")),
+                author: "agent".to_owned(),
+                change,
+                now: ctx.now,
+            })
+            .await
+            .expect("write");
+        next.version = result.version;
+        model.push(next);
+    }
+    store.close().await.expect("close");
+
+    // The forms stored: the creation, a rename, a new tab, a move and the restore of version 2's
+    // labels spell the strip out; the content-only writes point at the layout before them.
+    let conn = rusqlite::Connection::open(&path).expect("open raw");
+    let mut stmt = conn
+        .prepare("SELECT strip FROM versions ORDER BY key")
+        .expect("prepare");
+    let strips: Vec<serde_json::Value> = stmt
+        .query_map([], |r| r.get::<_, String>(0))
+        .expect("query")
+        .map(|s| serde_json::from_str(&s.expect("row")).expect("strip JSON"))
+        .collect();
+    let layouts: Vec<Option<u64>> = strips
+        .iter()
+        .map(|s| s.get("layout").map(|v| v.as_u64().expect("a version")))
+        .collect();
+    assert_eq!(
+        layouts,
+        vec![
+            None,
+            Some(1),
+            None,
+            Some(3),
+            None,
+            None,
+            Some(6),
+            None,
+            Some(8)
+        ]
+    );
+
+    let reopened = SqliteStore::open(&path, SqliteOptions::default()).expect("reopen");
+    for expected in &model {
+        let stored = reopened
+            .note_at(&id, expected.version)
+            .await
+            .expect("note_at");
+        assert_eq!(&stored, expected, "version {}", expected.version);
+    }
+    let current = reopened.get_note(&id).await.expect("current").note;
+    assert_eq!(Some(&current), model.last());
+    reopened.close().await.expect("close");
+}

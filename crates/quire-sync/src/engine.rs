@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
-use quire_model::{Note, NoteId, NoteSummary, Op, TabData, TabId, TabKind, Timestamp, Version};
-use quire_store::{VersionInfo, WriteResult};
+use quire_model::{Note, NoteId, NoteSummary, Op, TabData, TabId, TabKind, Version};
+use quire_store::{Clock, VersionInfo, WriteResult};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
@@ -28,25 +28,6 @@ use crate::machine::{
     Stats, SyncError, TabState, WriteBody, step,
 };
 use crate::merge::{ClashChoice, MergeError, TabMerge};
-
-/// The clock, passed in so tests drive time.
-pub trait Clock: Send + Sync + 'static {
-    fn now(&self) -> Timestamp;
-}
-
-/// Wall-clock time.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct SystemClock;
-
-impl Clock for SystemClock {
-    fn now(&self) -> Timestamp {
-        let ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis() as i64)
-            .unwrap_or(0);
-        Timestamp(ms)
-    }
-}
 
 /// How to start an engine.
 #[derive(Debug, Clone)]

@@ -29,9 +29,11 @@ pub mod merge;
 pub use client::{Client, ClientError, ServerEvent, WriteEvent};
 pub use content::{Content, ContentError};
 pub use engine::{
-    Clock, ConflictChoice, DraftPolicy, Engine, EngineConfig, EngineError, EngineEvent, ErrorBody,
-    NoteStatus, NoteView, Snapshot, SystemClock, TabStatus, TabSummary, TabView, WriteOutcome,
+    ConflictChoice, DraftPolicy, Engine, EngineConfig, EngineError, EngineEvent, ErrorBody,
+    NoteStatus, NoteView, Snapshot, TabStatus, TabSummary, TabView, WriteOutcome,
 };
 pub use local::{ArchivedDraft, LedgerEntry, LocalError, LocalStore};
 pub use machine::{NoteSync, TabState};
 pub use merge::{ClashChoice, TabMerge};
+/// What [`Engine::start`] takes for time (defined with the store's types, shared with the server).
+pub use quire_store::{Clock, SystemClock};

@@ -8,7 +8,11 @@
 //! ```
 //!
 //! Blocking (std::process) so it works from any test, async or not; the waits are short.
+//!
+//! [`bench`] is the benchmarks' share: percentiles and the text they write.
 #![forbid(unsafe_code)]
+
+pub mod bench;
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read};

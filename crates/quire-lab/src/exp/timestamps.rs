@@ -6,8 +6,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use quire_model::TabId;
-use quire_server::notes::SystemClock;
-use quire_store::{Store, Synchronous};
+use quire_store::{Store, Synchronous, SystemClock};
 
 use super::editor::{Editor, OnConflict, Totals, Work, pair_clients, spawn_pair};
 use crate::client::{Client, Direct};

@@ -8,6 +8,8 @@ mod error;
 mod events;
 mod rest;
 
+use std::sync::Arc;
+
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::{Method, Uri};
@@ -27,8 +29,10 @@ pub struct AppState {
     /// Cancelled when the server starts shutting down: long-lived responses (event streams,
     /// MCP streams) end so that the graceful shutdown can complete.
     pub shutdown: CancellationToken,
-    /// The request body limit in bytes (for the 413 message).
+    /// The request body limit in bytes, for REST and `/mcp` alike.
     pub body_limit: usize,
+    /// Names `/mcp` accepts in the `Host` header besides loopback.
+    pub allowed_hosts: Arc<[String]>,
 }
 
 /// The whole HTTP surface: REST, `/healthz`, and (when present) `/mcp`.

@@ -7,7 +7,8 @@
 //! - Tools are adapters over [`Notes`] on [`Channel::Agent`](crate::notes::Channel): the same
 //!   scopes, approval and guarded write as the person's REST calls.
 //! - The HTTP layer is the REST one: a bearer token is required ([`require_caller`], 401 with
-//!   `WWW-Authenticate`), the `Host` header must be a loopback name (DNS rebinding) and a
+//!   `WWW-Authenticate`), the body limit is the same (413), the `Host` header must be a
+//!   loopback name or one the server was given (`--allowed-host`; DNS rebinding) and a
 //!   browser `Origin` must be a loopback one; a request without `Origin` (a desktop host, a
 //!   CLI) passes.
 //! - Protocol versions: every one rmcp knows, 2025-11-25 with sessions and 2026-07-28 without
@@ -69,7 +70,13 @@ fn catalog() -> Result<&'static Catalog, ErrorData> {
 /// sessions end when the server shuts down.
 pub fn service(state: &AppState) -> Router {
     let notes = state.notes.clone();
-    let config = StreamableHttpServerConfig::default()
+    // rmcp's default hosts are the loopback names; the server's own names come on top.
+    let mut config = StreamableHttpServerConfig::default();
+    config
+        .allowed_hosts
+        .extend(state.allowed_hosts.iter().cloned());
+    let config = config
+        .with_max_request_body_bytes(state.body_limit)
         .with_allowed_origins(LOOPBACK_ORIGINS)
         .enforce_origin_validation()
         .with_cancellation_token(state.shutdown.child_token());

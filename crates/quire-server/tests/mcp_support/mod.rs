@@ -21,8 +21,17 @@ pub struct Harness {
 
 impl Harness {
     pub fn start() -> Harness {
-        let server = ServerProcess::spawn_with(Options::new(env!("CARGO_BIN_EXE_quire-server")))
-            .expect("start quire-server");
+        Self::start_with(&[])
+    }
+
+    /// A server started with extra `serve` arguments, e.g. `["--body-limit", "1024"]`.
+    pub fn start_with(serve_args: &[&str]) -> Harness {
+        let options = serve_args
+            .iter()
+            .fold(Options::new(env!("CARGO_BIN_EXE_quire-server")), |o, a| {
+                o.arg(*a)
+            });
+        let server = ServerProcess::spawn_with(options).expect("start quire-server");
         Harness {
             server,
             http: reqwest::Client::new(),
@@ -56,6 +65,33 @@ impl Harness {
         connect(&self.mcp_url(), token, protocol)
             .await
             .expect("connect the MCP client")
+    }
+
+    /// A JSON-RPC message POSTed to `/mcp` as a bare HTTP client would, with the read+write
+    /// token and any extra headers (`host`, `origin`, `mcp-session-id`...).
+    pub async fn post_mcp(&self, message: &Value, headers: &[(&str, &str)]) -> reqwest::Response {
+        let mut req = self
+            .authed(self.http.post(self.mcp_url()))
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .body(message.to_string());
+        for (name, value) in headers {
+            req = req.header(*name, *value);
+        }
+        req.send().await.unwrap()
+    }
+
+    /// A session opened by hand (`initialize`, then `notifications/initialized`): its ID.
+    pub async fn raw_session(&self) -> String {
+        let res = self.post_mcp(&initialize_message(), &[]).await;
+        assert_eq!(res.status(), 200, "initialize");
+        let session = res.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let res = self
+            .post_mcp(&initialized, &[("mcp-session-id", &session)])
+            .await;
+        assert!(res.status().is_success(), "initialized: {}", res.status());
+        session
     }
 
     // The person, on REST.
@@ -123,6 +159,13 @@ impl Harness {
         let status = res.status().as_u16();
         (status, res.json().await.unwrap_or(Value::Null))
     }
+}
+
+/// `initialize` on the 2025-11-25 protocol, as a bare JSON-RPC message.
+pub fn initialize_message() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"}}})
 }
 
 /// Which MCP lifecycle the client speaks.
@@ -217,4 +260,38 @@ pub async fn agent_version(agent: &Agent, note_id: &str) -> u64 {
 /// A fresh idempotency key: one per intended change.
 pub fn key() -> String {
     uuid::Uuid::now_v7().to_string()
+}
+
+/// `edit_note_tab` arguments: `replace_text` on the Markdown tab, with a fresh key.
+pub fn replace_text(note_id: &str, expected_version: u64, text: &str) -> Value {
+    json!({"note_id": note_id, "tab_id": "markdown", "expected_version": expected_version,
+           "idempotency_key": key(), "operation": "replace_text", "text": text})
+}
+
+/// `base` with the members of `extra` added (both JSON objects).
+pub fn merged(mut base: Value, extra: Value) -> Value {
+    let Value::Object(extra) = extra else {
+        panic!("not an object: {extra}")
+    };
+    base.as_object_mut()
+        .expect("the base is an object")
+        .extend(extra);
+    base
+}
+
+/// `create_note_tab` with these `fields` (`tab_type`, `label`...): the new tab's ID.
+pub async fn create_tab(
+    agent: &Agent,
+    note_id: &str,
+    expected_version: u64,
+    fields: Value,
+) -> String {
+    let args = merged(
+        json!({"note_id": note_id, "expected_version": expected_version, "idempotency_key": key()}),
+        fields,
+    );
+    ok(agent, "create_note_tab", args).await["tab_id"]
+        .as_str()
+        .expect("a tab ID")
+        .to_owned()
 }

@@ -66,14 +66,20 @@ impl Api {
             .to_owned()
     }
 
-    pub async fn note(&self, id: &str) -> Value {
-        let resp = self
-            .req(Method::GET, &format!("/notes/{id}"))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(resp.status(), StatusCode::OK);
+    /// GET `path`.
+    pub async fn get(&self, path: &str) -> Response {
+        self.req(Method::GET, path).send().await.unwrap()
+    }
+
+    /// GET `path`: 200 and its JSON body.
+    pub async fn get_ok(&self, path: &str) -> Value {
+        let resp = self.get(path).await;
+        assert_eq!(resp.status(), StatusCode::OK, "GET {path}");
         resp.json().await.unwrap()
+    }
+
+    pub async fn note(&self, id: &str) -> Value {
+        self.get_ok(&format!("/notes/{id}")).await
     }
 
     /// The Note's version and its Markdown text.
@@ -83,13 +89,7 @@ impl Api {
     }
 
     pub async fn history_len(&self, id: &str) -> usize {
-        let resp = self
-            .req(Method::GET, &format!("/notes/{id}/versions"))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(resp.status(), StatusCode::OK);
-        let body: Value = resp.json().await.unwrap();
+        let body = self.get_ok(&format!("/notes/{id}/versions")).await;
         body["versions"].as_array().unwrap().len()
     }
 

@@ -1,11 +1,15 @@
-//! The writer's copy of the Notes it wrote last, so that a write does not read and parse every
-//! tab of its Note again. An entry is used only when its version is the newest one stored,
-//! read inside the write transaction, and the cache is emptied whenever a batch is lost, so it
-//! never holds a state that is not committed (or about to be, in the open batch).
+//! The writer's copy of the Notes it wrote last, so that a write neither reads its Note's
+//! version nor parses every tab of it again. An entry is always the newest version of its Note:
+//! every write of this store goes through the writer, which puts what it wrote; the cache is
+//! emptied whenever a batch is lost (so it never holds a state that is not committed, or about
+//! to be, in the open batch) and whenever another connection has committed to the file since
+//! the writer's last transaction (SQLite's `data_version`, read once per batch under the
+//! write lock).
 
 use std::collections::HashMap;
 
 use quire_model::{NoteId, Version};
+use rusqlite::Connection;
 
 use super::read::Located;
 
@@ -15,12 +19,32 @@ const CAPACITY: usize = 64;
 #[derive(Default)]
 pub(super) struct NoteCache {
     notes: HashMap<NoteId, Located>,
+    /// `PRAGMA data_version` as the writer last saw it: it changes when another connection
+    /// commits, never for the writer's own commits.
+    data_version: Option<i64>,
 }
 
 impl NoteCache {
     /// The Note's number in the file, if it is cached (a Note is never deleted).
     pub(super) fn nid(&self, id: &NoteId) -> Option<i64> {
         self.notes.get(id).map(|l| l.nid)
+    }
+
+    /// Forgets every Note if another connection committed since the last call. Called at the
+    /// start of each batch, inside its `BEGIN IMMEDIATE` (no one else can commit until it ends).
+    pub(super) fn check_data_version(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        let mut stmt = conn.prepare_cached("PRAGMA data_version")?;
+        let now: i64 = stmt.query_row([], |r| r.get(0))?;
+        if self.data_version != Some(now) {
+            self.notes.clear();
+            self.data_version = Some(now);
+        }
+        Ok(())
+    }
+
+    /// The Note at its newest version, if it is cached.
+    pub(super) fn current(&self, id: &NoteId) -> Option<&Located> {
+        self.notes.get(id)
     }
 
     /// The Note, if the cached copy is at `version`.
@@ -37,5 +61,6 @@ impl NoteCache {
 
     pub(super) fn clear(&mut self) {
         self.notes.clear();
+        self.data_version = None;
     }
 }

@@ -3,13 +3,14 @@
 //! savepoint, so a refused write leaves nothing behind, not even its idempotency key.
 
 use quire_model::{
-    ApplyCtx, Note, NoteId, OpError, OpErrorCode, OpOutcome, TabId, Version, limits,
+    ApplyCtx, Note, NoteId, OpError, OpErrorCode, OpOutcome, TabData, TabId, Version, limits,
 };
 use rusqlite::{Connection, OptionalExtension};
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use sha2::{Digest, Sha256};
 
 use super::cache::NoteCache;
-use super::read::{self, Located, StripEntry};
+use super::read::{self, Located, StoredStrip, StripEntry};
 use crate::{
     Change, Conflict, NewNote, NoteMeta, Result, Scope, StoreError, StoredNote, TokenRecord,
     WriteRequest, WriteResult,
@@ -20,11 +21,31 @@ pub(super) fn fingerprint(req: &WriteRequest) -> Result<[u8; 32]> {
     let mut hasher = Sha256::new();
     hasher.update(req.expected_version.0.to_string().as_bytes());
     hasher.update(b"\n");
-    hasher.update(serde_json::to_vec(&req.change)?);
+    // The change's JSON goes straight into the hash: the same bytes as `to_vec`, no copy.
+    serde_json::to_writer(HashWriter(&mut hasher), &req.change)?;
     Ok(hasher.finalize().into())
 }
 
+/// Feeds what is written into a SHA-256.
+struct HashWriter<'a>(&'a mut Sha256);
+
+impl std::io::Write for HashWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// The guarded write: idempotency key, then version, then apply, bump, history, key + result.
+///
+/// The key is claimed first, by inserting its row: a key already there is a replay (one
+/// lookup, only then); a fresh key costs no lookup at all. The row says the write made the
+/// version after `expected_version`; a refused write rolls back (its row with it), a no-op
+/// write corrects it.
 pub(super) fn write(
     conn: &Connection,
     cache: &mut NoteCache,
@@ -35,18 +56,19 @@ pub(super) fn write(
         Some(nid) => nid,
         None => read::nid(conn, id)?,
     };
-    let fingerprint = match &req.idempotency_key {
-        Some(key) => {
-            let fingerprint = fingerprint(req)?;
-            if let Some(replay) = replay(conn, nid, id, key, &fingerprint)? {
-                return Ok(replay);
-            }
-            Some(fingerprint)
+    if let Some(key) = &req.idempotency_key {
+        let fingerprint = fingerprint(req)?;
+        if !claim_key(conn, nid, key, &fingerprint, req.expected_version.next())? {
+            return replay(conn, nid, id, key, &fingerprint);
         }
-        None => None,
-    };
+    }
 
-    let version = read::current_version(conn, nid)?;
+    // The writer's copy is the newest version unless another connection wrote since (the
+    // writer checks that once per batch, see `NoteCache::check_data_version`).
+    let version = match cache.current(id) {
+        Some(located) => located.note.version,
+        None => read::current_version(conn, nid)?,
+    };
     if req.expected_version != version {
         return Err(StoreError::Conflict(Conflict {
             current_version: version,
@@ -122,28 +144,43 @@ pub(super) fn write(
         (result, Some(located))
     };
 
-    if let (Some(key), Some(fingerprint)) = (&req.idempotency_key, fingerprint) {
-        // An accepted write's result is rebuilt from its history row; a no-op has none.
-        let stored = match written {
-            Some(_) => None,
-            None => Some(serde_json::to_string(&result)?),
-        };
-        let mut stmt = conn.prepare_cached(
-            "INSERT INTO write_keys (nid, key, fingerprint, version, result)
-             VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?;
-        stmt.execute(rusqlite::params![
-            nid,
-            key,
-            &fingerprint[..],
-            result.version.0,
-            stored
-        ])?;
-    }
-    if let Some(located) = written {
-        cache.put(located);
+    match written {
+        Some(located) => cache.put(located),
+        // A no-op made no version, so it has no history row to rebuild its result from: the
+        // key's row keeps the result itself, at the version the Note stayed at.
+        None => {
+            if let Some(key) = &req.idempotency_key {
+                let mut stmt = conn.prepare_cached(
+                    "UPDATE write_keys SET version = ?3, result = ?4 WHERE nid = ?1 AND key = ?2",
+                )?;
+                stmt.execute(rusqlite::params![
+                    nid,
+                    key,
+                    result.version.0,
+                    serde_json::to_string(&result)?
+                ])?;
+            }
+        }
     }
     Ok(result)
+}
+
+/// Stores the key's row, saying the write made `version`; `false` if this Note already has
+/// the key (the request is a replay).
+fn claim_key(
+    conn: &Connection,
+    nid: i64,
+    key: &str,
+    fingerprint: &[u8; 32],
+    version: Version,
+) -> Result<bool> {
+    let mut stmt = conn.prepare_cached(
+        "INSERT INTO write_keys (nid, key, fingerprint, version, result)
+         VALUES (?1, ?2, ?3, ?4, NULL)
+         ON CONFLICT (nid, key) DO NOTHING",
+    )?;
+    let inserted = stmt.execute(rusqlite::params![nid, key, &fingerprint[..], version.0])?;
+    Ok(inserted == 1)
 }
 
 /// The first result for this key on this Note, flagged as a replay: stored as it was, or
@@ -154,11 +191,11 @@ fn replay(
     id: &NoteId,
     key: &str,
     fingerprint: &[u8; 32],
-) -> Result<Option<WriteResult>> {
+) -> Result<WriteResult> {
     let mut stmt = conn.prepare_cached(
         "SELECT fingerprint, version, result FROM write_keys WHERE nid = ?1 AND key = ?2",
     )?;
-    let hit = stmt
+    let (stored_fingerprint, version, stored) = stmt
         .query_row(rusqlite::params![nid, key], |r| {
             Ok((
                 r.get::<_, Vec<u8>>(0)?,
@@ -166,17 +203,15 @@ fn replay(
                 r.get::<_, Option<String>>(2)?,
             ))
         })
-        .optional()?;
-    let Some((stored_fingerprint, version, stored)) = hit else {
-        return Ok(None);
-    };
+        .optional()?
+        .ok_or_else(|| StoreError::Backend(format!("note {id}: key {key:?} vanished")))?;
     let mut result = match stored {
         Some(result) => serde_json::from_str(&result)?,
         None => read::write_result(conn, nid, id, Version(version))?,
     };
     result.replayed = true;
     result.request_differs = stored_fingerprint.as_slice() != fingerprint.as_slice();
-    Ok(Some(result))
+    Ok(result)
 }
 
 /// The history entry's own fields.
@@ -201,7 +236,6 @@ fn append_version(
     entry: &NewVersion<'_>,
 ) -> Result<Located> {
     note.version = next;
-    let mut data = serde_json::Map::new();
     let mut data_at = Vec::with_capacity(note.tabs.len());
     for tab in &note.tabs {
         let kept = match restored_from {
@@ -213,43 +247,80 @@ fn append_version(
                 .and_then(|_| current.data_at(&tab.id)),
             None => current.data_at(&tab.id),
         };
-        match kept {
-            Some(at) => data_at.push(at),
-            None => {
-                data.insert(tab.id.as_str().to_owned(), tab.data.to_value());
-                data_at.push(next);
-            }
-        }
+        data_at.push(kept.unwrap_or(next));
     }
+    // A layout unchanged since `current` is not spelled out again.
+    let same_layout = note.tabs.len() == current.note.tabs.len()
+        && note
+            .tabs
+            .iter()
+            .zip(&current.note.tabs)
+            .all(|(a, b)| a.id == b.id && a.label == b.label && a.kind() == b.kind());
     let located = Located {
         nid: current.nid,
         note,
         data_at,
+        layout_at: if same_layout { current.layout_at } else { next },
     };
-    insert_version(conn, &located, entry, &data)?;
+    insert_version(conn, &located, entry)?;
     Ok(located)
 }
 
-fn insert_version(
-    conn: &Connection,
-    located: &Located,
-    entry: &NewVersion<'_>,
-    data: &serde_json::Map<String, serde_json::Value>,
-) -> Result<()> {
+/// The contents a version's row holds: those of the tabs whose data is at that version, by tab
+/// ID, serialised straight from the Note (no copy of a tab's content on the way).
+struct Contents<'a>(&'a Located);
+
+impl Serialize for Contents<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let note = &self.0.note;
+        let mut map = serializer.serialize_map(None)?;
+        for (tab, at) in note.tabs.iter().zip(&self.0.data_at) {
+            if *at == note.version {
+                map.serialize_entry(tab.id.as_str(), &Content(&tab.data))?;
+            }
+        }
+        map.end()
+    }
+}
+
+/// A tab's content in the form `TabData::to_value` gives, without building the value.
+struct Content<'a>(&'a TabData);
+
+impl Serialize for Content<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        match self.0 {
+            TabData::Markdown(t) => t.serialize(serializer),
+            TabData::Sheet(s) => s.serialize(serializer),
+            TabData::Slides(d) => d.serialize(serializer),
+            TabData::Sources(s) => s.serialize(serializer),
+            TabData::Files(f) => f.serialize(serializer),
+        }
+    }
+}
+
+fn insert_version(conn: &Connection, located: &Located, entry: &NewVersion<'_>) -> Result<()> {
     let note = &located.note;
     let key = read::key(located.nid, note.version)
         .ok_or_else(|| StoreError::Backend(format!("note {}: out of version numbers", note.id)))?;
-    let strip: Vec<StripEntry> = note
-        .tabs
-        .iter()
-        .zip(&located.data_at)
-        .map(|(t, at)| StripEntry {
-            id: t.id.clone(),
-            kind: t.kind(),
-            label: t.label.clone(),
-            data_at: *at,
-        })
-        .collect();
+    let strip = if located.layout_at == note.version {
+        StoredStrip::Full(
+            note.tabs
+                .iter()
+                .zip(&located.data_at)
+                .map(|(t, at)| StripEntry {
+                    id: t.id.clone(),
+                    kind: t.kind(),
+                    label: t.label.clone(),
+                    data_at: *at,
+                })
+                .collect(),
+        )
+    } else {
+        StoredStrip::Same {
+            layout: located.layout_at,
+            data_at: located.data_at.clone(),
+        }
+    };
     let mut stmt = conn.prepare_cached(
         "INSERT INTO versions
            (key, author, created_at, summary, changed_tab_ids, title, seq, strip, data, outcomes)
@@ -264,7 +335,7 @@ fn insert_version(
         note.title,
         note.seq,
         serde_json::to_string(&strip)?,
-        serde_json::to_string(data)?,
+        serde_json::to_string(&Contents(located))?,
         entry.outcomes.map(serde_json::to_string).transpose()?
     ])?;
     Ok(())
@@ -299,14 +370,10 @@ pub(super) fn create_note(
         "INSERT INTO notes (id, agent_access, created_at) VALUES (?1, 0, ?2) RETURNING nid",
     )?;
     let nid: i64 = stmt.query_row([note.id.as_str(), at.as_str()], |r| r.get(0))?;
-    let data = note
-        .tabs
-        .iter()
-        .map(|t| (t.id.as_str().to_owned(), t.data.to_value()))
-        .collect();
     let located = Located {
         nid,
         data_at: vec![note.version; note.tabs.len()],
+        layout_at: note.version,
         note,
     };
     insert_version(
@@ -319,7 +386,6 @@ pub(super) fn create_note(
             changed_tab_ids: &located.note.tab_ids(),
             outcomes: None,
         },
-        &data,
     )?;
     if let Some(key) = &new.idempotency_key {
         let mut stmt = conn.prepare_cached(

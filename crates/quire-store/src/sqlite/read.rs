@@ -41,12 +41,53 @@ pub(super) struct StripEntry {
     pub data_at: Version,
 }
 
-/// A Note at one version with, per tab (in strip order), the version whose row holds its data.
+/// A version's strip as its row stores it (the `strip` column, JSON). Most writes change the
+/// content of a tab, not the strip's tabs, kinds or labels (its layout): such a version stores
+/// only where each tab's content is and the version whose row spells the layout out, so a row
+/// stays small whatever the number of tabs and the length of their labels. Since schema 3;
+/// older rows are all `Full`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub(super) enum StoredStrip {
+    /// `[{id, kind, label, data_at}, ...]`.
+    Full(Vec<StripEntry>),
+    /// `{"layout": V, "data_at": [...]}`: the tabs, kinds and labels of version V's row (a
+    /// `Full` one), in order, with their contents at `data_at`.
+    Same {
+        layout: Version,
+        data_at: Vec<Version>,
+    },
+}
+
+impl StoredStrip {
+    fn parse(json: &str) -> Result<Self> {
+        // Each form alone: faster than serde's untagged buffering, and a clearer error.
+        Ok(if json.trim_start().starts_with('[') {
+            StoredStrip::Full(serde_json::from_str(json)?)
+        } else {
+            let same: SameLayout = serde_json::from_str(json)?;
+            StoredStrip::Same {
+                layout: same.layout,
+                data_at: same.data_at,
+            }
+        })
+    }
+}
+
+#[derive(Deserialize)]
+struct SameLayout {
+    layout: Version,
+    data_at: Vec<Version>,
+}
+
+/// A Note at one version with, per tab (in strip order), the version whose row holds its data,
+/// and the version whose row spells out its layout.
 #[derive(Debug, Clone)]
 pub(super) struct Located {
     pub nid: i64,
     pub note: Note,
     pub data_at: Vec<Version>,
+    pub layout_at: Version,
 }
 
 impl Located {
@@ -103,6 +144,8 @@ struct Head {
     title: String,
     seq: u64,
     strip: Vec<StripEntry>,
+    /// The version whose row spells out the strip's layout (this one, or an older one).
+    layout_at: Version,
     created_at: String,
 }
 
@@ -125,13 +168,46 @@ fn head_at(conn: &Connection, nid: i64, version: Version) -> Result<Option<Head>
     let Some((title, seq, strip, created_at)) = row else {
         return Ok(None);
     };
+    let (strip, layout_at) = match StoredStrip::parse(&strip)? {
+        StoredStrip::Full(strip) => (strip, version),
+        StoredStrip::Same { layout, data_at } => {
+            let strip = layout_of(conn, nid, layout)?;
+            if strip.len() != data_at.len() {
+                return Err(StoreError::Backend(format!(
+                    "note #{nid}: version {version} places {} tabs on the {} of version {layout}",
+                    data_at.len(),
+                    strip.len()
+                )));
+            }
+            let strip = strip
+                .into_iter()
+                .zip(data_at)
+                .map(|(entry, data_at)| StripEntry { data_at, ..entry })
+                .collect();
+            (strip, layout)
+        }
+    };
     Ok(Some(Head {
         version,
         title,
         seq,
-        strip: serde_json::from_str(&strip)?,
+        strip,
+        layout_at,
         created_at,
     }))
+}
+
+/// The strip spelled out in version `layout`'s row.
+fn layout_of(conn: &Connection, nid: i64, layout: Version) -> Result<Vec<StripEntry>> {
+    let key = key(nid, layout).ok_or_else(|| missing_data(nid, layout))?;
+    let mut stmt = conn.prepare_cached("SELECT strip FROM versions WHERE key = ?1")?;
+    let strip: Option<String> = stmt.query_row([key], |r| r.get(0)).optional()?;
+    match StoredStrip::parse(&strip.ok_or_else(|| missing_data(nid, layout))?)? {
+        StoredStrip::Full(strip) => Ok(strip),
+        StoredStrip::Same { .. } => Err(StoreError::Backend(format!(
+            "note #{nid}: version {layout} names a layout but does not spell one out"
+        ))),
+    }
 }
 
 /// The tab contents a version wrote, by tab ID.
@@ -154,6 +230,7 @@ fn missing_data(nid: i64, version: Version) -> StoreError {
 /// Builds the Note of `head`, reading each version row that holds tab content once.
 fn assemble(conn: &Connection, nid: i64, id: &NoteId, head: Head) -> Result<Located> {
     let mut rows: HashMap<Version, serde_json::Map<String, serde_json::Value>> = HashMap::new();
+    let layout_at = head.layout_at;
     let mut tabs = Vec::with_capacity(head.strip.len());
     let mut data_at = Vec::with_capacity(head.strip.len());
     for entry in head.strip {
@@ -184,6 +261,7 @@ fn assemble(conn: &Connection, nid: i64, id: &NoteId, head: Head) -> Result<Loca
             seq: head.seq,
         },
         data_at,
+        layout_at,
     })
 }
 

@@ -178,6 +178,16 @@ fn commit_batch(conn: &Connection, cache: &mut NoteCache, batch: &mut Vec<Job>) 
         batch.drain(..).for_each(|job| job.refuse(&e));
         return;
     }
+    if let Err(e) = cache.check_data_version(conn) {
+        let e = StoreError::from(e);
+        tracing::error!("cannot read the database's data version: {e}");
+        cache.clear();
+        if let Err(rollback) = exec(conn, "ROLLBACK") {
+            tracing::error!("rollback failed: {rollback}");
+        }
+        batch.drain(..).for_each(|job| job.refuse(&e));
+        return;
+    }
     let undo = if batch.len() == 1 {
         Undo::Transaction
     } else {

@@ -1,0 +1,130 @@
+//! For the benchmarks (the crates' `examples/`): latency samples summarised one way everywhere
+//! (median and p99 by nearest rank, mean), and the text they write.
+
+use std::time::Duration;
+
+/// Latencies of one measurement, in the order taken.
+#[derive(Debug, Clone, Default)]
+pub struct Samples(Vec<Duration>);
+
+/// A summary of [`Samples`]. All zero when there were none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stats {
+    pub count: usize,
+    pub median: Duration,
+    pub p99: Duration,
+    pub mean: Duration,
+}
+
+impl Samples {
+    pub fn with_capacity(n: usize) -> Self {
+        Samples(Vec::with_capacity(n))
+    }
+
+    pub fn push(&mut self, sample: Duration) {
+        self.0.push(sample);
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn stats(mut self) -> Stats {
+        self.0.sort_unstable();
+        let count = self.0.len();
+        let total: Duration = self.0.iter().sum();
+        Stats {
+            count,
+            median: percentile(&self.0, 0.5),
+            p99: percentile(&self.0, 0.99),
+            mean: u32::try_from(count)
+                .ok()
+                .filter(|&n| n > 0)
+                .map_or(Duration::ZERO, |n| total / n),
+        }
+    }
+}
+
+impl From<Vec<Duration>> for Samples {
+    fn from(samples: Vec<Duration>) -> Self {
+        Samples(samples)
+    }
+}
+
+impl Extend<Duration> for Samples {
+    fn extend<I: IntoIterator<Item = Duration>>(&mut self, iter: I) {
+        self.0.extend(iter);
+    }
+}
+
+/// The `q`-quantile (0 to 1) of `sorted` (ascending) by nearest rank on `(n - 1) * q`;
+/// zero for no samples.
+pub fn percentile(sorted: &[Duration], q: f64) -> Duration {
+    let Some(last) = sorted.len().checked_sub(1) else {
+        return Duration::ZERO;
+    };
+    let rank = (last as f64 * q.clamp(0.0, 1.0)).round() as usize;
+    sorted[rank.min(last)]
+}
+
+/// Microseconds, for tables.
+pub fn micros(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+/// 200 characters, different for every `i`, so that no write of it is a no-op.
+pub fn text_200(i: usize) -> String {
+    let mut s = format!("write {i:>10} ");
+    while s.len() < 200 {
+        s.push_str("lorem ipsum dolor sit amet ");
+    }
+    s.truncate(200);
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn stats_take_the_nearest_rank_whatever_the_order() {
+        let mut samples: Vec<Duration> = (1..=101).rev().map(ms).collect();
+        samples.swap(3, 70);
+        let stats = Samples::from(samples).stats();
+        assert_eq!(
+            stats,
+            Stats {
+                count: 101,
+                median: ms(51),
+                p99: ms(100),
+                mean: ms(51),
+            }
+        );
+    }
+
+    #[test]
+    fn small_and_empty_sets() {
+        let one = Samples::from(vec![ms(7)]).stats();
+        assert_eq!((one.median, one.p99, one.mean), (ms(7), ms(7), ms(7)));
+        let two = Samples::from(vec![ms(10), ms(20)]).stats();
+        assert_eq!((two.median, two.p99), (ms(20), ms(20)), "0.5 rounds up");
+        assert_eq!(Samples::default().stats().p99, Duration::ZERO);
+        assert_eq!(percentile(&[ms(1), ms(2), ms(3)], 0.0), ms(1));
+        assert_eq!(percentile(&[ms(1), ms(2), ms(3)], 1.0), ms(3));
+    }
+
+    #[test]
+    fn texts_are_200_characters_and_distinct() {
+        assert_eq!(text_200(0).len(), 200);
+        assert_eq!(text_200(123_456).len(), 200);
+        assert_ne!(text_200(1), text_200(2));
+    }
+}
