@@ -28,6 +28,7 @@ app_pid=""
 launch_ms=""
 cpu_ms=""
 navigation_ms=""
+mounted_ms=""
 cleanup() {
   if [[ -n "$app_pid" ]] && kill -0 "$app_pid" 2>/dev/null; then
     kill -TERM "$app_pid" 2>/dev/null || true
@@ -72,8 +73,9 @@ tree_cpu_ms() {
 }
 
 # Launches the app and waits for its first-paint line; sets app_pid, launch_ms (exec to first
-# paint), navigation_ms (exec to the page's navigation start: the native part of start-up) and
-# cpu_ms (CPU time the process tree had used by then).
+# paint), navigation_ms (exec to the page's navigation start: the native part of start-up),
+# mounted_ms (exec to the shell rendered by the page's script) and cpu_ms (CPU time the process
+# tree had used by then).
 launch() {
   local home="$work/run$1" start deadline paint_ms
   mkdir -p "$home"/{data,config,cache,runtime}
@@ -83,7 +85,7 @@ launch() {
     XDG_RUNTIME_DIR="$home/runtime" "$bin" >/dev/null 2>"$home/stderr" &
   app_pid=$!
   deadline=$(($(now_us) + timeout_s * 1000000))
-  until grep -q 'first paint at' "$home/stderr"; do
+  until grep -qs 'first paint at' "$home/stderr"; do
     if ! kill -0 "$app_pid" 2>/dev/null; then
       echo "the app exited before its first paint:" >&2
       cat "$home/stderr" >&2
@@ -99,8 +101,10 @@ launch() {
   cpu_ms="$(tree_cpu_ms "$app_pid")"
   paint_ms="$(sed -n 's/.*first paint at unix_ms=\([0-9]*\).*/\1/p' "$home/stderr")"
   navigation_ms="$(sed -n 's/.*navigation started at unix_ms=\([0-9]*\).*/\1/p' "$home/stderr")"
+  mounted_ms="$(sed -n 's/.*shell mounted at unix_ms=\([0-9]*\).*/\1/p' "$home/stderr")"
   launch_ms=$((paint_ms - start / 1000))
   navigation_ms=$((navigation_ms - start / 1000))
+  mounted_ms=$((mounted_ms - start / 1000))
 }
 
 stop_app() {
@@ -116,17 +120,20 @@ median() {
 
 times=()
 navigations=()
+mounts=()
 cpus=()
 for ((i = 1; i <= runs; i++)); do
   launch "$i"
   times+=("$launch_ms")
   navigations+=("$navigation_ms")
+  mounts+=("$mounted_ms")
   cpus+=("$cpu_ms")
   ((i == runs)) || stop_app
 done
 echo "cold start to first paint: median $(median "${times[@]}") ms over ${runs} runs" \
   "(runs: ${times[*]}; of which exec to page navigation start: median" \
-  "$(median "${navigations[@]}") ms; load average: $(cut -d' ' -f1-3 /proc/loadavg))"
+  "$(median "${navigations[@]}") ms, to the shell mounted: median $(median "${mounts[@]}") ms;" \
+  "load average: $(cut -d' ' -f1-3 /proc/loadavg))"
 echo "CPU time of the process tree at first paint: median $(median "${cpus[@]}") ms (runs: ${cpus[*]})"
 
 # Idle memory of the last run's process tree.

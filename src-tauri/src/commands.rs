@@ -25,8 +25,9 @@ use tauri::{AppHandle, Runtime, State};
 use tauri_plugin_dialog::DialogExt;
 use tauri_plugin_opener::OpenerExt;
 
-use crate::backend::{AgentInfo, AgentToken, AttachedFile, Backend, Settings};
+use crate::backend::{AgentInfo, AgentToken, AttachedFile, Settings};
 use crate::error::{CommandError, ErrorCode};
+use crate::ready::BackendReady;
 
 type Result<T, E = CommandError> = std::result::Result<T, E>;
 
@@ -45,6 +46,15 @@ pub fn app_info<R: Runtime>(app: AppHandle<R>) -> AppInfo {
         name: package.name.clone(),
         version: package.version.to_string(),
     }
+}
+
+/// Closes the calling window now: the UI calls it on `close-requested`, once it has handed the
+/// edits it held to the engine. The app quits with its last window.
+#[tauri::command]
+pub fn close_window<R: Runtime>(window: tauri::Window<R>) -> Result<()> {
+    window.destroy().map_err(|e| {
+        CommandError::new(ErrorCode::Internal, format!("cannot close the window: {e}"))
+    })
 }
 
 /// When `main` started, as milliseconds since the Unix epoch (managed state).
@@ -69,29 +79,39 @@ fn unix_ms(time: SystemTime) -> f64 {
 }
 
 /// Startup timing reported by the UI once it has painted its first frame: when the page's
-/// navigation started (`performance.timeOrigin`) and when its first frame was on screen, both
-/// also as milliseconds after `main` started (native start-up, then the page's own).
+/// navigation started (`performance.timeOrigin`), when the shell was mounted (its script ran
+/// and rendered) and when its first frame was on screen, also as milliseconds after `main`
+/// started (native start-up, then the page's own).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct FirstPaint {
     pub painted_at_unix_ms: f64,
     pub since_launch_ms: f64,
     pub navigation_since_launch_ms: f64,
+    pub mounted_since_launch_ms: f64,
 }
 
 /// The UI calls this once, after its first frame. The app logs one line on stderr, which
 /// `scripts/app-bench.sh` reads:
-/// `quire-app: first paint at unix_ms=<ms> (<ms> ms after main); navigation started at unix_ms=<ms>`.
+/// `quire-app: first paint at unix_ms=<ms> (<ms> ms after main); navigation started at
+/// unix_ms=<ms>; shell mounted at unix_ms=<ms>`.
 #[tauri::command]
 pub fn report_first_paint(
     launch: State<'_, Launch>,
     navigation_started_at_unix_ms: f64,
+    mounted_at_unix_ms: f64,
     painted_at_unix_ms: f64,
 ) -> Result<FirstPaint, CommandError> {
-    let paint = first_paint(*launch, navigation_started_at_unix_ms, painted_at_unix_ms)?;
+    let paint = first_paint(
+        *launch,
+        navigation_started_at_unix_ms,
+        mounted_at_unix_ms,
+        painted_at_unix_ms,
+    )?;
     eprintln!(
         "quire-app: first paint at unix_ms={:.0} ({:.0} ms after main); \
-         navigation started at unix_ms={navigation_started_at_unix_ms:.0}",
+         navigation started at unix_ms={navigation_started_at_unix_ms:.0}; \
+         shell mounted at unix_ms={mounted_at_unix_ms:.0}",
         paint.painted_at_unix_ms, paint.since_launch_ms
     );
     Ok(paint)
@@ -100,6 +120,7 @@ pub fn report_first_paint(
 fn first_paint(
     launch: Launch,
     navigation_started_at_unix_ms: f64,
+    mounted_at_unix_ms: f64,
     painted_at_unix_ms: f64,
 ) -> Result<FirstPaint, CommandError> {
     for (name, value) in [
@@ -107,6 +128,7 @@ fn first_paint(
             "navigation_started_at_unix_ms",
             navigation_started_at_unix_ms,
         ),
+        ("mounted_at_unix_ms", mounted_at_unix_ms),
         ("painted_at_unix_ms", painted_at_unix_ms),
     ] {
         if !value.is_finite() || value < 0.0 {
@@ -120,6 +142,7 @@ fn first_paint(
         painted_at_unix_ms,
         since_launch_ms: painted_at_unix_ms - launch.unix_ms,
         navigation_since_launch_ms: navigation_started_at_unix_ms - launch.unix_ms,
+        mounted_since_launch_ms: mounted_at_unix_ms - launch.unix_ms,
     })
 }
 
@@ -171,45 +194,51 @@ fn scopes(values: Vec<String>) -> Result<Vec<Scope>> {
 // ---- settings and agents ----------------------------------------------------------------
 
 #[tauri::command]
-pub async fn get_settings(backend: State<'_, Backend>) -> Result<Settings> {
+pub async fn get_settings(backend: State<'_, BackendReady>) -> Result<Settings> {
+    let backend = backend.wait().await?;
     Ok(backend.settings().await)
 }
 
 #[tauri::command]
 pub async fn set_remote_server(
-    backend: State<'_, Backend>,
+    backend: State<'_, BackendReady>,
     url: Option<String>,
     token: Option<String>,
 ) -> Result<Settings> {
+    let backend = backend.wait().await?;
     Ok(backend.use_remote(url, token).await?)
 }
 
 #[tauri::command]
-pub async fn use_embedded_server(backend: State<'_, Backend>) -> Result<Settings> {
+pub async fn use_embedded_server(backend: State<'_, BackendReady>) -> Result<Settings> {
+    let backend = backend.wait().await?;
     Ok(backend.use_embedded().await?)
 }
 
 #[tauri::command]
-pub async fn agent_info(backend: State<'_, Backend>) -> Result<AgentInfo> {
+pub async fn agent_info(backend: State<'_, BackendReady>) -> Result<AgentInfo> {
+    let backend = backend.wait().await?;
     Ok(backend.agent_info().await?)
 }
 
 #[tauri::command]
 pub async fn create_agent_token(
-    backend: State<'_, Backend>,
+    backend: State<'_, BackendReady>,
     name: String,
     scopes: Vec<String>,
 ) -> Result<AgentToken> {
+    let backend = backend.wait().await?;
     let scopes = self::scopes(scopes)?;
     Ok(backend.create_agent_token(&name, &scopes).await?)
 }
 
 #[tauri::command]
 pub async fn set_agent_access(
-    backend: State<'_, Backend>,
+    backend: State<'_, BackendReady>,
     note_id: String,
     approved: bool,
 ) -> Result<()> {
+    let backend = backend.wait().await?;
     let note_id = self::note_id(&note_id)?;
     Ok(backend
         .engine()
@@ -220,50 +249,57 @@ pub async fn set_agent_access(
 // ---- notes ------------------------------------------------------------------------------
 
 #[tauri::command]
-pub async fn list_notes(backend: State<'_, Backend>) -> Result<Vec<NoteSummary>> {
+pub async fn list_notes(backend: State<'_, BackendReady>) -> Result<Vec<NoteSummary>> {
+    let backend = backend.wait().await?;
     Ok(backend.engine().list_notes().await?)
 }
 
 #[tauri::command]
-pub async fn create_note(backend: State<'_, Backend>, title: String) -> Result<NoteView> {
+pub async fn create_note(backend: State<'_, BackendReady>, title: String) -> Result<NoteView> {
+    let backend = backend.wait().await?;
     Ok(backend.engine().create_note(&title).await?)
 }
 
 #[tauri::command]
 pub async fn rename_note(
-    backend: State<'_, Backend>,
+    backend: State<'_, BackendReady>,
     note_id: String,
     title: String,
 ) -> Result<WriteOutcome> {
+    let backend = backend.wait().await?;
     let note_id = self::note_id(&note_id)?;
     Ok(backend.rename_note(&note_id, title).await?)
 }
 
 #[tauri::command]
-pub async fn open_note(backend: State<'_, Backend>, note_id: String) -> Result<NoteView> {
+pub async fn open_note(backend: State<'_, BackendReady>, note_id: String) -> Result<NoteView> {
+    let backend = backend.wait().await?;
     let note_id = self::note_id(&note_id)?;
     Ok(backend.open_note(&note_id).await?)
 }
 
 #[tauri::command]
-pub async fn close_note(backend: State<'_, Backend>, note_id: String) -> Result<()> {
+pub async fn close_note(backend: State<'_, BackendReady>, note_id: String) -> Result<()> {
+    let backend = backend.wait().await?;
     let note_id = self::note_id(&note_id)?;
     backend.engine().close_note(&note_id);
     Ok(())
 }
 
 #[tauri::command]
-pub async fn note_status(backend: State<'_, Backend>, note_id: String) -> Result<NoteStatus> {
+pub async fn note_status(backend: State<'_, BackendReady>, note_id: String) -> Result<NoteStatus> {
+    let backend = backend.wait().await?;
     let note_id = self::note_id(&note_id)?;
     Ok(backend.engine().status(&note_id)?)
 }
 
 #[tauri::command]
 pub async fn tab_view(
-    backend: State<'_, Backend>,
+    backend: State<'_, BackendReady>,
     note_id: String,
     tab_id: String,
 ) -> Result<TabView> {
+    let backend = backend.wait().await?;
     let (note_id, tab_id) = (self::note_id(&note_id)?, self::tab_id(&tab_id)?);
     Ok(backend.engine().tab(&note_id, &tab_id)?)
 }
@@ -273,12 +309,13 @@ pub async fn tab_view(
 /// other writer's change (see `Engine::edit_tab_on`).
 #[tauri::command]
 pub async fn edit_tab(
-    backend: State<'_, Backend>,
+    backend: State<'_, BackendReady>,
     note_id: String,
     tab_id: String,
     content: Value,
     base_version: Option<Value>,
 ) -> Result<TabStatus> {
+    let backend = backend.wait().await?;
     let (note_id, tab_id) = (self::note_id(&note_id)?, self::tab_id(&tab_id)?);
     let engine = backend.engine();
     Ok(match base_version.filter(|v| !v.is_null()) {
@@ -291,38 +328,42 @@ pub async fn edit_tab(
 }
 
 #[tauri::command]
-pub async fn flush(backend: State<'_, Backend>, note_id: String) -> Result<NoteStatus> {
+pub async fn flush(backend: State<'_, BackendReady>, note_id: String) -> Result<NoteStatus> {
+    let backend = backend.wait().await?;
     let note_id = self::note_id(&note_id)?;
     Ok(backend.engine().flush(&note_id).await?)
 }
 
 #[tauri::command]
 pub async fn retry(
-    backend: State<'_, Backend>,
+    backend: State<'_, BackendReady>,
     note_id: String,
     tab_id: String,
 ) -> Result<TabStatus> {
+    let backend = backend.wait().await?;
     let (note_id, tab_id) = (self::note_id(&note_id)?, self::tab_id(&tab_id)?);
     Ok(backend.engine().retry(&note_id, &tab_id).await?)
 }
 
 #[tauri::command]
 pub async fn conflict(
-    backend: State<'_, Backend>,
+    backend: State<'_, BackendReady>,
     note_id: String,
     tab_id: String,
 ) -> Result<ConflictView> {
+    let backend = backend.wait().await?;
     let (note_id, tab_id) = (self::note_id(&note_id)?, self::tab_id(&tab_id)?);
     Ok(backend.engine().conflict(&note_id, &tab_id)?)
 }
 
 #[tauri::command]
 pub async fn resolve_conflict(
-    backend: State<'_, Backend>,
+    backend: State<'_, BackendReady>,
     note_id: String,
     tab_id: String,
     choice: Value,
 ) -> Result<TabStatus> {
+    let backend = backend.wait().await?;
     let (note_id, tab_id) = (self::note_id(&note_id)?, self::tab_id(&tab_id)?);
     let choice: ConflictChoice = parse("choice", choice)?;
     Ok(backend
@@ -335,11 +376,12 @@ pub async fn resolve_conflict(
 /// `DraftPolicy::Refuse`: the UI asks the person, then calls again with `confirm: true`.
 #[tauri::command]
 pub async fn discard_draft(
-    backend: State<'_, Backend>,
+    backend: State<'_, BackendReady>,
     note_id: String,
     tab_id: String,
     confirm: bool,
 ) -> Result<TabStatus> {
+    let backend = backend.wait().await?;
     let (note_id, tab_id) = (self::note_id(&note_id)?, self::tab_id(&tab_id)?);
     if !confirm {
         return Err(EngineError::WouldDiscardDrafts {
@@ -352,11 +394,12 @@ pub async fn discard_draft(
 
 #[tauri::command]
 pub async fn apply_ops(
-    backend: State<'_, Backend>,
+    backend: State<'_, BackendReady>,
     note_id: String,
     ops: Value,
     policy: Option<Value>,
 ) -> Result<WriteOutcome> {
+    let backend = backend.wait().await?;
     let note_id = self::note_id(&note_id)?;
     let ops: Vec<Op> = parse("ops", ops)?;
     if ops.is_empty() {
@@ -372,27 +415,33 @@ pub async fn apply_ops(
 // ---- versions ---------------------------------------------------------------------------
 
 #[tauri::command]
-pub async fn history(backend: State<'_, Backend>, note_id: String) -> Result<Vec<VersionInfo>> {
+pub async fn history(
+    backend: State<'_, BackendReady>,
+    note_id: String,
+) -> Result<Vec<VersionInfo>> {
+    let backend = backend.wait().await?;
     let note_id = self::note_id(&note_id)?;
     Ok(backend.engine().history(&note_id).await?)
 }
 
 #[tauri::command]
 pub async fn version_at(
-    backend: State<'_, Backend>,
+    backend: State<'_, BackendReady>,
     note_id: String,
     version: Value,
 ) -> Result<Note> {
+    let backend = backend.wait().await?;
     let (note_id, version) = (self::note_id(&note_id)?, self::version(version)?);
     Ok(backend.engine().version(&note_id, version).await?)
 }
 
 #[tauri::command]
 pub async fn restore(
-    backend: State<'_, Backend>,
+    backend: State<'_, BackendReady>,
     note_id: String,
     version: Value,
 ) -> Result<WriteOutcome> {
+    let backend = backend.wait().await?;
     let (note_id, version) = (self::note_id(&note_id)?, self::version(version)?);
     Ok(backend.restore(&note_id, version).await?)
 }
@@ -400,12 +449,17 @@ pub async fn restore(
 // ---- drafts -----------------------------------------------------------------------------
 
 #[tauri::command]
-pub async fn drafts(backend: State<'_, Backend>) -> Result<Vec<LedgerEntry>> {
+pub async fn drafts(backend: State<'_, BackendReady>) -> Result<Vec<LedgerEntry>> {
+    let backend = backend.wait().await?;
     Ok(backend.engine().drafts()?)
 }
 
 #[tauri::command]
-pub async fn archived(backend: State<'_, Backend>, note_id: String) -> Result<Vec<ArchivedDraft>> {
+pub async fn archived(
+    backend: State<'_, BackendReady>,
+    note_id: String,
+) -> Result<Vec<ArchivedDraft>> {
+    let backend = backend.wait().await?;
     let note_id = self::note_id(&note_id)?;
     Ok(backend.engine().archived(&note_id)?)
 }
@@ -435,10 +489,11 @@ pub async fn choose_file<R: Runtime>(app: AppHandle<R>) -> Result<Option<String>
 
 #[tauri::command]
 pub async fn attach_file(
-    backend: State<'_, Backend>,
+    backend: State<'_, BackendReady>,
     note_id: String,
     path: String,
 ) -> Result<AttachedFile> {
+    let backend = backend.wait().await?;
     let note_id = self::note_id(&note_id)?;
     if path.trim().is_empty() {
         return Err(invalid("path: empty".to_owned()));
@@ -449,10 +504,11 @@ pub async fn attach_file(
 #[tauri::command]
 pub async fn open_file<R: Runtime>(
     app: AppHandle<R>,
-    backend: State<'_, Backend>,
+    backend: State<'_, BackendReady>,
     note_id: String,
     file_id: String,
 ) -> Result<()> {
+    let backend = backend.wait().await?;
     let note_id = self::note_id(&note_id)?;
     let path = backend.file_to_open(&note_id, &file_id)?;
     app.opener()
@@ -464,11 +520,12 @@ pub async fn open_file<R: Runtime>(
 #[tauri::command]
 pub async fn save_file_copy<R: Runtime>(
     app: AppHandle<R>,
-    backend: State<'_, Backend>,
+    backend: State<'_, BackendReady>,
     note_id: String,
     file_id: String,
     dest: Option<String>,
 ) -> Result<Option<String>> {
+    let backend = backend.wait().await?;
     let note_id = self::note_id(&note_id)?;
     let dest = match dest.filter(|d| !d.trim().is_empty()) {
         Some(dest) => PathBuf::from(dest),

@@ -127,13 +127,44 @@ fn app_info_names_the_package() {
     app.stop();
 }
 
+/// The setup hook does not wait for the backend (the window loads meanwhile): a command sent
+/// at once waits for it; a backend that cannot start is an error every such command returns,
+/// while the commands that need no backend still answer.
+#[test]
+fn commands_wait_for_the_backend_and_report_why_it_did_not_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = Fixture::start(dir.path());
+    assert_eq!(app.ok("list_notes", json!({})), json!([]));
+    app.stop();
+
+    // The data directory is a file: the backend cannot start.
+    let file = dir.path().join("not-a-directory");
+    std::fs::write(&file, b"x").unwrap();
+    let app = Fixture::start(&file);
+    let info = app.ok("app_info", json!({}));
+    assert_eq!(info["name"], "test");
+    for cmd in ["list_notes", "get_settings", "drafts"] {
+        let error = app.err(cmd, json!({}));
+        assert_eq!(error["code"], "io", "{cmd}: {error}");
+        let message = error["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("the app could not start: ") && message.contains("not-a-directory"),
+            "{cmd}: {message}"
+        );
+    }
+    app.stop();
+}
+
 #[test]
 fn first_paint_is_measured_from_launch() {
     let dir = tempfile::tempdir().unwrap();
     let app = Fixture::start(dir.path());
     let launch = LAUNCH_MS as f64;
-    let args =
-        json!({"navigationStartedAtUnixMs": launch + 100.0, "paintedAtUnixMs": launch + 250.0});
+    let args = json!({
+        "navigationStartedAtUnixMs": launch + 100.0,
+        "mountedAtUnixMs": launch + 180.0,
+        "paintedAtUnixMs": launch + 250.0,
+    });
     let paint = app.ok("report_first_paint", args);
     assert_eq!(
         paint,
@@ -141,11 +172,12 @@ fn first_paint_is_measured_from_launch() {
             "painted_at_unix_ms": launch + 250.0,
             "since_launch_ms": 250.0,
             "navigation_since_launch_ms": 100.0,
+            "mounted_since_launch_ms": 180.0,
         })
     );
     let error = app.err(
         "report_first_paint",
-        json!({"navigationStartedAtUnixMs": 1.0, "paintedAtUnixMs": -1.0}),
+        json!({"navigationStartedAtUnixMs": 1.0, "mountedAtUnixMs": 2.0, "paintedAtUnixMs": -1.0}),
     );
     assert_eq!(error["code"], "invalid_argument");
     app.stop();

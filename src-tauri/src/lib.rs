@@ -5,8 +5,8 @@
 //!
 //! On start the app reads its settings in the data directory (`QUIRE_DATA_DIR`, else the
 //! platform's app data directory), starts the embedded server on loopback unless a remote one
-//! is configured, and starts the engine; every engine event reaches the UI as the Tauri event
-//! `engine-event`.
+//! is configured, and starts the engine, while the window loads (commands wait for it, see
+//! [`ready`]); every engine event reaches the UI as the Tauri event `engine-event`.
 
 #![forbid(unsafe_code)]
 
@@ -18,18 +18,27 @@ pub mod commands;
 pub mod embedded;
 pub mod error;
 pub mod files;
+pub mod ready;
 pub mod settings;
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use tauri::{Emitter, Manager};
 
 use crate::backend::{Backend, EventSink};
+use crate::ready::BackendReady;
 
 /// The Tauri event every engine event is emitted as.
 pub const ENGINE_EVENT: &str = "engine-event";
+
+/// Emitted to a window the person closes: the UI hands the edits it holds to the engine, then
+/// calls `close_window`. The window closes after [`CLOSE_GRACE`] whatever the UI does.
+pub const CLOSE_REQUESTED: &str = "close-requested";
+
+/// How long a window being closed waits for its UI (see [`CLOSE_REQUESTED`]).
+pub const CLOSE_GRACE: Duration = Duration::from_secs(3);
 
 /// How the app finds its data and the embedded server's port.
 #[derive(Debug, Clone, Default)]
@@ -65,6 +74,7 @@ pub fn app<R: tauri::Runtime>(
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())
         .manage(launch)
+        .manage(BackendReady::new())
         .setup(move |app| {
             let data_dir = match options.data_dir.clone() {
                 Some(dir) => dir,
@@ -76,16 +86,39 @@ pub fn app<R: tauri::Runtime>(
                     tracing::warn!(error = %e, "cannot emit an engine event");
                 }
             });
-            let backend = tauri::async_runtime::block_on(Backend::start(
-                data_dir,
-                options.embedded_port,
-                sink,
-            ))?;
-            app.manage(backend);
+            // Not awaited here: the window's page loads meanwhile; commands wait for it.
+            let handle = app.handle().clone();
+            let port = options.embedded_port;
+            tauri::async_runtime::spawn(async move {
+                let t0 = std::time::Instant::now();
+                let started = Backend::start(data_dir, port, sink).await;
+                match &started {
+                    Ok(_) => tracing::info!(ms = t0.elapsed().as_millis(), "backend started"),
+                    Err(e) => tracing::error!(error = %e, "the backend did not start"),
+                }
+                handle.state::<BackendReady>().set(started);
+            });
             Ok(())
+        })
+        .on_window_event(|window, event| {
+            if let tauri::WindowEvent::CloseRequested { api, .. } = event {
+                api.prevent_close();
+                if let Err(e) = window.emit(CLOSE_REQUESTED, ()) {
+                    tracing::warn!(error = %e, "cannot ask the UI to hand its edits over");
+                }
+                let window = window.clone();
+                tauri::async_runtime::spawn(async move {
+                    tokio::time::sleep(CLOSE_GRACE).await;
+                    // Already gone if the UI closed it: nothing to do.
+                    if let Err(e) = window.destroy() {
+                        tracing::debug!(error = %e, "closing the window after the grace period");
+                    }
+                });
+            }
         })
         .invoke_handler(tauri::generate_handler![
             commands::app_info,
+            commands::close_window,
             commands::report_first_paint,
             commands::get_settings,
             commands::set_remote_server,
@@ -122,8 +155,13 @@ pub fn app<R: tauri::Runtime>(
 
 /// Stops syncing and the embedded server (the app is exiting).
 pub fn shutdown<R: tauri::Runtime>(app: &tauri::AppHandle<R>) {
-    if let Some(backend) = app.try_state::<Backend>() {
-        tauri::async_runtime::block_on(backend.shutdown());
+    if let Some(ready) = app.try_state::<BackendReady>() {
+        tauri::async_runtime::block_on(async {
+            // Still starting: let it finish, then stop it (it may hold a database open).
+            if let Ok(backend) = ready.wait().await {
+                backend.shutdown().await;
+            }
+        });
     }
 }
 

@@ -32,26 +32,24 @@ fn main() -> ExitCode {
 /// WebKitGTK's DMA-BUF renderer wants a GPU. Without a render node (a VM, Xvfb, CI) it runs GL on
 /// Mesa's software rasteriser, which costs ~1 s of start-up and ~70 MiB (see NOTES.md,
 /// Measurements); `WEBKIT_DISABLE_DMABUF_RENDERER=1` avoids that path. WebKit reads the
-/// variable when it starts, and setting it in-process is `unsafe` (edition 2024), so the binary
-/// executes itself once more with it set (same PID, arguments and environment otherwise). A
-/// value the person set is left alone.
+/// variable when it starts (and its helper processes inherit it). A value the person set is
+/// left alone.
+///
+/// Setting a variable is unsound only while another thread may read the environment; this runs
+/// first thing in `main`, before any thread exists (no runtime, GTK or WebKit yet). It used to
+/// re-execute the binary with the variable set instead (`std::env::set_var` is `unsafe` in
+/// edition 2024 and the crate forbids unsafe code), which cost a second load of GTK and WebKit:
+/// ~60-100 ms of every start (NOTES.md, Measurements). `glib::setenv` is GLib's safe
+/// `g_setenv`, whose documented condition (before other threads start) holds here.
 #[cfg(target_os = "linux")]
 fn software_rendering_without_a_gpu() {
-    use std::os::unix::process::CommandExt;
-
     const VAR: &str = "WEBKIT_DISABLE_DMABUF_RENDERER";
     if std::env::var_os(VAR).is_some() || has_render_node() {
         return;
     }
-    let Ok(exe) = std::env::current_exe() else {
-        return;
-    };
-    // exec returns only on failure; then carry on with the default renderer.
-    let error = std::process::Command::new(exe)
-        .args(std::env::args_os().skip(1))
-        .env(VAR, "1")
-        .exec();
-    eprintln!("quire-app: cannot re-execute with {VAR}=1 ({error}); using the default renderer");
+    if let Err(error) = glib::setenv(VAR, "1", false) {
+        eprintln!("quire-app: cannot set {VAR}=1 ({error}); using the default renderer");
+    }
 }
 
 #[cfg(target_os = "linux")]

@@ -61,8 +61,11 @@ export function isCommandError(value: unknown): value is CommandError {
 export const appInfo = (): Promise<AppInfo> => invoke("app_info");
 
 /** Called once by the UI after its first frame (for the start-up benchmark). */
-export const reportFirstPaint = (navigationStartedAtUnixMs: number, paintedAtUnixMs: number): Promise<FirstPaint> =>
-  invoke("report_first_paint", { navigationStartedAtUnixMs, paintedAtUnixMs });
+export const reportFirstPaint = (
+  navigationStartedAtUnixMs: number,
+  mountedAtUnixMs: number,
+  paintedAtUnixMs: number,
+): Promise<FirstPaint> => invoke("report_first_paint", { navigationStartedAtUnixMs, mountedAtUnixMs, paintedAtUnixMs });
 
 /** Which server the app talks to (embedded or remote) and who the person is. */
 export const getSettings = (): Promise<Settings> => invoke("get_settings");
@@ -224,4 +227,17 @@ export const openUrl = (url: string): Promise<void> => invoke("open_url", { url 
  */
 export function onEngineEvent(callback: (event: EngineEvent) => void): Promise<UnlistenFn> {
   return listen<EngineEvent>("engine-event", (event) => callback(event.payload));
+}
+
+/**
+ * The person closed the window. The app keeps it open until `closeWindow` (or a few seconds),
+ * so edits held here can be handed over first.
+ */
+export function onCloseRequested(callback: () => void): Promise<UnlistenFn> {
+  return listen("close-requested", () => callback());
+}
+
+/** Closes the window now (after `onCloseRequested`'s work); the app quits with its last window. */
+export function closeWindow(): Promise<void> {
+  return invoke<void>("close_window");
 }

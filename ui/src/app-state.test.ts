@@ -9,7 +9,7 @@ import type { NoteView, TabStatus } from "./api";
 // api.ts talks to `window.__TAURI_INTERNALS__`; in Node the global object stands in for window.
 (globalThis as unknown as { window: typeof globalThis }).window = globalThis;
 
-const { app, adopted, contentFor, edits, localEdit, onEngineEvent, refreshView } = await import("./app-state");
+const { app, adopted, closeWindow, contentFor, edits, localEdit, onEngineEvent, refreshView } = await import("./app-state");
 
 // A fresh Note per test: base versions are kept per Note and tab for the app's lifetime.
 let NOTE = "";
@@ -131,25 +131,31 @@ describe("edits carry their base version", () => {
   });
 });
 
-describe("a conflict with the person's own earlier content", () => {
-  it("is settled by keeping the draft (no other writer is involved)", async () => {
+describe("a conflict", () => {
+  // The engine no longer raises a conflict whose other side is this app's own save; the UI
+  // never settles one by itself, whatever "theirs" holds.
+  it.each([
+    ["the person's own earlier content", "alpha!"],
+    ["someone else's", "alpha (agent)"],
+  ])("is left to the person when the other side is %s", async (_what, other) => {
     contentFor("markdown");
     localEdit("markdown", () => "alpha!");
     await vi.advanceTimersByTimeAsync(1);
-    theirs = "alpha!"; // the engine's "theirs" is what this app handed over and saved
-    onEngineEvent({ kind: "conflict_shown", note_id: NOTE, tab_id: "markdown" });
-    await vi.advanceTimersByTimeAsync(1);
-    const resolve = calls.find((c) => c.cmd === "resolve_conflict");
-    expect(resolve?.args.choice).toEqual({ choice: "keep_mine" });
-  });
-
-  it("is left to the person when the other side is someone else's", async () => {
-    contentFor("markdown");
-    localEdit("markdown", () => "alpha!");
-    await vi.advanceTimersByTimeAsync(1);
-    theirs = "alpha (agent)";
+    theirs = other;
     onEngineEvent({ kind: "conflict_shown", note_id: NOTE, tab_id: "markdown" });
     await vi.advanceTimersByTimeAsync(1);
     expect(calls.some((c) => c.cmd === "resolve_conflict")).toBe(false);
+  });
+});
+
+describe("closing the window", () => {
+  it("hands a held edit over before the window closes", async () => {
+    contentFor("markdown");
+    // Large content is held (coalesced) before it is handed over.
+    localEdit("markdown", () => "alpha, and a long text", 10_000_000);
+    expect(editCalls()).toEqual([]);
+    await closeWindow();
+    expect(calls.map((c) => c.cmd)).toEqual(["edit_tab", "close_window"]);
+    expect(editCalls()).toEqual([["alpha, and a long text", 3]]);
   });
 });

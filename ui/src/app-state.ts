@@ -350,6 +350,9 @@ export async function start(): Promise<void> {
   } catch (error) {
     toastError(error, "Live updates are unavailable.");
   }
+  api.onCloseRequested(() => void closeWindow()).catch((error: unknown) =>
+    console.warn("close-requested:", error),
+  );
   await Promise.all([
     api.appInfo().then(
       (appInfo) => app.set({ appInfo }),
@@ -373,6 +376,26 @@ export async function start(): Promise<void> {
     }
   }
   onRoute();
+}
+
+/**
+ * The window is closing (or Ctrl+Q): hand every held edit to the engine, which keeps it on disk
+ * as a draft, then close. Quitting right after typing loses nothing.
+ */
+export async function closeWindow(): Promise<void> {
+  try {
+    await handOverAll();
+  } finally {
+    await api.closeWindow().catch((error: unknown) => console.warn("close_window:", error));
+  }
+}
+
+/** Hands every edit held here to the engine now (see `EditSessions.flush`). */
+export async function handOverAll(): Promise<void> {
+  const open = app.get().open?.noteId;
+  const notes = new Set(edits.notesWithUnsent());
+  if (open) notes.add(open);
+  await Promise.allSettled([...notes].map((noteId) => edits.flush(noteId)));
 }
 
 export async function loadSettings(): Promise<void> {
@@ -565,7 +588,6 @@ export function onEngineEvent(event: EngineEvent): void {
       break;
     case "conflict_shown":
       refreshLedgerSoon();
-      if (event.note_id === openId) void settleOwnConflict(event.note_id, event.tab_id);
       break;
     case "saved":
       refreshNotesSoon();
@@ -586,24 +608,6 @@ export function onEngineEvent(event: EngineEvent): void {
         code: "local_store",
       });
       break;
-  }
-}
-
-/**
- * A conflict whose other side is the person's own earlier content is no conflict: it happens
- * when an edit crosses this app's own save inside the engine (the edit, based on the version
- * before that save, arrives just after it). Nothing of another writer is involved, and the
- * person's draft contains the saved text, so their draft is kept as the new version. Any other
- * conflict is left to the person.
- */
-async function settleOwnConflict(noteId: string, tabId: string): Promise<void> {
-  try {
-    const cv = await api.conflict(noteId, tabId);
-    if (cv.theirs === null || !edits.wasHandedOver(noteId, tabId, cv.theirs.data)) return;
-    applyTabStatus(noteId, await api.resolveConflict(noteId, tabId, { choice: "keep_mine" }));
-    refreshLedgerSoon();
-  } catch {
-    // Left as a conflict: the banner lets the person decide.
   }
 }
 

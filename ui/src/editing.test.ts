@@ -102,16 +102,25 @@ describe("EditSessions", () => {
     expect(t.sent.map((x) => x.data)).toEqual(["a", "abc"]);
   });
 
-  it("remembers what it handed over, to tell the person's own earlier content from another writer's", async () => {
+  it("flush waits for the edit on the wire, then hands over what was typed after it", async () => {
     const t = setup();
-    t.sessions.edit("n1", "markdown", () => "one");
+    t.holdSends();
+    t.sessions.edit("n1", "markdown", () => "a");
     await vi.advanceTimersByTimeAsync(0);
-    t.sessions.edit("n1", "markdown", () => "one two");
-    await vi.advanceTimersByTimeAsync(0);
-    expect(t.sessions.wasHandedOver("n1", "markdown", "one")).toBe(true);
-    expect(t.sessions.wasHandedOver("n1", "markdown", "one two")).toBe(true);
-    expect(t.sessions.wasHandedOver("n1", "markdown", "one (agent)")).toBe(false);
-    expect(t.sessions.wasHandedOver("n1", "sheet-1-x", "one")).toBe(false);
+    t.sessions.edit("n1", "markdown", () => "ab", BIG);
+    let flushed = false;
+    const flushing = t.sessions.flush("n1").then(() => (flushed = true));
+    await Promise.resolve();
+    expect(flushed).toBe(false);
+    expect(t.sent.map((x) => x.data)).toEqual(["a"]);
+    t.releaseSend();
+    // No timer runs here: the hand-over of "ab" must not wait for one (the window is closing).
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    expect(t.sent.map((x) => x.data)).toEqual(["a", "ab"]);
+    expect(flushed).toBe(false);
+    t.releaseSend();
+    await flushing;
+    expect(t.sessions.notesWithUnsent()).toEqual([]);
   });
 
   it("reads the content only when handing it over", async () => {

@@ -30,8 +30,6 @@ export interface SessionHooks {
 }
 
 export const COALESCE_MS = 120;
-/** How many recent hand-overs are remembered per tab (see `wasHandedOver`). */
-const HANDED_OVER_KEPT = 8;
 
 /** Content up to this size (characters, or a size hint) is handed over at once. */
 export const IMMEDIATE_MAX_CHARS = 256 * 1024;
@@ -46,13 +44,13 @@ class TabSession {
   firstPendingAt = 0;
   inFlight = 0;
   timer: unknown = null;
+  /** The hand-over on the wire, if any. */
+  sending: Promise<void> | null = null;
   failures = 0;
   /** A fatal refusal: kept, not resent until the next edit. */
   stalled = false;
   /** The last content the person produced (already sent or not), for remounting the editor. */
   latest: { data: unknown; epoch: number } | null = null;
-  /** The last few contents handed over, newest last (see `wasHandedOver`). */
-  handedOver: unknown[] = [];
 
   constructor(
     readonly noteId: string,
@@ -112,10 +110,19 @@ export class EditSessions {
     }, delay);
   }
 
-  private async send(s: TabSession): Promise<void> {
-    if (s.pending === null || s.inFlight > 0) return;
-    s.stalled = false;
+  /** Hands the pending edit over unless one is on the wire; resolves when that hand-over ends. */
+  private send(s: TabSession): Promise<void> {
     const read = s.pending;
+    if (read === null || s.inFlight > 0) return s.sending ?? Promise.resolve();
+    const sending: Promise<void> = this.transmit(s, read).finally(() => {
+      if (s.sending === sending) s.sending = null;
+    });
+    s.sending = sending;
+    return sending;
+  }
+
+  private async transmit(s: TabSession, read: () => unknown): Promise<void> {
+    s.stalled = false;
     const data = read();
     s.pending = null;
     s.latest = { data, epoch: s.epoch };
@@ -123,8 +130,6 @@ export class EditSessions {
     try {
       await this.hooks.send(s.noteId, s.tabId, data);
       s.failures = 0;
-      s.handedOver.push(data);
-      if (s.handedOver.length > HANDED_OVER_KEPT) s.handedOver.shift();
     } catch (error) {
       s.failures++;
       // Keep the content unless the person has typed something newer meanwhile.
@@ -151,18 +156,26 @@ export class EditSessions {
     this.reportUnsent(s.noteId);
   }
 
-  /** Hands over every edit of the Note now (Ctrl+S, leaving the Note, closing the window). */
+  /**
+   * Hands over every edit of the Note now (Ctrl+S, leaving the Note, closing the window): an
+   * edit on the wire is waited for, then what was typed after it goes at once.
+   */
   async flush(noteId: string): Promise<void> {
     const waits: Promise<void>[] = [];
     for (const s of this.sessions.values()) {
-      if (s.noteId !== noteId || s.pending === null) continue;
-      if (s.timer !== null) {
-        this.hooks.clearTimer(s.timer);
-        s.timer = null;
-      }
-      waits.push(this.send(s));
+      if (s.noteId === noteId && !s.quiet) waits.push(this.flushSession(s));
     }
     await Promise.all(waits);
+  }
+
+  private async flushSession(s: TabSession): Promise<void> {
+    if (s.sending) await s.sending;
+    if (s.pending === null || s.stalled) return;
+    if (s.timer !== null) {
+      this.hooks.clearTimer(s.timer);
+      s.timer = null;
+    }
+    await this.send(s);
   }
 
   /** Every Note with edits not yet handed over. */
@@ -220,17 +233,6 @@ export class EditSessions {
   unsentContent(noteId: string, tabId: string): unknown | undefined {
     const s = this.sessions.get(this.key(noteId, tabId));
     return s?.pending ? s.pending() : undefined;
-  }
-
-  /**
-   * Whether `data` is one of the contents recently handed over for this tab: a "conflict" whose
-   * other side is the person's own earlier content involves no other writer.
-   */
-  wasHandedOver(noteId: string, tabId: string, data: unknown): boolean {
-    const s = this.sessions.get(this.key(noteId, tabId));
-    if (!s) return false;
-    const key = typeof data === "string" ? data : JSON.stringify(data);
-    return s.handedOver.some((d) => (typeof d === "string" ? d : JSON.stringify(d)) === key);
   }
 
   /** Forgets a tab's session (its edits must have been handed over). */

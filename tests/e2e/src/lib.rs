@@ -167,6 +167,16 @@ impl Drop for Process {
     }
 }
 
+/// Which WebKit renderer the app runs with under the harness.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Renderer {
+    /// WebKit's default (the DMA-BUF renderer, on Mesa's software GL without a GPU): slower,
+    /// but WebDriver screenshots work.
+    WebKitDefault,
+    /// Whatever the app picks (see `src-tauri/src/main.rs`).
+    AsShipped,
+}
+
 /// A running Xvfb and tauri-driver (and, once a session is open, WebKitWebDriver and the app).
 /// Dropping it stops them all.
 #[derive(Debug)]
@@ -186,6 +196,17 @@ impl Harness {
     /// The app's XDG directories point into a fresh temporary directory, so a test never sees
     /// the developer's data nor an earlier test's.
     pub fn start() -> Result<Self> {
+        Self::start_with(Renderer::WebKitDefault)
+    }
+
+    /// Like [`Harness::start`], with WebKit's renderer chosen as the shipped app chooses it
+    /// (without a GPU: the DMA-BUF renderer off). For measurements of what a person sees;
+    /// WebDriver screenshots never return in that mode under Xvfb, so take none.
+    pub fn start_as_shipped() -> Result<Self> {
+        Self::start_with(Renderer::AsShipped)
+    }
+
+    fn start_with(renderer: Renderer) -> Result<Self> {
         let app = app_binary()?;
         let tauri_driver = tauri_driver_binary()?;
         let native_driver = native_driver_binary()?;
@@ -205,7 +226,14 @@ impl Harness {
             File::create(&log).with_context(|| format!("cannot create {}", log.display()))?;
 
         let (xvfb, display) = start_xvfb()?;
-        let driver = Command::new(&tauri_driver)
+        let mut driver = Command::new(&tauri_driver);
+        match renderer {
+            // Without a GPU the app switches WebKit's DMA-BUF renderer off (src-tauri/src/main.rs);
+            // WebKitWebDriver's screenshots then never return under Xvfb. Keep it on here.
+            Renderer::WebKitDefault => driver.env("WEBKIT_DISABLE_DMABUF_RENDERER", "0"),
+            Renderer::AsShipped => driver.env_remove("WEBKIT_DISABLE_DMABUF_RENDERER"),
+        };
+        let driver = driver
             .arg("--port")
             .arg(port.to_string())
             .arg("--native-port")
@@ -214,9 +242,6 @@ impl Harness {
             .arg(&native_driver)
             .env("DISPLAY", &display)
             .env("GDK_BACKEND", "x11")
-            // Without a GPU the app switches WebKit's DMA-BUF renderer off (src-tauri/src/main.rs);
-            // WebKitWebDriver's screenshots then never return under Xvfb. Keep it on here.
-            .env("WEBKIT_DISABLE_DMABUF_RENDERER", "0")
             .env_remove("WAYLAND_DISPLAY")
             .env("XDG_DATA_HOME", home.path().join("data"))
             .env("XDG_CONFIG_HOME", home.path().join("config"))

@@ -2,7 +2,8 @@
 
 /**
  * Startup timing reported by the UI once it has painted its first frame: when the page's
- * navigation started (`performance.timeOrigin`) and when its first frame was on screen, both
- * also as milliseconds after `main` started (native start-up, then the page's own).
+ * navigation started (`performance.timeOrigin`), when the shell was mounted (its script ran
+ * and rendered) and when its first frame was on screen, also as milliseconds after `main`
+ * started (native start-up, then the page's own).
  */
-export type FirstPaint = { painted_at_unix_ms: number, since_launch_ms: number, navigation_since_launch_ms: number, };
+export type FirstPaint = { painted_at_unix_ms: number, since_launch_ms: number, navigation_since_launch_ms: number, mounted_since_launch_ms: number, };

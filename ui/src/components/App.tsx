@@ -2,7 +2,7 @@
 // versions), dialogs and toasts; plus the app-wide keyboard shortcuts.
 
 import { useEffect } from "preact/hooks";
-import { app, closeDialog, createNote, flushNow, goTab, openDialog, useApp } from "../app-state";
+import { app, closeDialog, closeWindow, createNote, flushNow, goTab, openDialog, useApp } from "../app-state";
 import { cycle } from "../lib/tabs";
 import { TID } from "../testids";
 import { AgentPanel } from "./AgentPanel";
@@ -27,6 +27,10 @@ function onGlobalKey(e: KeyboardEvent): void {
     e.preventDefault();
     if (s.dialog?.kind === "switcher") closeDialog();
     else openDialog({ kind: "switcher" });
+  } else if (mod && !e.altKey && !e.shiftKey && (e.key === "q" || e.key === "Q")) {
+    // Quit: held edits are handed over first (as when the window is closed).
+    e.preventDefault();
+    void closeWindow();
   } else if (mod && !e.altKey && (e.key === "s" || e.key === "S")) {
     e.preventDefault();
     void flushNow();

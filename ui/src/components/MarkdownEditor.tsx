@@ -80,14 +80,44 @@ export function MarkdownEditor(props: { tab: TabView }) {
   const [previewHtml, setPreviewHtml] = useState("");
 
   useEffect(() => {
-    if (!host.current) return;
+    const parent = host.current;
+    if (!parent) return;
+    const first = contentFor(tab.id);
+    let v: EditorView | null = null;
+    let frame: number | null = null;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    // A large text: the Note's frame is drawn first, the editor is built in the next task (one
+    // long task split in two: the window is never frozen for both).
+    if (typeof first === "string" && first.length > HIGHLIGHT_LIMIT) {
+      frame = requestAnimationFrame(() => {
+        frame = null;
+        timer = setTimeout(() => {
+          timer = null;
+          v = create(parent);
+        }, 0);
+      });
+    } else {
+      v = create(parent);
+    }
+    return () => {
+      if (frame !== null) cancelAnimationFrame(frame);
+      if (timer !== null) clearTimeout(timer);
+      view.current = null;
+      v?.destroy();
+    };
+    // One editor per tab instance (the parent keys this component by tab ID).
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  /** Builds the editor on the tab's content as of now (the person's newer edits first). */
+  const create = (parent: HTMLElement): EditorView => {
     const initial = contentFor(tab.id);
     const tabId = tab.id;
     const lang = new Compartment();
     let isLarge = typeof initial === "string" && initial.length > HIGHLIGHT_LIMIT;
     setLarge(isLarge);
     const v = new EditorView({
-      parent: host.current,
+      parent,
       state: EditorState.create({
         doc: typeof initial === "string" ? initial : "",
         extensions: [
@@ -130,13 +160,8 @@ export function MarkdownEditor(props: { tab: TabView }) {
       }),
     });
     view.current = v;
-    return () => {
-      view.current = null;
-      v.destroy();
-    };
-    // One editor per tab instance (the parent keys this component by tab ID).
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
+    return v;
+  };
 
   // Text from the engine (another writer, a resolution): applied only when the store allowed it.
   useEffect(() => {

@@ -6,16 +6,31 @@ import { app, edits, renameNote, tabLink, useApp } from "../app-state";
 import { displayTitle } from "../lib/notes";
 import { resolveTab } from "../lib/route";
 import { type TabType, typeName } from "../lib/tabs";
+import { lazy, loader } from "../lazy";
 import { TID } from "../testids";
 import { TabBanner } from "./Banners";
 import { FilesEditor } from "./FilesEditor";
 import { Icon } from "./Icon";
-import { MarkdownEditor } from "./MarkdownEditor";
 import { RenameInput } from "./NotesList";
 import { SheetEditor } from "./SheetEditor";
 import { SlidesEditor } from "./SlidesEditor";
 import { SourcesEditor } from "./SourcesEditor";
 import { TabStrip, tabIcon } from "./TabStrip";
+
+/** The Markdown editor (CodeMirror, marked): its own chunk, loaded on first use or preloaded. */
+export const markdownEditor = loader(() => import("./MarkdownEditor").then((m) => m.MarkdownEditor));
+
+const MarkdownEditor = lazy(markdownEditor, (error) => (
+  <div class="md-editor" aria-busy={error === null}>
+    {error === null ? (
+      <div class="skeleton skeleton-body" />
+    ) : (
+      <p class="banner banner-warn" role="alert">
+        The editor could not be loaded: {error}
+      </p>
+    )}
+  </div>
+));
 
 export function NoteView(props: { noteId: string; tabId: string | null }) {
   const open = useApp((s) => s.open);

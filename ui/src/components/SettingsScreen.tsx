@@ -135,7 +135,7 @@ export function SettingsScreen() {
         </dl>
         <p class="muted small">
           <Icon name="check" size={13} /> Keyboard: Ctrl+N new Note · Ctrl+K find · Ctrl+S save now · Ctrl+Tab next tab ·
-          F2 rename · Alt+Shift+←/→ move a tab · Esc closes dialogs.
+          F2 rename · Alt+Shift+←/→ move a tab · Esc closes dialogs · Ctrl+Q quit.
         </p>
       </div>
     </section>

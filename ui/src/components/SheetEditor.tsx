@@ -32,6 +32,7 @@ import {
   single,
   startsTyping,
   toTsv,
+  visibleWindow,
 } from "../lib/grid";
 import { mayTakeFocus } from "../lib/focus";
 import { TID } from "../testids";
@@ -52,8 +53,28 @@ interface SheetTabData {
 const ROW_H = 28;
 const COL_W = 120;
 const HEAD_W = 48;
-const OVERSCAN = 8;
-const COL_OVERSCAN = 3;
+const METRICS = { rowHeight: ROW_H, colWidth: COL_W, headerWidth: HEAD_W, rowOverscan: 4, colOverscan: 1 };
+
+/**
+ * Lays out a one-cell grid off screen, once, while the app is idle. The first grid the page
+ * lays out pays for its fonts (weights, sizes and numeric features nothing else uses yet:
+ * each a fontconfig match) and styles: 50-100 ms measured under Xvfb, which made the first
+ * sheet opened stall the window; paid here, it is not paid then. Same classes as the editor's
+ * markup below.
+ */
+export function warmUpGrid(): void {
+  const host = document.createElement("div");
+  host.setAttribute("aria-hidden", "true");
+  host.style.cssText = "position:absolute;left:-10000px;top:0;visibility:hidden;pointer-events:none";
+  host.innerHTML =
+    '<div class="sheet-editor"><div class="formula-bar"><span class="formula-name">A1</span>' +
+    '<span class="formula-value">1</span></div><div class="grid-scroll"><table class="grid"><thead><tr>' +
+    '<th class="corner"></th><th class="is-sel">A</th></tr></thead><tbody><tr><th class="is-sel">1</th>' +
+    '<td class="is-focus is-sel is-num">1</td><td>a</td></tr></tbody></table></div></div>';
+  document.body.appendChild(host);
+  void host.offsetHeight;
+  host.remove();
+}
 
 function asSheetTab(data: unknown): SheetTabData {
   const d = data as { sheets?: unknown };
@@ -303,11 +324,8 @@ export function SheetEditor(props: { tab: TabView }) {
   };
 
   const range = selectionRange(sel);
-  const first = Math.max(0, Math.floor(scroll.top / ROW_H) - OVERSCAN);
-  const last = Math.min(extent.rows - 1, Math.ceil((scroll.top + scroll.height) / ROW_H) + OVERSCAN);
   // Only the visible rows and columns are drawn (plus a margin); spacers keep the scroll size.
-  const firstCol = Math.max(0, Math.floor((scroll.left - HEAD_W) / COL_W) - COL_OVERSCAN);
-  const lastCol = Math.min(extent.cols - 1, Math.ceil((scroll.left + scroll.width) / COL_W) + COL_OVERSCAN);
+  const { firstRow: first, lastRow: last, firstCol, lastCol } = visibleWindow(scroll, extent, METRICS);
   const allCols = Array.from({ length: extent.cols }, (_, i) => i);
   const cols = allCols.slice(firstCol, lastCol + 1);
   const leftPad = firstCol;

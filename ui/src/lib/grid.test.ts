@@ -21,6 +21,7 @@ import {
   single,
   startsTyping,
   toTsv,
+  visibleWindow,
 } from "./grid";
 
 describe("names", () => {
@@ -256,5 +257,40 @@ describe("extent and typing", () => {
     expect(startsTyping({ key: "x" })).toBe(true);
     expect(startsTyping({ key: "x", ctrl: true })).toBe(false);
     expect(startsTyping({ key: "ArrowUp" })).toBe(false);
+  });
+});
+
+describe("visibleWindow", () => {
+  const m = { rowHeight: 28, colWidth: 120, headerWidth: 48, rowOverscan: 4, colOverscan: 1 };
+  const big = { rows: 105, cols: 102 };
+  const cells = (w: ReturnType<typeof visibleWindow>) => (w.lastRow - w.firstRow + 1) * (w.lastCol - w.firstCol + 1);
+
+  it("draws the cells in view and a margin, not the whole 100 x 100 sheet", () => {
+    const w = visibleWindow({ top: 0, left: 0, height: 560, width: 800 }, big, m);
+    expect(w).toEqual({ firstRow: 0, lastRow: 24, firstCol: 0, lastCol: 8 });
+    expect(cells(w)).toBeLessThan(300);
+  });
+
+  it("follows the scroll position, the margin on both sides", () => {
+    const w = visibleWindow({ top: 28 * 50, left: 48 + 120 * 40, height: 560, width: 800 }, big, m);
+    expect(w.firstRow).toBe(46);
+    expect(w.lastRow).toBe(74);
+    expect(w.firstCol).toBe(39);
+    expect(w.lastCol).toBe(49);
+    // Every row and column at least partly on screen is drawn.
+    for (let r = 50; r < 50 + 560 / 28; r++) expect(r >= w.firstRow && r <= w.lastRow).toBe(true);
+  });
+
+  it("stops at the sheet's last row and column", () => {
+    const w = visibleWindow({ top: 28 * 200, left: 120 * 200, height: 560, width: 800 }, big, m);
+    expect(w.lastRow).toBe(104);
+    expect(w.lastCol).toBe(101);
+    expect(w.firstRow).toBeLessThanOrEqual(w.lastRow);
+    expect(w.firstCol).toBeLessThanOrEqual(w.lastCol);
+  });
+
+  it("draws everything of a sheet smaller than the screen", () => {
+    const w = visibleWindow({ top: 0, left: 0, height: 2000, width: 3000 }, { rows: 30, cols: 10 }, m);
+    expect(w).toEqual({ firstRow: 0, lastRow: 29, firstCol: 0, lastCol: 9 });
   });
 });

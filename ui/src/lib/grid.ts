@@ -335,3 +335,44 @@ export function moveSelection(sel: Selection, k: GridKey, extent: Extent): Selec
 export function startsTyping(k: { key: string; ctrl?: boolean; alt?: boolean; meta?: boolean }): boolean {
   return k.key.length === 1 && !k.ctrl && !k.alt && !k.meta;
 }
+
+/** The part of the grid's scroll area on screen (pixels). */
+export interface Viewport {
+  top: number;
+  left: number;
+  height: number;
+  width: number;
+}
+
+/** How the grid is drawn: row height, column width, row-header width, margins drawn off screen. */
+export interface GridMetrics {
+  rowHeight: number;
+  colWidth: number;
+  headerWidth: number;
+  rowOverscan: number;
+  colOverscan: number;
+}
+
+/** The rows and columns to draw (inclusive): those in the viewport and a margin around them. */
+export interface GridWindow {
+  firstRow: number;
+  lastRow: number;
+  firstCol: number;
+  lastCol: number;
+}
+
+/**
+ * Which cells to draw: a 100 x 100 sheet has 10,000 cells, and building them all on the main
+ * thread stalled the window when the tab opened; only the visible ones (plus a margin, so a
+ * keyboard move lands on a drawn cell) are. Spacers keep the scroll size (see SheetEditor).
+ */
+export function visibleWindow(view: Viewport, extent: Extent, m: GridMetrics): GridWindow {
+  const clamp = (v: number, lo: number, hi: number) => Math.max(lo, Math.min(hi, v));
+  const lastRowIndex = Math.max(0, extent.rows - 1);
+  const lastColIndex = Math.max(0, extent.cols - 1);
+  const firstRow = clamp(Math.floor(view.top / m.rowHeight) - m.rowOverscan, 0, lastRowIndex);
+  const lastRow = clamp(Math.ceil((view.top + view.height) / m.rowHeight) + m.rowOverscan, firstRow, lastRowIndex);
+  const firstCol = clamp(Math.floor((view.left - m.headerWidth) / m.colWidth) - m.colOverscan, 0, lastColIndex);
+  const lastCol = clamp(Math.ceil((view.left + view.width) / m.colWidth) + m.colOverscan, firstCol, lastColIndex);
+  return { firstRow, lastRow, firstCol, lastCol };
+}

@@ -12,5 +12,6 @@ mod agent_live;
 mod markdown_saved;
 mod offline_remote;
 mod perf;
+mod quit_keeps_edits;
 mod restore_version;
 mod tabs_by_id;
