@@ -159,3 +159,32 @@ describe("closing the window", () => {
     expect(editCalls()).toEqual([["alpha, and a long text", 3]]);
   });
 });
+
+describe("statuses arrive by two paths", () => {
+  const noteStatus = (seq: number, state: TabStatus["state"]) => ({
+    note_id: NOTE,
+    seq,
+    guard: 4,
+    offline: false,
+    settled: state === "saved",
+    tabs: [{ ...status("markdown"), state }],
+    queued_writes: 0,
+    stats: { saves_sent: 1, saves_committed: 0, replays: 0, refused: 0, auto_rebased: 0, conflicts_shown: 0, offline_failures: 0 },
+  });
+
+  it("keeps the newest: a reply taken before the save finished does not bring back Saving…", () => {
+    // The engine's event after the save, then a reply to note_status taken before it.
+    onEngineEvent({ kind: "status", ...noteStatus(8, "saved") });
+    onEngineEvent({ kind: "status", ...noteStatus(5, "saving") });
+    expect(app.get().status?.seq).toBe(8);
+    expect(app.get().status?.tabs[0]?.state).toBe("saved");
+    expect(app.get().open?.view?.tabs[0]?.status.state).toBe("saved");
+  });
+
+  it("a view read again shows the newest status known, not the states in its reply", async () => {
+    onEngineEvent({ kind: "status", ...noteStatus(9, "saved") });
+    server = { ...view(4, "alpha"), tabs: [{ ...view(4, "alpha").tabs[0]!, status: { ...status("markdown"), state: "saving" } }] };
+    await refreshView();
+    expect(app.get().open?.view?.tabs[0]?.status.state).toBe("saved");
+  });
+});

@@ -494,6 +494,9 @@ async function switchTo(noteId: string, known?: NoteView): Promise<void> {
       const view = await api.openNote(noteId);
       if (app.get().open?.noteId !== noteId) return;
       app.set({ open: { noteId, view, loading: false, error: null }, content: contentOf(noteId, view) });
+      // A status event that came while the Note was being read is newer than the view's tabs.
+      const known = app.get().status;
+      if (known) applyStatus(known);
     } catch (error) {
       if (app.get().open?.noteId !== noteId) return;
       const e = explain(error);
@@ -564,6 +567,9 @@ export async function refreshView(): Promise<void> {
     }
   }
   app.set({ open: { ...s.open, view, loading: false, error: null }, content });
+  // The view's tab states are as of its reply: the newest status known wins over them.
+  const known = app.get().status;
+  if (known) applyStatus(known);
   settleRoute();
 }
 
@@ -611,10 +617,13 @@ export function onEngineEvent(event: EngineEvent): void {
   }
 }
 
-function applyStatus(status: NoteStatus): void {
+function applyStatus(incoming: NoteStatus): void {
   const s = app.get();
   const view = s.open?.view;
-  if (!s.open || s.open.noteId !== status.note_id) return;
+  if (!s.open || s.open.noteId !== incoming.note_id) return;
+  // Events and command replies arrive in no fixed order: an older status never replaces a newer
+  // one (a reply taken before a save finished must not show "Saving…" after its "saved" event).
+  const status = newerStatus(s.status, incoming);
   const byTab = new Map(status.tabs.map((t) => [t.tab_id, t]));
   const tabs = view?.tabs.map((t) => {
     const next = byTab.get(t.id);
@@ -630,6 +639,11 @@ function applyStatus(status: NoteStatus): void {
     const changed = status.tabs.some((t) => !known.has(t.tab_id)) || view.tabs.some((t) => !byTab.has(t.id));
     if (changed) refreshViewSoon();
   }
+}
+
+/** The newer of two statuses of a Note (by `seq`); `incoming` if they are of different Notes. */
+export function newerStatus(current: NoteStatus | null, incoming: NoteStatus): NoteStatus {
+  return current && current.note_id === incoming.note_id && current.seq > incoming.seq ? current : incoming;
 }
 
 const refreshViewSoon = throttle(refreshView, 150);

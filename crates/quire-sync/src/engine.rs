@@ -106,6 +106,10 @@ pub struct TabStatus {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct NoteStatus {
     pub note_id: NoteId,
+    /// When this status was taken: a later one has a larger number (one count for the whole
+    /// process). A status reaches the UI by two paths, events and command replies, in no fixed
+    /// order; the reader keeps the one with the largest `seq`.
+    pub seq: u64,
     /// The save guard: the last version this app is connected to.
     pub guard: Option<Version>,
     pub offline: bool,
@@ -945,6 +949,9 @@ fn tab_status(sync: &NoteSync, tab_id: &TabId) -> TabStatus {
     }
 }
 
+/// The next [`NoteStatus::seq`].
+static STATUS_SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 fn snapshot(sync: NoteSync) -> Snapshot {
     let mut ids: Vec<TabId> = sync
         .server
@@ -958,6 +965,7 @@ fn snapshot(sync: NoteSync) -> Snapshot {
     }
     let status = NoteStatus {
         note_id: sync.note_id.clone(),
+        seq: STATUS_SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         guard: sync.guard(),
         offline: sync.is_offline(),
         settled: sync.is_settled(),
@@ -1136,6 +1144,10 @@ fn run_effects(
         match effect {
             Effect::Persist(_) => {}
             Effect::Send(send) => {
+                tracing::debug!(
+                    note = %note_id, key = %send.key, expected = %send.expected_version,
+                    "save sent"
+                );
                 let client = inner.client.clone();
                 let note = note_id.clone();
                 let tx = tx.clone();
@@ -1153,8 +1165,17 @@ fn run_effects(
                         }
                     };
                     let ev = match res {
-                        Ok(r) => Event::SaveSucceeded(Box::new(r)),
-                        Err(e) => Event::SaveFailed(failure(e)),
+                        Ok(r) => {
+                            tracing::debug!(
+                                %note, key = %send.key, version = %r.version,
+                                replayed = r.replayed, "save answered"
+                            );
+                            Event::SaveSucceeded(Box::new(r))
+                        }
+                        Err(e) => {
+                            tracing::debug!(%note, key = %send.key, error = %e, "save failed");
+                            Event::SaveFailed(failure(e))
+                        }
                     };
                     if tx.send(Msg::Step(ev, None)).is_err() {
                         tracing::debug!("note task stopped before the answer");
@@ -1167,8 +1188,14 @@ fn run_effects(
                 let tx = tx.clone();
                 tokio::spawn(async move {
                     let ev = match client.get_note(&note).await {
-                        Ok(n) => Event::Fetched(Box::new(n.note)),
-                        Err(e) => Event::FetchFailed(failure(e)),
+                        Ok(n) => {
+                            tracing::debug!(%note, version = %n.note.version, "fetched");
+                            Event::Fetched(Box::new(n.note))
+                        }
+                        Err(e) => {
+                            tracing::debug!(%note, error = %e, "fetch failed");
+                            Event::FetchFailed(failure(e))
+                        }
                     };
                     if tx.send(Msg::Step(ev, None)).is_err() {
                         tracing::debug!("note task stopped before the answer");

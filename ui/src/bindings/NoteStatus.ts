@@ -6,6 +6,12 @@ import type { Version } from "./Version";
 
 export type NoteStatus = { note_id: NoteId, 
 /**
+ * When this status was taken: a later one has a larger number (one count for the whole
+ * process). A status reaches the UI by two paths, events and command replies, in no fixed
+ * order; the reader keeps the one with the largest `seq`.
+ */
+seq: number, 
+/**
  * The save guard: the last version this app is connected to.
  */
 guard: Version | null, offline: boolean, settled: boolean, tabs: Array<TabStatus>, queued_writes: number, stats: Stats, };

@@ -94,6 +94,7 @@ describe("SyncStatus", () => {
     app.set({
       status: {
         note_id: NOTE,
+        seq: 1,
         guard: 7,
         offline: false,
         settled: true,
@@ -111,6 +112,7 @@ describe("SyncStatus", () => {
     app.set({
       status: {
         note_id: NOTE,
+        seq: 1,
         guard: 7,
         offline: false,
         settled: false,

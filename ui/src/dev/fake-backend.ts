@@ -100,9 +100,12 @@ function status(n: FakeNote, tabId: string): TabStatus {
   };
 }
 
+let statusSeq = 0;
+
 function noteStatus(n: FakeNote): NoteStatus {
   return {
     note_id: n.note.id,
+    seq: ++statusSeq,
     guard: n.note.version,
     offline,
     settled: [...n.states.values()].every((s) => s === "clean" || s === "saved"),

@@ -13,6 +13,21 @@ use thirtyfour::prelude::*;
 
 const TYPED: &str = "typed-right-before-quitting";
 
+/// Opens the Note from the list and waits until its editor shows the long text.
+async fn open_long_text(app: &App, note: &str) -> Result<()> {
+    app.click_by(&By::Css(format!(
+        "[data-testid=\"notes-item\"][data-note-id=\"{note}\"] a"
+    )))
+    .await?;
+    app.wait_text(
+        &By::Css("[data-testid=\"editor-markdown\"] .cm-content"),
+        "the long text",
+        |t| t.starts_with("A line of a long text"),
+    )
+    .await?;
+    Ok(())
+}
+
 #[tokio::test]
 async fn quitting_right_after_typing_keeps_the_edit() -> Result<()> {
     let harness = Harness::start()?;
@@ -36,16 +51,7 @@ async fn quitting_right_after_typing_keeps_the_edit() -> Result<()> {
         app.driver.refresh().await?;
         app.wait_for(&By::Css("[data-testid=\"app\"][data-ready=\"true\"]"))
             .await?;
-        app.click_by(&By::Css(format!(
-            "[data-testid=\"notes-item\"][data-note-id=\"{note}\"] a"
-        )))
-        .await?;
-        app.wait_text(
-            &By::Css("[data-testid=\"editor-markdown\"] .cm-content"),
-            "the long text",
-            |t| t.starts_with("A line of a long text"),
-        )
-        .await?;
+        open_long_text(&app, &note).await?;
         app.focus_markdown().await?;
         let editor = app.driver.active_element().await?;
         editor.send_keys(Key::Control + Key::End).await?;
@@ -92,16 +98,7 @@ async fn quitting_right_after_typing_keeps_the_edit() -> Result<()> {
 
     let app = App::launch(&harness).await?;
     let outcome = async {
-        app.click_by(&By::Css(format!(
-            "[data-testid=\"notes-item\"][data-note-id=\"{note}\"] a"
-        )))
-        .await?;
-        app.wait_text(
-            &By::Css("[data-testid=\"editor-markdown\"] .cm-content"),
-            "the long text",
-            |t| t.starts_with("A line of a long text"),
-        )
-        .await?;
+        open_long_text(&app, &note).await?;
         // Kept as a draft on disk, sent once the Note is open again.
         let version = app.wait_synced(&note).await?;
         ensure!(version >= 3, "saved as version {version}");
