@@ -42,15 +42,14 @@ impl TabData {
 
     /// The `data` member of the wire form.
     pub fn to_value(&self) -> Value {
-        let v = match self {
-            TabData::Markdown(t) => serde_json::to_value(t),
-            TabData::Sheet(s) => serde_json::to_value(s),
-            TabData::Slides(d) => serde_json::to_value(d),
-            TabData::Sources(s) => serde_json::to_value(s),
-            TabData::Files(f) => serde_json::to_value(f),
-        };
         // Serialising these plain structs cannot fail (no maps with non-string keys).
-        v.unwrap_or(Value::Null)
+        serde_json::to_value(self.content()).unwrap_or(Value::Null)
+    }
+
+    /// The `data` member of the wire form, to serialise in place (no copy of the content, as
+    /// building a [`Value`] makes).
+    pub fn content(&self) -> impl Serialize + '_ {
+        Content(self)
     }
 
     /// Parses the `data` member for a tab of `kind`.
@@ -62,6 +61,21 @@ impl TabData {
             TabKind::Sources => TabData::Sources(serde_json::from_value(data)?),
             TabKind::Files => TabData::Files(serde_json::from_value(data)?),
         })
+    }
+}
+
+/// See [`TabData::content`].
+struct Content<'a>(&'a TabData);
+
+impl Serialize for Content<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            TabData::Markdown(t) => t.serialize(serializer),
+            TabData::Sheet(s) => s.serialize(serializer),
+            TabData::Slides(d) => d.serialize(serializer),
+            TabData::Sources(s) => s.serialize(serializer),
+            TabData::Files(f) => f.serialize(serializer),
+        }
     }
 }
 

@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use quire_model::{NoteId, Version};
+use quire_model::NoteId;
 use rusqlite::Connection;
 
 use super::read::Located;
@@ -45,11 +45,6 @@ impl NoteCache {
     /// The Note at its newest version, if it is cached.
     pub(super) fn current(&self, id: &NoteId) -> Option<&Located> {
         self.notes.get(id)
-    }
-
-    /// The Note, if the cached copy is at `version`.
-    pub(super) fn get(&self, id: &NoteId, version: Version) -> Option<&Located> {
-        self.notes.get(id).filter(|l| l.note.version == version)
     }
 
     pub(super) fn put(&mut self, located: Located) {

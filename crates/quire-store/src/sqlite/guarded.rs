@@ -3,7 +3,7 @@
 //! savepoint, so a refused write leaves nothing behind, not even its idempotency key.
 
 use quire_model::{
-    ApplyCtx, Note, NoteId, OpError, OpErrorCode, OpOutcome, TabData, TabId, Version, limits,
+    ApplyCtx, Note, NoteId, OpError, OpErrorCode, OpOutcome, TabId, Version, limits,
 };
 use rusqlite::{Connection, OptionalExtension};
 use serde::ser::{Serialize, SerializeMap, Serializer};
@@ -65,7 +65,8 @@ pub(super) fn write(
 
     // The writer's copy is the newest version unless another connection wrote since (the
     // writer checks that once per batch, see `NoteCache::check_data_version`).
-    let version = match cache.current(id) {
+    let cached = cache.current(id);
+    let version = match cached {
         Some(located) => located.note.version,
         None => read::current_version(conn, nid)?,
     };
@@ -77,7 +78,7 @@ pub(super) fn write(
     }
 
     let loaded;
-    let current = match cache.get(id, version) {
+    let current = match cached {
         Some(located) => located,
         None => {
             loaded = read::located_at(conn, nid, id, version)?.ok_or_else(|| {
@@ -276,25 +277,10 @@ impl Serialize for Contents<'_> {
         let mut map = serializer.serialize_map(None)?;
         for (tab, at) in note.tabs.iter().zip(&self.0.data_at) {
             if *at == note.version {
-                map.serialize_entry(tab.id.as_str(), &Content(&tab.data))?;
+                map.serialize_entry(tab.id.as_str(), &tab.data.content())?;
             }
         }
         map.end()
-    }
-}
-
-/// A tab's content in the form `TabData::to_value` gives, without building the value.
-struct Content<'a>(&'a TabData);
-
-impl Serialize for Content<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        match self.0 {
-            TabData::Markdown(t) => t.serialize(serializer),
-            TabData::Sheet(s) => s.serialize(serializer),
-            TabData::Slides(d) => d.serialize(serializer),
-            TabData::Sources(s) => s.serialize(serializer),
-            TabData::Files(f) => f.serialize(serializer),
-        }
     }
 }
 
