@@ -8,35 +8,11 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib-app.sh"
 cd "$ROOT"
 
-# System packages: Tauri's build dependencies (WebKitGTK 4.1 and friends), an X server for the
-# window, and WebKitWebDriver for tauri-driver.
-packages=(
-  libwebkit2gtk-4.1-dev build-essential pkg-config libssl-dev libayatana-appindicator3-dev
-  librsvg2-dev libxdo-dev xvfb xauth webkit2gtk-driver
-)
-missing=()
-for package in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' ||
-    missing+=("$package")
-done
-if ((${#missing[@]})); then
-  echo "app: installing ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  quiet apt-get update
-  quiet apt-get install -y "${missing[@]}"
-fi
+apt_ensure app "${APP_PACKAGES[@]}"
 
 command -v npm >/dev/null || { echo "app: Node.js and npm are required (Node >= 20.19)" >&2; exit 1; }
 
-# tauri-driver builds in a temporary directory of its own, not the shared target directory.
-tauri_driver_bin="${CARGO_HOME:-$HOME/.cargo}/bin/tauri-driver"
-if ! command -v tauri-driver >/dev/null && [[ ! -x "$tauri_driver_bin" ]]; then
-  echo "app: cargo install tauri-driver"
-  quiet env -u CARGO_TARGET_DIR cargo install tauri-driver --version '^2' --locked
-fi
-if ! command -v tauri-driver >/dev/null; then
-  export TAURI_DRIVER="$tauri_driver_bin"
-fi
+tauri_driver_ensure app
 
 app_build
 

@@ -18,6 +18,41 @@ quiet() {
   return "$status"
 }
 
+# The app's system packages: Tauri's build dependencies (WebKitGTK 4.1 and friends), an X
+# server for the window, and WebKitWebDriver for tauri-driver.
+APP_PACKAGES=(
+  libwebkit2gtk-4.1-dev build-essential pkg-config libssl-dev libayatana-appindicator3-dev
+  librsvg2-dev libxdo-dev xvfb xauth webkit2gtk-driver
+)
+
+# apt_ensure WHO PACKAGE...: installs the packages not installed yet (with sudo unless root);
+# WHO names the caller in the one line it prints when it installs something.
+apt_ensure() {
+  local who="$1" package missing=() sudo_=()
+  shift
+  for package in "$@"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' ||
+      missing+=("$package")
+  done
+  ((${#missing[@]})) || return 0
+  echo "$who: installing ${missing[*]}"
+  ((EUID == 0)) || sudo_=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  quiet "${sudo_[@]}" apt-get update
+  quiet "${sudo_[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+}
+
+# tauri_driver_ensure WHO: cargo install tauri-driver unless it is there; exports TAURI_DRIVER
+# when it is not on PATH. It builds in a temporary directory of its own, not the shared target.
+tauri_driver_ensure() {
+  local bin="${CARGO_HOME:-$HOME/.cargo}/bin/tauri-driver"
+  if ! command -v tauri-driver >/dev/null && [[ ! -x "$bin" ]]; then
+    echo "$1: cargo install tauri-driver"
+    quiet env -u CARGO_TARGET_DIR cargo install tauri-driver --version '^2' --locked
+  fi
+  command -v tauri-driver >/dev/null || export TAURI_DRIVER="$bin"
+}
+
 # npm ci, unless node_modules already matches package-lock.json.
 ui_install() {
   local want have=""

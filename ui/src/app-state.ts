@@ -494,9 +494,7 @@ async function switchTo(noteId: string, known?: NoteView): Promise<void> {
       const view = await api.openNote(noteId);
       if (app.get().open?.noteId !== noteId) return;
       app.set({ open: { noteId, view, loading: false, error: null }, content: contentOf(noteId, view) });
-      // A status event that came while the Note was being read is newer than the view's tabs.
-      const known = app.get().status;
-      if (known) applyStatus(known);
+      reapplyStatus();
     } catch (error) {
       if (app.get().open?.noteId !== noteId) return;
       const e = explain(error);
@@ -567,9 +565,7 @@ export async function refreshView(): Promise<void> {
     }
   }
   app.set({ open: { ...s.open, view, loading: false, error: null }, content });
-  // The view's tab states are as of its reply: the newest status known wins over them.
-  const known = app.get().status;
-  if (known) applyStatus(known);
+  reapplyStatus();
   settleRoute();
 }
 
@@ -639,6 +635,12 @@ function applyStatus(incoming: NoteStatus): void {
     const changed = status.tabs.some((t) => !known.has(t.tab_id)) || view.tabs.some((t) => !byTab.has(t.id));
     if (changed) refreshViewSoon();
   }
+}
+
+/** A view just read has its tab states as of its reply: the newest status known wins over them. */
+function reapplyStatus(): void {
+  const known = app.get().status;
+  if (known) applyStatus(known);
 }
 
 /** The newer of two statuses of a Note (by `seq`); `incoming` if they are of different Notes. */

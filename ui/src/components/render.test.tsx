@@ -3,7 +3,7 @@
 
 import { render } from "preact-render-to-string";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { NoteView as NoteViewData, TabStatus, TabView } from "../api";
+import type { NoteStatus, NoteView as NoteViewData, Stats, TabStatus, TabView } from "../api";
 import { app } from "../app-state";
 import { TID } from "../testids";
 import { TabBanner } from "./Banners";
@@ -90,37 +90,27 @@ describe("TabStrip", () => {
 });
 
 describe("SyncStatus", () => {
+  /** The Markdown tab in `state`, at version 7, after one save was sent. */
+  const noteStatus = (state: "saved" | "conflict", stats: Partial<Stats>): NoteStatus => ({
+    note_id: NOTE,
+    seq: 1,
+    guard: 7,
+    offline: false,
+    settled: state === "saved",
+    tabs: [status("markdown", state)],
+    queued_writes: 0,
+    stats: { saves_sent: 1, saves_committed: 0, replays: 0, refused: 0, auto_rebased: 0, conflicts_shown: 0, offline_failures: 0, ...stats },
+  });
+
   it("says Saved with the version when everything is on the server", () => {
-    app.set({
-      status: {
-        note_id: NOTE,
-        seq: 1,
-        guard: 7,
-        offline: false,
-        settled: true,
-        tabs: [status("markdown", "saved")],
-        queued_writes: 0,
-        stats: { saves_sent: 1, saves_committed: 1, replays: 0, refused: 0, auto_rebased: 0, conflicts_shown: 0, offline_failures: 0 },
-      },
-    });
+    app.set({ status: noteStatus("saved", { saves_committed: 1 }) });
     const html = render(<SyncStatus />);
     expect(html).toContain(`data-testid="${TID.syncStatus}" data-state="saved"`);
     expect(html).toContain("Saved (version 7)");
   });
 
   it("says Conflict while a tab waits for the person's decision", () => {
-    app.set({
-      status: {
-        note_id: NOTE,
-        seq: 1,
-        guard: 7,
-        offline: false,
-        settled: false,
-        tabs: [status("markdown", "conflict")],
-        queued_writes: 0,
-        stats: { saves_sent: 1, saves_committed: 0, replays: 0, refused: 1, auto_rebased: 0, conflicts_shown: 1, offline_failures: 0 },
-      },
-    });
+    app.set({ status: noteStatus("conflict", { refused: 1, conflicts_shown: 1 }) });
     expect(render(<SyncStatus />)).toContain(">Conflict<");
   });
 });
