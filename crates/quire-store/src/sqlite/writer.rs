@@ -165,6 +165,20 @@ pub(super) fn run(conn: Connection, jobs: Receiver<Job>, max_batch: usize) {
     }
 }
 
+/// Opens the batch's transaction and checks the writer's copies are still current; on failure
+/// no transaction is left open and the copies are forgotten.
+fn begin(conn: &Connection, cache: &mut NoteCache) -> rusqlite::Result<()> {
+    exec(conn, "BEGIN IMMEDIATE")?;
+    let checked = cache.check_data_version(conn);
+    if checked.is_err() {
+        cache.clear();
+        if let Err(rollback) = exec(conn, "ROLLBACK") {
+            tracing::error!("rollback failed: {rollback}");
+        }
+    }
+    checked
+}
+
 /// One transaction for the whole batch; verdicts are delivered after the `COMMIT` returned.
 fn commit_batch(conn: &Connection, cache: &mut NoteCache, batch: &mut Vec<Job>) {
     if !conn.is_autocommit()
@@ -172,19 +186,9 @@ fn commit_batch(conn: &Connection, cache: &mut NoteCache, batch: &mut Vec<Job>) 
     {
         tracing::error!("cannot close a transaction left open: {e}");
     }
-    if let Err(e) = exec(conn, "BEGIN IMMEDIATE") {
+    if let Err(e) = begin(conn, cache) {
         let e = StoreError::from(e);
         tracing::error!("cannot start a write transaction: {e}");
-        batch.drain(..).for_each(|job| job.refuse(&e));
-        return;
-    }
-    if let Err(e) = cache.check_data_version(conn) {
-        let e = StoreError::from(e);
-        tracing::error!("cannot read the database's data version: {e}");
-        cache.clear();
-        if let Err(rollback) = exec(conn, "ROLLBACK") {
-            tracing::error!("rollback failed: {rollback}");
-        }
         batch.drain(..).for_each(|job| job.refuse(&e));
         return;
     }
