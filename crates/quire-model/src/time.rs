@@ -14,17 +14,35 @@ impl Timestamp {
 
     /// RFC 3339 in UTC with millisecond precision, e.g. `2026-11-30T06:24:41.123Z`.
     pub fn to_rfc3339(self) -> String {
-        let ms = self.0.rem_euclid(1000);
+        let ms = self.0.rem_euclid(1000) as u32;
         let secs = self.0.div_euclid(1000);
         let days = secs.div_euclid(86_400);
-        let rem = secs.rem_euclid(86_400);
+        let rem = secs.rem_euclid(86_400) as u32;
         let (y, m, d) = civil_from_days(days);
-        format!(
-            "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{ms:03}Z",
-            rem / 3600,
-            (rem % 3600) / 60,
-            rem % 60
-        )
+        let (hh, mm, ss) = (rem / 3600, (rem % 3600) / 60, rem % 60);
+        match u32::try_from(y) {
+            // Every write stamps its version with this: digits written in place, no formatter.
+            Ok(y) if y <= 9999 => {
+                let mut out = *b"0000-00-00T00:00:00.000Z";
+                for (at, value, width) in [
+                    (0, y, 4),
+                    (5, m, 2),
+                    (8, d, 2),
+                    (11, hh, 2),
+                    (14, mm, 2),
+                    (17, ss, 2),
+                    (20, ms, 3),
+                ] {
+                    let mut v = value;
+                    for slot in out[at..at + width].iter_mut().rev() {
+                        *slot = b'0' + (v % 10) as u8;
+                        v /= 10;
+                    }
+                }
+                out.iter().map(|&b| char::from(b)).collect()
+            }
+            _ => format!("{y:04}-{m:02}-{d:02}T{hh:02}:{mm:02}:{ss:02}.{ms:03}Z"),
+        }
     }
 }
 
@@ -58,5 +76,18 @@ mod tests {
             "2000-02-29T00:00:00.000Z"
         );
         assert_eq!(Timestamp(-1).to_rfc3339(), "1969-12-31T23:59:59.999Z");
+        assert_eq!(
+            Timestamp(253_402_300_799_999).to_rfc3339(),
+            "9999-12-31T23:59:59.999Z"
+        );
+        // Outside four digits: the formatter's spelling.
+        assert_eq!(
+            Timestamp(253_402_300_800_000).to_rfc3339(),
+            "10000-01-01T00:00:00.000Z"
+        );
+        assert_eq!(
+            Timestamp(-62_167_219_200_001).to_rfc3339(),
+            "-001-12-31T23:59:59.999Z"
+        );
     }
 }

@@ -25,11 +25,6 @@ pub(super) struct NoteCache {
 }
 
 impl NoteCache {
-    /// The Note's number in the file, if it is cached (a Note is never deleted).
-    pub(super) fn nid(&self, id: &NoteId) -> Option<i64> {
-        self.notes.get(id).map(|l| l.nid)
-    }
-
     /// Forgets every Note if another connection committed since the last call. Called at the
     /// start of each batch, inside its `BEGIN IMMEDIATE` (no one else can commit until it ends).
     pub(super) fn check_data_version(&mut self, conn: &Connection) -> rusqlite::Result<()> {
@@ -48,7 +43,11 @@ impl NoteCache {
     }
 
     pub(super) fn put(&mut self, located: Located) {
-        if self.notes.len() >= CAPACITY && !self.notes.contains_key(&located.note.id) {
+        if let Some(entry) = self.notes.get_mut(&located.note.id) {
+            *entry = located;
+            return;
+        }
+        if self.notes.len() >= CAPACITY {
             self.notes.clear();
         }
         self.notes.insert(located.note.id.clone(), located);

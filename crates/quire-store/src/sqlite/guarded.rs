@@ -52,8 +52,11 @@ pub(super) fn write(
     req: &WriteRequest,
 ) -> Result<WriteResult> {
     let id = &req.note_id;
-    let nid = match cache.nid(id) {
-        Some(nid) => nid,
+    // The writer's copy is the newest version unless another connection wrote since (the
+    // writer checks that once per batch, see `NoteCache::check_data_version`).
+    let cached = cache.current(id);
+    let nid = match cached {
+        Some(located) => located.nid,
         None => read::nid(conn, id)?,
     };
     if let Some(key) = &req.idempotency_key {
@@ -63,9 +66,6 @@ pub(super) fn write(
         }
     }
 
-    // The writer's copy is the newest version unless another connection wrote since (the
-    // writer checks that once per batch, see `NoteCache::check_data_version`).
-    let cached = cache.current(id);
     let version = match cached {
         Some(located) => located.note.version,
         None => read::current_version(conn, nid)?,

@@ -1,4 +1,4 @@
-//! The SQLite store: WAL, one writer thread (group commit), a small pool of readers.
+//! The SQLite store: WAL, one write connection (group commit), a small pool of readers.
 
 mod cache;
 mod checkpoint;
@@ -9,7 +9,6 @@ mod schema;
 mod writer;
 
 use std::path::Path;
-use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
@@ -20,7 +19,7 @@ use tokio::sync::oneshot;
 
 use self::checkpoint::Checkpointer;
 use self::pool::ReadPool;
-use self::writer::Job;
+use self::writer::{Job, Writer};
 use crate::{
     NewNote, NoteMeta, Result, Scope, Store, StoreError, StoredNote, TokenRecord, VersionInfo,
     WriteRequest, WriteResult,
@@ -56,23 +55,23 @@ impl Default for SqliteOptions {
     }
 }
 
-/// Notes in one SQLite file (WAL). One writer thread owns the only write connection and commits
-/// whatever is queued as one transaction, a savepoint per write (group commit); a caller hears
-/// back after the `COMMIT` returned. Reads go to a small pool of read-only connections, off the
-/// async threads. Dropping the store (or [`Store::close`]) waits until every queued write is
-/// committed and answered.
+/// Notes in one SQLite file (WAL). One write connection commits whatever is queued as one
+/// transaction, a savepoint per write (group commit); under NORMAL a writer that finds it free
+/// commits on its own thread. A caller hears back after the `COMMIT` returned. Reads go to a small pool of read-only connections, off the async threads. Dropping
+/// the store (or [`Store::close`]) waits until every queued write is committed and answered.
 pub struct SqliteStore {
     inner: Arc<Inner>,
 }
 
 struct Inner {
     readers: ReadPool,
-    writer: Mutex<Option<Writer>>,
+    writer: Arc<Writer>,
+    threads: Mutex<Option<Threads>>,
 }
 
-struct Writer {
-    jobs: Sender<Job>,
-    thread: JoinHandle<()>,
+/// The store's own threads, stopped when it closes.
+struct Threads {
+    writer: JoinHandle<()>,
     checkpointer: Checkpointer,
 }
 
@@ -117,35 +116,31 @@ impl SqliteStore {
 
         let readers = ReadPool::open(path, opts.readers)?;
         let checkpointer = Checkpointer::start(path)?;
-        let (jobs, queue) = mpsc::channel();
-        let max_batch = opts.max_batch.max(1);
+        let callers_commit = opts.synchronous == Synchronous::Normal;
+        let writer = Arc::new(Writer::new(conn, opts.max_batch, callers_commit));
         let thread = std::thread::Builder::new()
             .name("quire-store-writer".to_owned())
-            .spawn(move || writer::run(conn, queue, max_batch))
+            .spawn({
+                let writer = Arc::clone(&writer);
+                move || writer.run()
+            })
             .map_err(|e| StoreError::Backend(format!("cannot start the writer thread: {e}")))?;
         Ok(SqliteStore {
             inner: Arc::new(Inner {
                 readers,
-                writer: Mutex::new(Some(Writer {
-                    jobs,
-                    thread,
+                writer,
+                threads: Mutex::new(Some(Threads {
+                    writer: thread,
                     checkpointer,
                 })),
             }),
         })
     }
 
-    /// Queues a job for the writer and waits for its verdict, given after the commit.
+    /// Hands a job to the writer and waits for its verdict, given after the commit.
     async fn submit<T>(&self, job: impl FnOnce(oneshot::Sender<Result<T>>) -> Job) -> Result<T> {
         let (reply, verdict) = oneshot::channel();
-        {
-            let writer = self.inner.writer.lock().map_err(|_| StoreError::Closed)?;
-            let writer = writer.as_ref().ok_or(StoreError::Closed)?;
-            writer
-                .jobs
-                .send(job(reply))
-                .map_err(|_| StoreError::Closed)?;
-        }
+        self.inner.writer.submit(job(reply))?;
         verdict.await.map_err(|_| StoreError::Closed)?
     }
 
@@ -162,22 +157,23 @@ impl SqliteStore {
 }
 
 impl Inner {
-    /// Stops the writer after it has committed everything queued. Blocking.
+    /// Stops the writer after it has committed everything queued, then closes the write
+    /// connection (after a commit in progress on a caller's thread). Blocking.
     fn stop_writer(&self) {
-        let writer = match self.writer.lock() {
-            Ok(mut w) => w.take(),
+        let threads = match self.threads.lock() {
+            Ok(mut t) => t.take(),
             Err(poisoned) => poisoned.into_inner().take(),
         };
-        if let Some(Writer {
-            jobs,
-            thread,
+        if let Some(Threads {
+            writer,
             checkpointer,
-        }) = writer
+        }) = threads
         {
-            drop(jobs);
-            if thread.join().is_err() {
+            self.writer.close_queue();
+            if writer.join().is_err() {
                 tracing::error!("the store's writer thread panicked");
             }
+            self.writer.close_connection();
             checkpointer.stop();
         }
     }
@@ -269,5 +265,27 @@ impl Store for SqliteStore {
         tokio::task::spawn_blocking(move || inner.stop_writer())
             .await
             .map_err(|e| StoreError::Backend(format!("closing the store failed: {e}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    /// Callers commit on their own thread under NORMAL only (see `writer`).
+    #[test]
+    fn callers_commit_under_normal_only() {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        for (synchronous, expected) in [(Synchronous::Normal, true), (Synchronous::Full, false)] {
+            let path = dir.path().join(format!("{synchronous:?}.db"));
+            let opts = SqliteOptions {
+                synchronous,
+                ..SqliteOptions::default()
+            };
+            let store = SqliteStore::open(&path, opts).expect("open");
+            assert_eq!(store.inner.writer.callers_commit(), expected);
+        }
     }
 }

@@ -1,12 +1,22 @@
-//! The one writer: a thread that owns the write connection and drains a queue of jobs. All the
-//! jobs found waiting are committed together (group commit): one `BEGIN IMMEDIATE`, a
-//! savepoint per job so that each keeps its own verdict, one `COMMIT` (one fsync) for the
-//! batch. Callers hear back only after the `COMMIT` returned: acknowledged means durable.
+//! The one write connection and the queue in front of it. All the jobs found waiting are
+//! committed together (group commit): one `BEGIN IMMEDIATE`, a savepoint per job so that each
+//! keeps its own verdict, one `COMMIT` (one fsync) for the batch. Callers hear back only after
+//! the `COMMIT` returned: acknowledged means durable.
+//!
+//! Who commits: the writer thread commits what is queued, with everything queued meanwhile,
+//! as soon as the connection is free (concurrent writers share one commit). Under
+//! `synchronous=NORMAL` a caller that finds the connection free commits its own job (and
+//! whatever is queued) on its own thread instead, so a lone writer pays no hop to another thread
+//! and back: a third of a NORMAL write's latency. Under FULL the commit waits for the disk and
+//! the caller queues: a tokio worker blocked that long hands its runtime to another thread
+//! (`block_in_place`), which cost more over HTTP than the hop it saves (BENCHMARKS.md).
 
-use std::sync::mpsc::Receiver;
+use std::collections::VecDeque;
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError, TryLockError};
 
 use quire_model::NoteId;
 use rusqlite::Connection;
+use tokio::runtime::{Handle, RuntimeFlavor};
 use tokio::sync::oneshot;
 
 use super::cache::NoteCache;
@@ -148,21 +158,170 @@ fn guarded<T>(
     }
 }
 
-/// The writer thread's loop: until every sender is gone and the queue is empty, take what is
-/// queued (at most `max_batch` jobs) and commit it as one batch.
-pub(super) fn run(conn: Connection, jobs: Receiver<Job>, max_batch: usize) {
-    let mut batch = Vec::with_capacity(max_batch);
-    let mut cache = NoteCache::default();
-    while let Ok(first) = jobs.recv() {
-        batch.push(first);
-        while batch.len() < max_batch {
-            match jobs.try_recv() {
-                Ok(job) => batch.push(job),
-                Err(_) => break,
+/// The write connection with the writer's copies of the Notes it wrote last.
+struct Connected {
+    conn: Connection,
+    cache: NoteCache,
+}
+
+struct Queue {
+    jobs: VecDeque<Job>,
+    /// False once the store is closing: no job is taken any more.
+    open: bool,
+}
+
+/// The write side of the store: the connection (`None` once closed) and the queue of jobs
+/// waiting for it. Lock order: `conn` before `queue`.
+pub(super) struct Writer {
+    conn: Mutex<Option<Connected>>,
+    queue: Mutex<Queue>,
+    queued: Condvar,
+    max_batch: usize,
+    /// Whether a caller that finds the connection free commits on its own thread.
+    callers_commit: bool,
+}
+
+impl Writer {
+    pub(super) fn new(conn: Connection, max_batch: usize, callers_commit: bool) -> Self {
+        Writer {
+            conn: Mutex::new(Some(Connected {
+                conn,
+                cache: NoteCache::default(),
+            })),
+            queue: Mutex::new(Queue {
+                jobs: VecDeque::new(),
+                open: true,
+            }),
+            queued: Condvar::new(),
+            max_batch: max_batch.max(1),
+            callers_commit,
+        }
+    }
+
+    /// Hands a job over: committed here and now if callers commit, the connection is free and
+    /// this thread may block (a multi-threaded runtime), else queued for the writer thread. Its
+    /// verdict goes to the job's reply, after the commit. `Closed` if the store is closing (the
+    /// job is dropped unanswered).
+    pub(super) fn submit(&self, job: Job) -> Result<()> {
+        if self.callers_commit && may_block_here() {
+            match self.conn.try_lock() {
+                Ok(mut conn) => return self.lead(&mut conn, job),
+                Err(TryLockError::WouldBlock) => {}
+                Err(TryLockError::Poisoned(poisoned)) => {
+                    return self.lead(&mut poisoned.into_inner(), job);
+                }
             }
         }
-        commit_batch(&conn, &mut cache, &mut batch);
+        let mut queue = self.lock_queue()?;
+        if !queue.open {
+            return Err(StoreError::Closed);
+        }
+        queue.jobs.push_back(job);
+        drop(queue);
+        self.queued.notify_one();
+        Ok(())
     }
+
+    /// Commits `job` and whatever is queued, on the caller's thread (the runtime moves its
+    /// other tasks elsewhere meanwhile).
+    fn lead(&self, conn: &mut Option<Connected>, job: Job) -> Result<()> {
+        let Some(connected) = conn.as_mut() else {
+            return Err(StoreError::Closed);
+        };
+        let mut batch = Vec::with_capacity(self.max_batch);
+        {
+            let mut queue = self.lock_queue()?;
+            if !queue.open {
+                return Err(StoreError::Closed);
+            }
+            batch.push(job);
+            take(&mut queue, &mut batch, self.max_batch);
+        }
+        tokio::task::block_in_place(|| {
+            commit_batch(&connected.conn, &mut connected.cache, &mut batch);
+        });
+        Ok(())
+    }
+
+    /// The writer thread's loop: until the store closes and the queue is empty, wait for a
+    /// job, then take the connection and commit what is queued (at most `max_batch` jobs) as
+    /// one batch. A caller that led meanwhile may have taken the jobs already.
+    pub(super) fn run(&self) {
+        let mut batch = Vec::with_capacity(self.max_batch);
+        loop {
+            {
+                let Ok(mut queue) = self.lock_queue() else {
+                    return;
+                };
+                while queue.jobs.is_empty() && queue.open {
+                    queue = match self.queued.wait(queue) {
+                        Ok(q) => q,
+                        Err(_) => return,
+                    };
+                }
+                if queue.jobs.is_empty() {
+                    return;
+                }
+            }
+            // A panic while committing leaves the connection usable: `commit_batch` closes a
+            // transaction left open before it starts.
+            let mut conn = self.conn.lock().unwrap_or_else(PoisonError::into_inner);
+            let Some(connected) = conn.as_mut() else {
+                return;
+            };
+            if let Ok(mut queue) = self.lock_queue() {
+                take(&mut queue, &mut batch, self.max_batch);
+            }
+            if !batch.is_empty() {
+                commit_batch(&connected.conn, &mut connected.cache, &mut batch);
+            }
+        }
+    }
+
+    /// Stops taking jobs; the writer thread commits what is queued and returns.
+    pub(super) fn close_queue(&self) {
+        let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+        queue.open = false;
+        drop(queue);
+        self.queued.notify_all();
+    }
+
+    /// Closes the connection, after any commit in progress. Call after the writer thread
+    /// returned.
+    pub(super) fn close_connection(&self) {
+        let mut conn = self.conn.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(connected) = conn.take()
+            && let Err((_, e)) = connected.conn.close()
+        {
+            tracing::error!("closing the write connection failed: {e}");
+        }
+        // Jobs that raced the close: refused, never dropped unanswered.
+        let closing = StoreError::Closed;
+        if let Ok(mut queue) = self.queue.lock() {
+            queue.jobs.drain(..).for_each(|job| job.refuse(&closing));
+        }
+    }
+
+    #[cfg(test)]
+    pub(super) fn callers_commit(&self) -> bool {
+        self.callers_commit
+    }
+
+    fn lock_queue(&self) -> Result<MutexGuard<'_, Queue>> {
+        self.queue.lock().map_err(|_| StoreError::Closed)
+    }
+}
+
+/// Whether blocking this thread is allowed: outside any runtime, or on a multi-threaded one
+/// (`block_in_place`). A current-thread runtime must not block: its jobs go to the queue.
+fn may_block_here() -> bool {
+    Handle::try_current().map_or(true, |h| h.runtime_flavor() == RuntimeFlavor::MultiThread)
+}
+
+/// Moves queued jobs into `batch` until it holds `max_batch`.
+fn take(queue: &mut Queue, batch: &mut Vec<Job>, max_batch: usize) {
+    let n = max_batch.saturating_sub(batch.len()).min(queue.jobs.len());
+    batch.extend(queue.jobs.drain(..n));
 }
 
 /// Opens the batch's transaction and checks the writer's copies are still current; on failure
@@ -374,6 +533,111 @@ mod tests {
             .query_row("SELECT count(*) FROM write_keys", [], |r| r.get(0))
             .unwrap();
         assert_eq!(keys, 2, "only the accepted writes stored their keys");
+    }
+
+    /// A store's writer whose connection counts its commits; no writer thread yet.
+    fn counted_writer(
+        callers_commit: bool,
+    ) -> (
+        tempfile::TempDir,
+        std::sync::Arc<Writer>,
+        std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    ) {
+        let (dir, conn) = open();
+        let commits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = std::sync::Arc::clone(&commits);
+        conn.commit_hook(Some(move || {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            false
+        }));
+        let writer = Writer::new(conn, 512, callers_commit);
+        (dir, std::sync::Arc::new(writer), commits)
+    }
+
+    async fn answered<T: std::fmt::Debug>(verdict: oneshot::Receiver<Result<T>>) -> T {
+        tokio::time::timeout(std::time::Duration::from_secs(30), verdict)
+            .await
+            .expect("answered")
+            .expect("a verdict")
+            .expect("accepted")
+    }
+
+    /// A caller that finds the connection free commits on its own thread: no writer thread is
+    /// running here, yet the write is committed and answered.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_lone_caller_commits_on_its_own_thread() {
+        let (_dir, writer, commits) = counted_writer(true);
+        let a = note(1);
+        let (job, created) = create(&a);
+        writer.submit(job).expect("submitted");
+        answered(created).await;
+        let (job, written) = write(&a, 1, "k", text("mine"));
+        writer.submit(job).expect("submitted");
+        assert_eq!(answered(written).await.version, Version(2));
+        assert_eq!(commits.load(std::sync::atomic::Ordering::SeqCst), 2);
+        writer.close_queue();
+        writer.close_connection();
+        let (job, refused) = write(&a, 2, "k2", text("late"));
+        assert!(matches!(writer.submit(job), Err(StoreError::Closed)));
+        assert!(
+            refused.await.is_err(),
+            "dropped unanswered, never committed"
+        );
+    }
+
+    /// Callers that find the connection busy queue their jobs without blocking; the writer
+    /// thread commits everything queued in one transaction once the connection is free.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn jobs_queued_while_the_connection_is_busy_share_one_commit() {
+        let (_dir, writer, commits) = counted_writer(true);
+        let busy = writer.conn.lock().expect("the connection");
+        let mut verdicts = Vec::new();
+        for n in 1..=5 {
+            let (job, created) = create(&note(n));
+            writer.submit(job).expect("queued");
+            verdicts.push(created);
+        }
+        assert_eq!(writer.queue.lock().expect("queue").jobs.len(), 5);
+        let thread = std::thread::spawn({
+            let writer = std::sync::Arc::clone(&writer);
+            move || writer.run()
+        });
+        drop(busy);
+        for created in verdicts {
+            assert!(!answered(created).await.1);
+        }
+        assert_eq!(commits.load(std::sync::atomic::Ordering::SeqCst), 1);
+        writer.close_queue();
+        thread.join().expect("the writer thread");
+        writer.close_connection();
+    }
+
+    /// A current-thread runtime must not block: its jobs go to the writer thread.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_current_thread_runtime_hands_its_jobs_to_the_writer_thread() {
+        queued_for_the_writer_thread(true).await;
+    }
+
+    /// Where callers do not commit (FULL), a free connection is no exception: the job queues.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn without_callers_committing_every_job_goes_to_the_writer_thread() {
+        queued_for_the_writer_thread(false).await;
+    }
+
+    async fn queued_for_the_writer_thread(callers_commit: bool) {
+        let (_dir, writer, commits) = counted_writer(callers_commit);
+        let (job, created) = create(&note(1));
+        writer.submit(job).expect("queued");
+        assert_eq!(writer.queue.lock().expect("queue").jobs.len(), 1);
+        let thread = std::thread::spawn({
+            let writer = std::sync::Arc::clone(&writer);
+            move || writer.run()
+        });
+        answered(created).await;
+        assert_eq!(commits.load(std::sync::atomic::Ordering::SeqCst), 1);
+        writer.close_queue();
+        thread.join().expect("the writer thread");
+        writer.close_connection();
     }
 
     /// A job alone in its batch runs without a savepoint; refused, it leaves nothing either.
