@@ -28,6 +28,10 @@ step "Rust tests"
 cargo test --workspace --exclude quire-e2e 2>&1 | grep -Ev '^test .* \.\.\. ok$'
 test "${PIPESTATUS[0]}" -eq 0
 
+step "the server without PostgreSQL (as the desktop app builds it)"
+cargo clippy --quiet -p quire-server --no-default-features --all-targets -- -D warnings
+cargo test --quiet -p quire-server --no-default-features --lib
+
 step "the app: UI unit tests and end-to-end tests"
 bash .ci/app.sh
 

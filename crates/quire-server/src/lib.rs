@@ -14,8 +14,11 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use quire_store::{SqliteOptions, SqliteStore, Store, StoreError, Synchronous, SystemClock};
-use quire_store_postgres::{Committed, PgOptions, PgStore};
+use quire_store::{
+    Committed, SqliteOptions, SqliteStore, Store, StoreError, Synchronous, SystemClock,
+};
+#[cfg(feature = "postgres")]
+use quire_store_postgres::{PgOptions, PgStore};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -67,6 +70,8 @@ pub enum ServerError {
     Serve(std::io::Error),
     #[error("a server task ended abnormally: {0}")]
     Task(#[from] tokio::task::JoinError),
+    #[error("{0}: this build has no PostgreSQL support (the `postgres` feature is off)")]
+    NoPostgres(String),
 }
 
 /// Opens the store `config.db` names (a `postgres://` URL: PostgreSQL, shared with any other
@@ -74,11 +79,7 @@ pub enum ServerError {
 /// listener is bound: connections are accepted from then on.
 pub async fn serve(config: ServeConfig) -> Result<RunningServer, ServerError> {
     if let Some(url) = postgres_url(&config.db) {
-        let store = Arc::new(PgStore::connect(url, PgOptions::default()).await?);
-        // Listening before serving: no write another server commits from now on is missed.
-        let others = store.others().await?;
-        let http = HttpConfig::from(&config);
-        return serve_with(store, config.listen, http, Some(others)).await;
+        return serve_postgres(url, &config).await;
     }
     let options = SqliteOptions {
         synchronous: config.synchronous,
@@ -88,6 +89,20 @@ pub async fn serve(config: ServeConfig) -> Result<RunningServer, ServerError> {
     let store = tokio::task::spawn_blocking(move || SqliteStore::open(&db, options)).await??;
     let http = HttpConfig::from(&config);
     serve_with(Arc::new(store), config.listen, http, None).await
+}
+
+#[cfg(feature = "postgres")]
+async fn serve_postgres(url: &str, config: &ServeConfig) -> Result<RunningServer, ServerError> {
+    let store = Arc::new(PgStore::connect(url, PgOptions::default()).await?);
+    // Listening before serving: no write another server commits from now on is missed.
+    let others = store.others().await?;
+    let http = HttpConfig::from(config);
+    serve_with(store, config.listen, http, Some(others)).await
+}
+
+#[cfg(not(feature = "postgres"))]
+async fn serve_postgres(url: &str, _: &ServeConfig) -> Result<RunningServer, ServerError> {
+    Err(ServerError::NoPostgres(url.to_owned()))
 }
 
 /// What the HTTP surface takes from a [`ServeConfig`].
@@ -107,8 +122,7 @@ impl From<&ServeConfig> for HttpConfig {
 
 /// The `postgres://` URL in `db`, if it is one.
 pub fn postgres_url(db: &Path) -> Option<&str> {
-    db.to_str()
-        .filter(|s| quire_store_postgres::is_postgres_url(s))
+    db.to_str().filter(|s| quire_store::is_postgres_url(s))
 }
 
 /// Opens the store `db` names, as [`serve`] does (for the other subcommands).
@@ -117,7 +131,10 @@ pub async fn open_store(
     synchronous: Synchronous,
 ) -> Result<Arc<dyn Store>, ServerError> {
     if let Some(url) = postgres_url(db) {
+        #[cfg(feature = "postgres")]
         return Ok(Arc::new(PgStore::connect(url, PgOptions::default()).await?));
+        #[cfg(not(feature = "postgres"))]
+        return Err(ServerError::NoPostgres(url.to_owned()));
     }
     let options = SqliteOptions {
         synchronous,
@@ -254,5 +271,30 @@ impl RunningServer {
     /// Waits until the server has stopped (after a [`ShutdownHandle::shutdown`]).
     pub async fn wait(self) -> Result<(), ServerError> {
         self.task.await?
+    }
+}
+
+#[cfg(all(test, not(feature = "postgres")))]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+    use super::*;
+
+    /// Built without the `postgres` feature (as the desktop app is), a PostgreSQL URL is refused
+    /// by name, not taken for a SQLite file called `postgres:`.
+    #[tokio::test]
+    async fn a_postgres_url_is_refused_without_the_feature() {
+        let url = "postgres://localhost/quire";
+        let config = ServeConfig::new(url, "127.0.0.1:0".parse().unwrap());
+        match serve(config).await {
+            Err(ServerError::NoPostgres(named)) => assert_eq!(named, url),
+            other => panic!("{other:?}"),
+        }
+        match open_store(Path::new(url), Synchronous::Full).await {
+            Err(ServerError::NoPostgres(named)) => assert_eq!(named, url),
+            Err(other) => panic!("{other}"),
+            Ok(_) => panic!("opened {url} without PostgreSQL support"),
+        }
+        assert!(!Path::new("postgres:").exists());
     }
 }

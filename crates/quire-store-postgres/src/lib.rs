@@ -45,10 +45,7 @@ use tokio::sync::{RwLock, RwLockReadGuard, mpsc};
 use tokio::task::JoinHandle;
 use tokio_postgres::NoTls;
 
-/// True for a `postgres://` or `postgresql://` URL: what selects this store over a SQLite file.
-pub fn is_postgres_url(db: &str) -> bool {
-    db.starts_with("postgres://") || db.starts_with("postgresql://")
-}
+pub use quire_store::is_postgres_url;
 
 #[derive(Debug, Clone)]
 pub struct PgOptions {

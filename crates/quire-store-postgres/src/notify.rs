@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use deadpool_postgres::Pool;
 use quire_model::{NoteId, TabId, Version};
+pub use quire_store::Committed;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 use tokio_postgres::{AsyncMessage, Notification};
@@ -28,17 +29,6 @@ pub(crate) const CHANNEL: &str = "quire_commits";
 /// PostgreSQL refuses payloads of 8000 bytes or more; a longer announcement goes out thin and
 /// the listener reads the details from the history.
 const PAYLOAD_BYTES: usize = 7_900;
-
-/// A write committed to the database (by any store), as its history records it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Committed {
-    pub note_id: NoteId,
-    pub version: Version,
-    pub author: String,
-    pub changed_tab_ids: Vec<TabId>,
-    /// RFC 3339, as in the history.
-    pub at: String,
-}
 
 #[derive(Serialize, Deserialize)]
 struct Payload {

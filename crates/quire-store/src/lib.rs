@@ -14,14 +14,20 @@ mod types;
 pub use clock::{Clock, SystemClock};
 pub use sqlite::{SqliteOptions, SqliteStore, Synchronous};
 pub use types::{
-    Change, Conflict, NewNote, NoteMeta, Scope, StoreError, StoredNote, TokenRecord, VersionInfo,
-    WriteRequest, WriteResult,
+    Change, Committed, Conflict, NewNote, NoteMeta, Scope, StoreError, StoredNote, TokenRecord,
+    VersionInfo, WriteRequest, WriteResult,
 };
 
 use async_trait::async_trait;
 use quire_model::{Note, NoteId, NoteSummary, Version};
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// True for a `postgres://` or `postgresql://` URL: a database named so is PostgreSQL
+/// (`quire-store-postgres`), anything else a SQLite file.
+pub fn is_postgres_url(db: &str) -> bool {
+    db.starts_with("postgres://") || db.starts_with("postgresql://")
+}
 
 /// A place Notes live. Implementations: SQLite (this crate); PostgreSQL later, held to the same
 /// conformance suite (`quire_store::conformance`, feature `conformance`).

@@ -138,3 +138,15 @@ pub enum StoreError {
     #[error("the store is shut down")]
     Closed,
 }
+
+/// A write committed to a database shared by several servers (by any of them), as its history
+/// records it: what a server announces to its event streams when another server wrote.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Committed {
+    pub note_id: NoteId,
+    pub version: Version,
+    pub author: String,
+    pub changed_tab_ids: Vec<TabId>,
+    /// RFC 3339, as in the history.
+    pub at: String,
+}
