@@ -252,7 +252,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
 
     #[test]
-    fn the_store_follows_the_model(actions in proptest::collection::vec(action(), 1..40)) {
+    fn the_store_follows_the_model(actions in proptest::collection::vec(action(), 1..120)) {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

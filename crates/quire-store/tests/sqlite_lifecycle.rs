@@ -325,3 +325,71 @@ async fn an_unchanged_layout_is_not_stored_again() {
     assert_eq!(Some(&current), model.last());
     reopened.close().await.expect("close");
 }
+
+/// A keyed write stores its key in its version's row, not in `write_keys`: the commit writes
+/// one b-tree page, not two. Every 32 keyed versions of a Note, the write that finds that many
+/// waiting moves them into `write_keys`. Wherever a key is (waiting, indexed, read back by a
+/// store opened afresh or by a second store on the file), a resend replays the first result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_wait_in_their_versions_then_move_to_the_index() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let path = dir.path().join("keys.db");
+    let opts = || SqliteOptions {
+        synchronous: Synchronous::Normal,
+        ..SqliteOptions::default()
+    };
+    let store = SqliteStore::open(&path, opts()).expect("open");
+    let (created, _) = store.create_note(new_note(0)).await.expect("create");
+    let id = created.note.id;
+    for i in 1..=70 {
+        let written = store.write(keyed(&id, i, &format!("v{i}"))).await.unwrap();
+        assert_eq!((written.version, written.replayed), (Version(i + 1), false));
+    }
+
+    let file = rusqlite::Connection::open(&path).expect("open the file");
+    let count = |sql: &str| -> i64 { file.query_row(sql, [], |r| r.get(0)).expect(sql) };
+    assert_eq!(
+        count("SELECT count(*) FROM write_keys"),
+        64,
+        "two moves of 32"
+    );
+    assert_eq!(count("SELECT keys_through FROM notes"), 65);
+    assert_eq!(
+        count("SELECT count(*) FROM versions WHERE idem_key IS NOT NULL"),
+        70,
+        "each version keeps its key"
+    );
+
+    replays(&store, &id).await;
+    // A second store on the file reads the waiting keys from the versions.
+    let second = SqliteStore::open(&path, opts()).expect("open a second store");
+    replays(&second, &id).await;
+    second.close().await.expect("close the second store");
+    store.close().await.expect("close");
+    drop(store);
+    let reopened = SqliteStore::open(&path, opts()).expect("reopen");
+    replays(&reopened, &id).await;
+    let fresh = reopened.write(keyed(&id, 71, "v71")).await.unwrap();
+    assert_eq!((fresh.version, fresh.replayed), (Version(72), false));
+    reopened.close().await.expect("close");
+}
+
+/// Write `i` of a Note written only by `keyed`: version `i + 1`, key `k-{i}`.
+fn keyed(id: &NoteId, i: u64, body: &str) -> WriteRequest {
+    WriteRequest {
+        idempotency_key: Some(format!("k-{i}")),
+        ..text(id, i, body)
+    }
+}
+
+/// Resends of `keyed` writes, waiting and indexed ones, replay their first results.
+async fn replays(store: &SqliteStore, id: &NoteId) {
+    for i in [1, 31, 32, 33, 64, 65, 70] {
+        let again = store.write(keyed(id, i, &format!("v{i}"))).await.unwrap();
+        assert!(again.replayed && !again.request_differs, "k-{i}: {again:?}");
+        assert_eq!(again.version, Version(i + 1), "k-{i}");
+        assert_eq!(again.changed_tab_ids, vec![TabId::new(TabId::MARKDOWN)]);
+    }
+    let differs = store.write(keyed(id, 68, "other")).await.unwrap();
+    assert!(differs.replayed && differs.request_differs);
+}

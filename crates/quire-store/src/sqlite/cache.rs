@@ -1,14 +1,14 @@
 //! The writer's copy of the Notes it wrote last, so that a write neither reads its Note's
-//! version nor parses every tab of it again. An entry is always the newest version of its Note:
-//! every write of this store goes through the writer, which puts what it wrote; the cache is
-//! emptied whenever a batch is lost (so it never holds a state that is not committed, or about
-//! to be, in the open batch) and whenever another connection has committed to the file since
-//! the writer's last transaction (SQLite's `data_version`, read once per batch under the
-//! write lock).
+//! version nor parses every tab of it again, and the keys of their versions not yet in
+//! `write_keys`. An entry is always the newest version of its Note: every write of this store
+//! goes through the writer, which puts what it wrote; the cache is emptied whenever a batch is
+//! lost (so it never holds a state that is not committed, or about to be, in the open batch) and
+//! whenever another connection has committed to the file since the writer's last transaction
+//! (SQLite's `data_version`, read once per batch under the write lock).
 
 use std::collections::HashMap;
 
-use quire_model::NoteId;
+use quire_model::{NoteId, Version};
 use rusqlite::Connection;
 
 use super::read::Located;
@@ -16,9 +16,62 @@ use super::read::Located;
 /// Few entries: the writes of a burst go to few Notes, and a Note may be large.
 const CAPACITY: usize = 64;
 
+/// A key stored with the version its write made, not yet in `write_keys`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct PendingKey {
+    pub version: Version,
+    pub fingerprint: Vec<u8>,
+}
+
+/// A Note's keys that are not in `write_keys` yet: those of its versions after `through`.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Keys {
+    pub through: Version,
+    pub pending: HashMap<String, PendingKey>,
+}
+
+/// A Note as the writer knows it: its newest version and its keys not yet indexed.
+pub(super) struct Cached {
+    pub located: Located,
+    pub keys: Keys,
+}
+
+impl Cached {
+    /// A Note just created: no version of it holds a key.
+    pub(super) fn new(located: Located) -> Self {
+        Cached {
+            located,
+            keys: Keys::default(),
+        }
+    }
+
+    fn apply(&mut self, keys: KeysChange) {
+        match keys {
+            KeysChange::None => {}
+            KeysChange::Pending(key, pending) => {
+                self.keys.pending.insert(key, pending);
+            }
+            KeysChange::Indexed(through) => {
+                self.keys.pending.clear();
+                self.keys.through = through;
+            }
+        }
+    }
+}
+
+/// What a write did to its Note's keys.
+pub(super) enum KeysChange {
+    /// No key, or a no-op write (its key went straight into `write_keys`).
+    None,
+    /// The write's key waits in its version's row.
+    Pending(String, PendingKey),
+    /// Every waiting key, the write's too, is now in `write_keys`, through this version.
+    Indexed(Version),
+}
+
 #[derive(Default)]
 pub(super) struct NoteCache {
-    notes: HashMap<NoteId, Located>,
+    notes: HashMap<NoteId, Cached>,
     /// `PRAGMA data_version` as the writer last saw it: it changes when another connection
     /// commits, never for the writer's own commits.
     data_version: Option<i64>,
@@ -38,19 +91,33 @@ impl NoteCache {
     }
 
     /// The Note at its newest version, if it is cached.
-    pub(super) fn current(&self, id: &NoteId) -> Option<&Located> {
+    pub(super) fn current(&self, id: &NoteId) -> Option<&Cached> {
         self.notes.get(id)
     }
 
-    pub(super) fn put(&mut self, located: Located) {
-        if let Some(entry) = self.notes.get_mut(&located.note.id) {
-            *entry = located;
-            return;
+    /// Records a committed write: `located` is the Note's newest version now. `loaded` are the
+    /// Note's keys as the write read them from the file when the Note was not cached.
+    pub(super) fn wrote(&mut self, loaded: Option<Keys>, located: Located, change: KeysChange) {
+        if let Some(keys) = loaded {
+            let mut entry = Cached { located, keys };
+            entry.apply(change);
+            self.put(entry);
+        } else if let Some(entry) = self.notes.get_mut(&located.note.id) {
+            entry.located = located;
+            entry.apply(change);
+        } else {
+            let mut entry = Cached::new(located);
+            entry.apply(change);
+            self.put(entry);
         }
-        if self.notes.len() >= CAPACITY {
+    }
+
+    fn put(&mut self, entry: Cached) {
+        let id = entry.located.note.id.clone();
+        if self.notes.len() >= CAPACITY && !self.notes.contains_key(&id) {
             self.notes.clear();
         }
-        self.notes.insert(located.note.id.clone(), located);
+        self.notes.insert(id, entry);
     }
 
     pub(super) fn clear(&mut self) {

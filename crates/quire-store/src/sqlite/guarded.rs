@@ -9,7 +9,7 @@ use rusqlite::{Connection, OptionalExtension};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use sha2::{Digest, Sha256};
 
-use super::cache::NoteCache;
+use super::cache::{Keys, KeysChange, NoteCache, PendingKey};
 use super::read::{self, Located, StoredStrip, StripEntry};
 use crate::{
     Change, Conflict, NewNote, NoteMeta, Result, Scope, StoreError, StoredNote, TokenRecord,
@@ -40,12 +40,17 @@ impl std::io::Write for HashWriter<'_> {
     }
 }
 
+/// Keys a Note's versions may hold before the writer moves them into `write_keys`: the write
+/// that finds this many (its own included) moves them, one commit of many keys instead of a
+/// key leaf in every commit. Also the most rows a writer reads to learn a Note's waiting keys.
+const KEYS_PENDING_MAX: usize = 32;
+
 /// The guarded write: idempotency key, then version, then apply, bump, history, key + result.
 ///
-/// The key is claimed first, by inserting its row: a key already there is a replay (one
-/// lookup, only then); a fresh key costs no lookup at all. The row says the write made the
-/// version after `expected_version`; a refused write rolls back (its row with it), a no-op
-/// write corrects it.
+/// The key is stored in the new version's own row (no second b-tree page in the commit); every
+/// `KEYS_PENDING_MAX` keyed versions of a Note, the write moves the Note's waiting keys into
+/// `write_keys` (see `0004_keys_with_versions.sql`). A key is found among the waiting ones (the
+/// writer holds them with its copy of the Note) or in `write_keys`.
 pub(super) fn write(
     conn: &Connection,
     cache: &mut NoteCache,
@@ -55,19 +60,27 @@ pub(super) fn write(
     // The writer's copy is the newest version unless another connection wrote since (the
     // writer checks that once per batch, see `NoteCache::check_data_version`).
     let cached = cache.current(id);
-    let nid = match cached {
-        Some(located) => located.nid,
-        None => read::nid(conn, id)?,
-    };
-    if let Some(key) = &req.idempotency_key {
-        let fingerprint = fingerprint(req)?;
-        if !claim_key(conn, nid, key, &fingerprint, req.expected_version.next())? {
-            return replay(conn, nid, id, key, &fingerprint);
+    let mut read_keys = None;
+    let (nid, keys) = match cached {
+        Some(entry) => (entry.located.nid, &entry.keys),
+        None => {
+            let nid = read::nid(conn, id)?;
+            (nid, &*read_keys.insert(read::pending_keys(conn, nid)?))
         }
-    }
+    };
+    let key = match &req.idempotency_key {
+        Some(key) => {
+            let fingerprint = fingerprint(req)?;
+            if let Some(first) = find_key(conn, nid, keys, key)? {
+                return replay(conn, nid, id, first, &fingerprint);
+            }
+            Some((key.as_str(), fingerprint))
+        }
+        None => None,
+    };
 
     let version = match cached {
-        Some(located) => located.note.version,
+        Some(entry) => entry.located.note.version,
         None => read::current_version(conn, nid)?,
     };
     if req.expected_version != version {
@@ -79,7 +92,7 @@ pub(super) fn write(
 
     let loaded;
     let current = match cached {
-        Some(located) => located,
+        Some(entry) => &entry.located,
         None => {
             loaded = read::located_at(conn, nid, id, version)?.ok_or_else(|| {
                 StoreError::Backend(format!("note {id}: version {version} is not stored"))
@@ -106,7 +119,7 @@ pub(super) fn write(
         }
     };
 
-    let (result, written) = if applied.is_noop() {
+    if applied.is_noop() {
         let result = WriteResult {
             note_id: id.clone(),
             version,
@@ -115,73 +128,125 @@ pub(super) fn write(
             replayed: false,
             request_differs: false,
         };
-        (result, None)
-    } else {
-        let next = version.next();
-        let created_at = req.now.to_rfc3339();
-        let entry = NewVersion {
-            author: &req.author,
-            created_at: &created_at,
-            summary: &applied.summary,
-            changed_tab_ids: &applied.changed_tab_ids,
-            outcomes: Some(&applied.outcomes),
-        };
-        let located = append_version(
-            conn,
-            current,
-            restored_from.as_ref(),
-            applied.note,
-            next,
-            &entry,
-        )?;
-        let result = WriteResult {
-            note_id: id.clone(),
-            version: next,
-            changed_tab_ids: applied.changed_tab_ids,
-            outcomes: applied.outcomes,
-            replayed: false,
-            request_differs: false,
-        };
-        (result, Some(located))
-    };
-
-    match written {
-        Some(located) => cache.put(located),
-        // A no-op made no version, so it has no history row to rebuild its result from: the
-        // key's row keeps the result itself, at the version the Note stayed at.
-        None => {
-            if let Some(key) = &req.idempotency_key {
-                let mut stmt = conn.prepare_cached(
-                    "UPDATE write_keys SET version = ?3, result = ?4 WHERE nid = ?1 AND key = ?2",
-                )?;
-                stmt.execute(rusqlite::params![
-                    nid,
-                    key,
-                    result.version.0,
-                    serde_json::to_string(&result)?
-                ])?;
-            }
+        // A no-op made no version to hold its key: the key's row in `write_keys` keeps the
+        // result itself, at the version the Note stayed at.
+        if let Some((key, fingerprint)) = &key {
+            let mut stmt = conn.prepare_cached(
+                "INSERT INTO write_keys (nid, key, fingerprint, version, result)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?;
+            stmt.execute(rusqlite::params![
+                nid,
+                key,
+                &fingerprint[..],
+                version.0,
+                serde_json::to_string(&result)?
+            ])?;
         }
+        return Ok(result);
     }
+
+    let next = version.next();
+    let created_at = req.now.to_rfc3339();
+    let entry_fields = NewVersion {
+        author: &req.author,
+        created_at: &created_at,
+        summary: &applied.summary,
+        changed_tab_ids: &applied.changed_tab_ids,
+        outcomes: Some(&applied.outcomes),
+        key: key.as_ref().map(|(k, f)| (*k, f)),
+    };
+    let located = append_version(
+        conn,
+        current,
+        restored_from.as_ref(),
+        applied.note,
+        next,
+        &entry_fields,
+    )?;
+    let change = match key {
+        None => KeysChange::None,
+        Some((key, fingerprint)) if keys.pending.len() + 1 < KEYS_PENDING_MAX => {
+            KeysChange::Pending(
+                key.to_owned(),
+                PendingKey {
+                    version: next,
+                    fingerprint: fingerprint.to_vec(),
+                },
+            )
+        }
+        Some((key, fingerprint)) => {
+            index_keys(conn, nid, keys, (key, &fingerprint, next))?;
+            KeysChange::Indexed(next)
+        }
+    };
+    let result = WriteResult {
+        note_id: id.clone(),
+        version: next,
+        changed_tab_ids: applied.changed_tab_ids,
+        outcomes: applied.outcomes,
+        replayed: false,
+        request_differs: false,
+    };
+    cache.wrote(read_keys, located, change);
     Ok(result)
 }
 
-/// Stores the key's row, saying the write made `version`; `false` if this Note already has
-/// the key (the request is a replay).
-fn claim_key(
+/// The first write with this key on this Note, if there was one.
+struct FirstWrite {
+    version: Version,
+    fingerprint: Vec<u8>,
+    /// The result as stored (a no-op, or a key stored before schema 2); else it is rebuilt
+    /// from the history row of `version`.
+    result: Option<String>,
+}
+
+fn find_key(conn: &Connection, nid: i64, keys: &Keys, key: &str) -> Result<Option<FirstWrite>> {
+    if let Some(pending) = keys.pending.get(key) {
+        return Ok(Some(FirstWrite {
+            version: pending.version,
+            fingerprint: pending.fingerprint.clone(),
+            result: None,
+        }));
+    }
+    let mut stmt = conn.prepare_cached(
+        "SELECT fingerprint, version, result FROM write_keys WHERE nid = ?1 AND key = ?2",
+    )?;
+    Ok(stmt
+        .query_row(rusqlite::params![nid, key], |r| {
+            Ok(FirstWrite {
+                fingerprint: r.get(0)?,
+                version: Version(r.get(1)?),
+                result: r.get(2)?,
+            })
+        })
+        .optional()?)
+}
+
+/// Moves the Note's waiting keys, and the write's own, into `write_keys`: the Note's keys are
+/// indexed through `version` now.
+fn index_keys(
     conn: &Connection,
     nid: i64,
-    key: &str,
-    fingerprint: &[u8; 32],
-    version: Version,
-) -> Result<bool> {
-    let mut stmt = conn.prepare_cached(
+    keys: &Keys,
+    (key, fingerprint, version): (&str, &[u8; 32], Version),
+) -> Result<()> {
+    let mut insert = conn.prepare_cached(
         "INSERT INTO write_keys (nid, key, fingerprint, version, result)
-         VALUES (?1, ?2, ?3, ?4, NULL)
-         ON CONFLICT (nid, key) DO NOTHING",
+         VALUES (?1, ?2, ?3, ?4, NULL)",
     )?;
-    let inserted = stmt.execute(rusqlite::params![nid, key, &fingerprint[..], version.0])?;
-    Ok(inserted == 1)
+    for (waiting, at) in &keys.pending {
+        insert.execute(rusqlite::params![
+            nid,
+            waiting,
+            at.fingerprint,
+            at.version.0
+        ])?;
+    }
+    insert.execute(rusqlite::params![nid, key, &fingerprint[..], version.0])?;
+    let mut through = conn.prepare_cached("UPDATE notes SET keys_through = ?2 WHERE nid = ?1")?;
+    through.execute(rusqlite::params![nid, version.0])?;
+    Ok(())
 }
 
 /// The first result for this key on this Note, flagged as a replay: stored as it was, or
@@ -190,28 +255,15 @@ fn replay(
     conn: &Connection,
     nid: i64,
     id: &NoteId,
-    key: &str,
+    first: FirstWrite,
     fingerprint: &[u8; 32],
 ) -> Result<WriteResult> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT fingerprint, version, result FROM write_keys WHERE nid = ?1 AND key = ?2",
-    )?;
-    let (stored_fingerprint, version, stored) = stmt
-        .query_row(rusqlite::params![nid, key], |r| {
-            Ok((
-                r.get::<_, Vec<u8>>(0)?,
-                r.get::<_, u64>(1)?,
-                r.get::<_, Option<String>>(2)?,
-            ))
-        })
-        .optional()?
-        .ok_or_else(|| StoreError::Backend(format!("note {id}: key {key:?} vanished")))?;
-    let mut result = match stored {
+    let mut result = match first.result {
         Some(result) => serde_json::from_str(&result)?,
-        None => read::write_result(conn, nid, id, Version(version))?,
+        None => read::write_result(conn, nid, id, first.version)?,
     };
     result.replayed = true;
-    result.request_differs = stored_fingerprint.as_slice() != fingerprint.as_slice();
+    result.request_differs = first.fingerprint.as_slice() != fingerprint.as_slice();
     Ok(result)
 }
 
@@ -223,6 +275,8 @@ struct NewVersion<'a> {
     changed_tab_ids: &'a [TabId],
     /// The write's outcomes (none for a creation).
     outcomes: Option<&'a [OpOutcome]>,
+    /// The write's idempotency key and request fingerprint.
+    key: Option<(&'a str, &'a [u8; 32])>,
 }
 
 /// Appends `note` as version `next` of the Note: the small parts, and the contents of only the
@@ -309,8 +363,9 @@ fn insert_version(conn: &Connection, located: &Located, entry: &NewVersion<'_>) 
     };
     let mut stmt = conn.prepare_cached(
         "INSERT INTO versions
-           (key, author, created_at, summary, changed_tab_ids, title, seq, strip, data, outcomes)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+           (key, author, created_at, summary, changed_tab_ids, title, seq, strip, data, outcomes,
+            idem_key, idem_fingerprint)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     )?;
     stmt.execute(rusqlite::params![
         key,
@@ -322,7 +377,9 @@ fn insert_version(conn: &Connection, located: &Located, entry: &NewVersion<'_>) 
         note.seq,
         serde_json::to_string(&strip)?,
         serde_json::to_string(&Contents(located))?,
-        entry.outcomes.map(serde_json::to_string).transpose()?
+        entry.outcomes.map(serde_json::to_string).transpose()?,
+        entry.key.map(|(k, _)| k),
+        entry.key.map(|(_, f)| &f[..]),
     ])?;
     Ok(())
 }
@@ -371,6 +428,7 @@ pub(super) fn create_note(
             summary: "created",
             changed_tab_ids: &located.note.tab_ids(),
             outcomes: None,
+            key: None,
         },
     )?;
     if let Some(key) = &new.idempotency_key {
@@ -387,7 +445,7 @@ pub(super) fn create_note(
             updated_at: at,
         },
     };
-    cache.put(located);
+    cache.wrote(None, located, KeysChange::None);
     Ok((stored, false))
 }
 

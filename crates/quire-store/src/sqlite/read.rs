@@ -7,6 +7,7 @@ use quire_model::{Note, NoteId, NoteSummary, Tab, TabData, TabId, TabKind, Versi
 use rusqlite::{Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
+use super::cache::{Keys, PendingKey};
 use crate::{
     NoteMeta, Result, Scope, StoreError, StoredNote, TokenRecord, VersionInfo, WriteResult,
 };
@@ -344,6 +345,31 @@ pub(super) fn history(conn: &Connection, id: &NoteId) -> Result<Vec<VersionInfo>
         });
     }
     Ok(out)
+}
+
+/// The Note's keys not in `write_keys` yet: those its versions after `notes.keys_through` hold.
+pub(super) fn pending_keys(conn: &Connection, nid: i64) -> Result<Keys> {
+    let mut stmt = conn.prepare_cached("SELECT keys_through FROM notes WHERE nid = ?1")?;
+    let through = Version(stmt.query_row([nid], |r| r.get(0))?);
+    let (_, last) = span(nid);
+    let Some(after) = key(nid, through) else {
+        return Err(StoreError::Backend(format!(
+            "note #{nid}: keys indexed through version {through}, past the last one"
+        )));
+    };
+    let mut stmt = conn.prepare_cached(
+        "SELECT key, idem_key, idem_fingerprint FROM versions
+         WHERE key > ?1 AND key <= ?2 AND idem_key IS NOT NULL",
+    )?;
+    let rows = stmt.query_map([after, last], |r| {
+        let pending = PendingKey {
+            version: version_of(r.get(0)?),
+            fingerprint: r.get(2)?,
+        };
+        Ok((r.get::<_, String>(1)?, pending))
+    })?;
+    let pending = rows.collect::<rusqlite::Result<_>>()?;
+    Ok(Keys { through, pending })
 }
 
 /// The result of the write that made `version` of the Note, from its history row.

@@ -530,7 +530,12 @@ mod tests {
         assert_eq!(text_of(&a), (Version(2), "first".to_owned()));
         assert_eq!(text_of(&b), (Version(2), "other".to_owned()));
         let keys: i64 = reader
-            .query_row("SELECT count(*) FROM write_keys", [], |r| r.get(0))
+            .query_row(
+                "SELECT (SELECT count(*) FROM write_keys)
+                      + (SELECT count(*) FROM versions WHERE idem_key IS NOT NULL)",
+                [],
+                |r| r.get(0),
+            )
             .unwrap();
         assert_eq!(keys, 2, "only the accepted writes stored their keys");
     }
@@ -671,6 +676,98 @@ mod tests {
         let result = verdict.blocking_recv().unwrap().unwrap();
         assert!(!result.replayed);
         assert_eq!(result.version, Version(2));
+    }
+
+    /// Migrating a schema-3 file: its keys stay in `write_keys` (and replay), and its Notes'
+    /// keys count as indexed through their newest version, so no history is scanned for keys.
+    #[test]
+    fn a_schema_3_file_has_its_keys_indexed_through_the_newest_version() {
+        // Rows as this build writes them, for the schema-3 file below.
+        let (_new_dir, new) = open();
+        let mut cache = NoteCache::default();
+        let a = note(1);
+        let (job, created) = create(&a);
+        commit_batch(&new, &mut cache, &mut vec![job]);
+        created.blocking_recv().unwrap().unwrap();
+        let req = request(&a, 1, "old", text("first"));
+        let (reply, verdict) = oneshot::channel();
+        commit_batch(
+            &new,
+            &mut cache,
+            &mut vec![Job::Write(Box::new(req.clone()), reply)],
+        );
+        let first = verdict.blocking_recv().unwrap().unwrap();
+        let columns = "key, author, created_at, summary, changed_tab_ids, title, seq, strip, \
+                       data, outcomes";
+        let mut rows = new
+            .prepare(&format!("SELECT {columns} FROM versions ORDER BY key"))
+            .unwrap();
+        let rows: Vec<Vec<rusqlite::types::Value>> = rows
+            .query_map([], |r| (0..10).map(|i| r.get(i)).collect())
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(rows.len(), 2);
+
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let mut conn = Connection::open(dir.path().join("old.db")).expect("open");
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .expect("wal");
+        for sql in [
+            include_str!("migrations/0001_init.sql"),
+            include_str!("migrations/0002_small_write_keys.sql"),
+            include_str!("migrations/0003_compact_strip.sql"),
+        ] {
+            conn.execute_batch(sql).unwrap();
+        }
+        conn.pragma_update(None, "user_version", 3).unwrap();
+        let nid: i64 = new
+            .query_row("SELECT nid FROM notes", [], |r| r.get(0))
+            .unwrap();
+        conn.execute(
+            "INSERT INTO notes (nid, id, created_at) VALUES (?1, ?2, 't')",
+            rusqlite::params![nid, a.as_str()],
+        )
+        .unwrap();
+        for row in &rows {
+            conn.execute(
+                &format!("INSERT INTO versions ({columns}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"),
+                rusqlite::params_from_iter(row),
+            )
+            .unwrap();
+        }
+        conn.execute(
+            "INSERT INTO write_keys (nid, key, fingerprint, version) VALUES (?1, 'old', ?2, 2)",
+            rusqlite::params![nid, &super::super::guarded::fingerprint(&req).unwrap()[..]],
+        )
+        .unwrap();
+
+        super::super::schema::migrate(&mut conn).expect("migrate");
+        let through: i64 = conn
+            .query_row("SELECT keys_through FROM notes", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(through, 2);
+        let mut cache = NoteCache::default();
+        let (reply, verdict) = oneshot::channel();
+        commit_batch(
+            &conn,
+            &mut cache,
+            &mut vec![Job::Write(Box::new(req), reply)],
+        );
+        let replay = verdict.blocking_recv().unwrap().unwrap();
+        assert_eq!(
+            replay,
+            WriteResult {
+                replayed: true,
+                ..first
+            }
+        );
+        let (next, verdict) = write(&a, 2, "new", text("second"));
+        commit_batch(&conn, &mut cache, &mut vec![next]);
+        assert_eq!(
+            verdict.blocking_recv().unwrap().unwrap().version,
+            Version(3)
+        );
     }
 
     /// A key stored under the first schema (its whole result in `idempotency`) still replays
