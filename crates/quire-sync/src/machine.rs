@@ -382,6 +382,10 @@ pub struct NoteSync {
     pub saved: BTreeSet<TabId>,
     busy: Busy,
     need_fetch: bool,
+    /// The newest version the server announced while a save of ours was on the wire. The
+    /// announcement of our own write often arrives before the answer to it; only a version
+    /// beyond the one the answer gives us is someone else's, and worth a fetch.
+    announced_while_saving: Option<Version>,
     /// Offline: the number of failed attempts in a row; sends wait for the retry timer.
     offline: Option<u32>,
     waiting_retry: bool,
@@ -417,6 +421,7 @@ impl NoteSync {
             saved: BTreeSet::new(),
             busy: Busy::Idle,
             need_fetch: false,
+            announced_while_saving: None,
             offline: None,
             waiting_retry: false,
             ready: BTreeSet::new(),
@@ -630,7 +635,11 @@ pub fn step(mut s: NoteSync, event: Event) -> (NoteSync, Vec<Effect>) {
         Event::SaveFailed(failure) => on_save_failed(&mut s, failure, &mut fx),
         Event::Remote { version } => {
             if s.guard().is_none_or(|g| version > g) {
-                s.need_fetch = true;
+                if matches!(s.busy, Busy::Saving(_)) {
+                    s.announced_while_saving = s.announced_while_saving.max(Some(version));
+                } else {
+                    s.need_fetch = true;
+                }
             }
         }
         Event::Resolve {
@@ -1119,6 +1128,14 @@ fn on_resolve(
 /// Starts the next request if nothing is on the wire: a fetch first when one is needed, then a
 /// pending resend or structural write, then the tabs whose debounce has elapsed.
 fn pump(s: &mut NoteSync, fx: &mut Vec<Effect>) {
+    // The save is answered (or abandoned): what was announced meanwhile and is newer than
+    // what we now hold was someone else's write.
+    if !matches!(s.busy, Busy::Saving(_))
+        && let Some(version) = s.announced_while_saving.take()
+        && s.guard().is_none_or(|g| version > g)
+    {
+        s.need_fetch = true;
+    }
     if s.busy != Busy::Idle || s.waiting_retry {
         return;
     }

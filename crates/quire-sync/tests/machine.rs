@@ -986,3 +986,74 @@ fn an_edit_on_a_base_older_than_a_remote_write_is_a_conflict() {
     );
     assert_eq!(s.stats.conflicts_shown, 1);
 }
+
+#[test]
+fn the_announcement_of_our_own_save_fetches_nothing() {
+    let saving = || {
+        run(
+            "saving",
+            opened(),
+            &md(),
+            vec![
+                S(
+                    edit(md(), text("mine")),
+                    &["draft md", "timer debounce md#1"],
+                    Dirty,
+                ),
+                S(
+                    debounce(md(), 1),
+                    &["draft md pending k-1@3", "send k-1@3 md=\"mine\""],
+                    Saving,
+                ),
+            ],
+        )
+    };
+    // The server announces version 4 before its answer to our save arrives: 4 is ours.
+    let s = run(
+        "own write announced first",
+        saving(),
+        &md(),
+        vec![
+            S(
+                Event::Remote {
+                    version: Version(4),
+                },
+                &[],
+                Saving,
+            ),
+            S(
+                saved(4, "markdown", false),
+                &["base v4", "saved markdown@4", "drop draft md"],
+                Saved,
+            ),
+        ],
+    );
+    assert!(s.is_settled(), "no fetch owed");
+    // Version 5, announced meanwhile, is someone else's: read once the save is answered.
+    run(
+        "another write announced during the save",
+        saving(),
+        &md(),
+        vec![
+            S(
+                Event::Remote {
+                    version: Version(4),
+                },
+                &[],
+                Saving,
+            ),
+            S(
+                Event::Remote {
+                    version: Version(5),
+                },
+                &[],
+                Saving,
+            ),
+            S(
+                saved(4, "markdown", false),
+                &["base v4", "saved markdown@4", "drop draft md", "fetch"],
+                Saved,
+            ),
+        ],
+    );
+}
