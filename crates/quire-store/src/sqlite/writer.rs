@@ -228,15 +228,16 @@ impl Writer {
         let Some(connected) = conn.as_mut() else {
             return Err(StoreError::Closed);
         };
-        let mut batch = Vec::with_capacity(self.max_batch);
-        {
+        let mut batch = {
             let mut queue = self.lock_queue()?;
             if !queue.open {
                 return Err(StoreError::Closed);
             }
+            let mut batch = Vec::with_capacity(queue.jobs.len().min(self.max_batch) + 1);
             batch.push(job);
             take(&mut queue, &mut batch, self.max_batch);
-        }
+            batch
+        };
         tokio::task::block_in_place(|| {
             commit_batch(&connected.conn, &mut connected.cache, &mut batch);
         });
