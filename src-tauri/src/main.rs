@@ -19,7 +19,13 @@ fn main() -> ExitCode {
         };
     }
     #[cfg(target_os = "linux")]
-    software_rendering_without_a_gpu();
+    {
+        software_rendering_without_a_gpu();
+        if let Err(error) = open_the_display() {
+            eprintln!("quire-app: {error}");
+            return ExitCode::FAILURE;
+        }
+    }
     match quire_app::run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
@@ -58,5 +64,21 @@ fn has_render_node() -> bool {
         entries
             .flatten()
             .any(|e| e.file_name().to_string_lossy().starts_with("renderD"))
+    })
+}
+
+/// Initialises GTK, which opens the display, before Tauri does: Tauri's window library panics
+/// when it cannot ("Failed to initialize gtk backend!"); this names what is missing instead.
+/// GTK then counts as initialised on this (the main) thread, and Tauri goes on with it.
+#[cfg(target_os = "linux")]
+fn open_the_display() -> Result<(), String> {
+    gtk::init().map_err(|error| {
+        let var = |name| std::env::var(name).unwrap_or_else(|_| "unset".to_owned());
+        format!(
+            "cannot open a window: {error} (DISPLAY {}, WAYLAND_DISPLAY {}); \
+             Quire needs a graphical session",
+            var("DISPLAY"),
+            var("WAYLAND_DISPLAY")
+        )
     })
 }
