@@ -23,10 +23,10 @@ pub(super) struct PendingKey {
     pub fingerprint: Vec<u8>,
 }
 
-/// A Note's keys that are not in `write_keys` yet: those of its versions after `through`.
+/// A Note's keys that are not in `write_keys` yet: those of its versions after
+/// `notes.keys_through`.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Keys {
-    pub through: Version,
     pub pending: HashMap<String, PendingKey>,
 }
 
@@ -51,10 +51,7 @@ impl Cached {
             KeysChange::Pending(key, pending) => {
                 self.keys.pending.insert(key, pending);
             }
-            KeysChange::Indexed(through) => {
-                self.keys.pending.clear();
-                self.keys.through = through;
-            }
+            KeysChange::Indexed => self.keys.pending.clear(),
         }
     }
 }
@@ -65,8 +62,8 @@ pub(super) enum KeysChange {
     None,
     /// The write's key waits in its version's row.
     Pending(String, PendingKey),
-    /// Every waiting key, the write's too, is now in `write_keys`, through this version.
-    Indexed(Version),
+    /// Every waiting key, the write's too, is now in `write_keys`.
+    Indexed,
 }
 
 #[derive(Default)]

@@ -177,7 +177,7 @@ pub(super) fn write(
         }
         Some((key, fingerprint)) => {
             index_keys(conn, nid, keys, (key, &fingerprint, next))?;
-            KeysChange::Indexed(next)
+            KeysChange::Indexed
         }
     };
     let result = WriteResult {

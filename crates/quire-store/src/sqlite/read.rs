@@ -369,7 +369,7 @@ pub(super) fn pending_keys(conn: &Connection, nid: i64) -> Result<Keys> {
         Ok((r.get::<_, String>(1)?, pending))
     })?;
     let pending = rows.collect::<rusqlite::Result<_>>()?;
-    Ok(Keys { through, pending })
+    Ok(Keys { pending })
 }
 
 /// The result of the write that made `version` of the Note, from its history row.
