@@ -131,17 +131,8 @@ pub(super) fn write(
         // A no-op made no version to hold its key: the key's row in `write_keys` keeps the
         // result itself, at the version the Note stayed at.
         if let Some((key, fingerprint)) = &key {
-            let mut stmt = conn.prepare_cached(
-                "INSERT INTO write_keys (nid, key, fingerprint, version, result)
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
-            )?;
-            stmt.execute(rusqlite::params![
-                nid,
-                key,
-                &fingerprint[..],
-                version.0,
-                serde_json::to_string(&result)?
-            ])?;
+            let stored = serde_json::to_string(&result)?;
+            insert_key(conn, nid, key, fingerprint, version, Some(&stored))?;
         }
         return Ok(result);
     }
@@ -231,21 +222,30 @@ fn index_keys(
     keys: &Keys,
     (key, fingerprint, version): (&str, &[u8; 32], Version),
 ) -> Result<()> {
-    let mut insert = conn.prepare_cached(
-        "INSERT INTO write_keys (nid, key, fingerprint, version, result)
-         VALUES (?1, ?2, ?3, ?4, NULL)",
-    )?;
     for (waiting, at) in &keys.pending {
-        insert.execute(rusqlite::params![
-            nid,
-            waiting,
-            at.fingerprint,
-            at.version.0
-        ])?;
+        insert_key(conn, nid, waiting, &at.fingerprint, at.version, None)?;
     }
-    insert.execute(rusqlite::params![nid, key, &fingerprint[..], version.0])?;
+    insert_key(conn, nid, key, fingerprint, version, None)?;
     let mut through = conn.prepare_cached("UPDATE notes SET keys_through = ?2 WHERE nid = ?1")?;
     through.execute(rusqlite::params![nid, version.0])?;
+    Ok(())
+}
+
+/// A key's row in `write_keys`: the write with this request fingerprint made (or, a no-op,
+/// left the Note at) `version`; `result` only where no history row can give it back.
+fn insert_key(
+    conn: &Connection,
+    nid: i64,
+    key: &str,
+    fingerprint: &[u8],
+    version: Version,
+    result: Option<&str>,
+) -> Result<()> {
+    let mut stmt = conn.prepare_cached(
+        "INSERT INTO write_keys (nid, key, fingerprint, version, result)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    stmt.execute(rusqlite::params![nid, key, fingerprint, version.0, result])?;
     Ok(())
 }
 

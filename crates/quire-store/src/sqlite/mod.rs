@@ -57,8 +57,9 @@ impl Default for SqliteOptions {
 
 /// Notes in one SQLite file (WAL). One write connection commits whatever is queued as one
 /// transaction, a savepoint per write (group commit); under NORMAL a writer that finds it free
-/// commits on its own thread. A caller hears back after the `COMMIT` returned. Reads go to a small pool of read-only connections, off the async threads. Dropping
-/// the store (or [`Store::close`]) waits until every queued write is committed and answered.
+/// commits on its own thread. A caller hears back after the `COMMIT` returned. Reads go to a
+/// small pool of read-only connections, off the async threads. Dropping the store (or
+/// [`Store::close`]) waits until every queued write is committed and answered.
 pub struct SqliteStore {
     inner: Arc<Inner>,
 }
