@@ -460,6 +460,17 @@ mod tests {
         (Job::Write(Box::new(req), reply), verdict)
     }
 
+    /// Commits `req` as a batch of its own and returns its verdict.
+    fn commit_alone(
+        conn: &Connection,
+        cache: &mut NoteCache,
+        req: WriteRequest,
+    ) -> Result<WriteResult> {
+        let (reply, verdict) = oneshot::channel();
+        commit_batch(conn, cache, &mut vec![Job::Write(Box::new(req), reply)]);
+        verdict.blocking_recv().unwrap()
+    }
+
     fn text(t: &str) -> Vec<Op> {
         vec![Op::ReplaceText {
             tab_id: TabId::new(TabId::MARKDOWN),
@@ -691,13 +702,7 @@ mod tests {
         commit_batch(&new, &mut cache, &mut vec![job]);
         created.blocking_recv().unwrap().unwrap();
         let req = request(&a, 1, "old", text("first"));
-        let (reply, verdict) = oneshot::channel();
-        commit_batch(
-            &new,
-            &mut cache,
-            &mut vec![Job::Write(Box::new(req.clone()), reply)],
-        );
-        let first = verdict.blocking_recv().unwrap().unwrap();
+        let first = commit_alone(&new, &mut cache, req.clone()).unwrap();
         let columns = "key, author, created_at, summary, changed_tab_ids, title, seq, strip, \
                        data, outcomes";
         let mut rows = new
@@ -749,13 +754,7 @@ mod tests {
             .unwrap();
         assert_eq!(through, 2);
         let mut cache = NoteCache::default();
-        let (reply, verdict) = oneshot::channel();
-        commit_batch(
-            &conn,
-            &mut cache,
-            &mut vec![Job::Write(Box::new(req), reply)],
-        );
-        let replay = verdict.blocking_recv().unwrap().unwrap();
+        let replay = commit_alone(&conn, &mut cache, req).unwrap();
         assert_eq!(
             replay,
             WriteResult {
@@ -808,13 +807,7 @@ mod tests {
 
         super::super::schema::migrate(&mut conn).expect("migrate");
         let mut cache = NoteCache::default();
-        let (reply, verdict) = oneshot::channel();
-        commit_batch(
-            &conn,
-            &mut cache,
-            &mut vec![Job::Write(Box::new(req), reply)],
-        );
-        let replay = verdict.blocking_recv().unwrap().unwrap();
+        let replay = commit_alone(&conn, &mut cache, req).unwrap();
         assert_eq!(
             replay,
             WriteResult {
