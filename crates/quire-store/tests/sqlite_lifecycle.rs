@@ -393,3 +393,136 @@ async fn replays(store: &SqliteStore, id: &NoteId) {
     let differs = store.write(keyed(id, 68, "other")).await.unwrap();
     assert!(differs.replayed && differs.request_differs);
 }
+
+/// A long Markdown text edited a little is stored as a splice of the text before it, so the
+/// history grows by the edit, not by the text; every version still reads back exactly, from
+/// the store that wrote it and from one opened afresh (which continues the chains it finds),
+/// across a restore, a rename and a rewrite, and no chain is longer than 32 splices.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn long_texts_edited_a_little_are_stored_as_splices() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let path = dir.path().join("splices.db");
+    let mut store = SqliteStore::open(&path, SqliteOptions::default()).expect("open");
+    let (created, _) = store.create_note(new_note(0)).await.expect("create");
+    let id = created.note.id.clone();
+    // texts[v] is the Markdown text at version v (the creation's is empty).
+    let mut texts: Vec<String> = vec![String::new(), String::new()];
+    let mut lines: Vec<String> = (0..1200)
+        .map(|i| format!("Line {i}: the quick brown fox, café, 5 €."))
+        .collect();
+    let edits = 150;
+    for n in 0..=edits {
+        let current = Version(texts.len() as u64 - 1);
+        let change = match n {
+            0 => None,
+            40 => Some(Change::Restore {
+                version: Version(10),
+            }),
+            70 => Some(Change::Ops(vec![Op::RenameTab {
+                tab_id: TabId::new(TabId::MARKDOWN),
+                label: "Draft".to_owned(),
+            }])),
+            100 => {
+                lines = (0..1000)
+                    .map(|i| format!("Rewritten {i}: ünïcödé"))
+                    .collect();
+                None
+            }
+            _ => {
+                match n % 4 {
+                    0 => lines.insert(n * 7 % lines.len(), format!("inserted at {n} — ok")),
+                    1 => {
+                        lines.remove(n * 13 % lines.len());
+                    }
+                    2 => lines[n * 3 % 1000].push('é'),
+                    _ => lines.push(format!("appended {n}")),
+                }
+                None
+            }
+        };
+        let (change, text) = match change {
+            Some(Change::Restore { version }) => {
+                let text = texts[version.0 as usize].clone();
+                lines = text.lines().map(str::to_owned).collect();
+                (Change::Restore { version }, text)
+            }
+            Some(rename) => (rename, texts[current.0 as usize].clone()),
+            None => {
+                let text = lines.join("\n");
+                let op = Op::ReplaceText {
+                    tab_id: TabId::new(TabId::MARKDOWN),
+                    text: text.clone(),
+                };
+                (Change::Ops(vec![op]), text)
+            }
+        };
+        let written = store
+            .write(WriteRequest {
+                change,
+                ..text_request(&id, current)
+            })
+            .await
+            .expect("write");
+        assert_eq!(written.version, current.next(), "edit {n}");
+        texts.push(text);
+        if n == 55 {
+            // A store opened afresh loads the chains it continues.
+            store.close().await.expect("close");
+            store = SqliteStore::open(&path, SqliteOptions::default()).expect("reopen");
+        }
+    }
+    store.close().await.expect("close");
+
+    let file = rusqlite::Connection::open(&path).expect("open the file");
+    let stored: i64 = file
+        .query_row(
+            "SELECT sum(length(data)) + sum(coalesce(length(deltas), 0)) FROM versions",
+            [],
+            |r| r.get(0),
+        )
+        .expect("stored bytes");
+    let text_bytes = texts[2].len() as i64;
+    assert!(text_bytes > 50_000, "a long text: {text_bytes} bytes");
+    // Whole, the history would hold ~150 texts; with splices, a whole text every 33 versions
+    // at most (and the rewrite), plus small splices.
+    assert!(
+        stored < 9 * text_bytes,
+        "{stored} bytes stored for texts of {text_bytes}"
+    );
+    let mut bases: std::collections::HashMap<i64, i64> = std::collections::HashMap::new();
+    let mut stmt = file
+        .prepare("SELECT key & 4294967295, json_extract(deltas, '$.markdown.base') FROM versions WHERE deltas IS NOT NULL")
+        .expect("prepare");
+    for row in stmt
+        .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
+        .expect("query")
+    {
+        let (version, base) = row.expect("row");
+        bases.insert(version, base);
+    }
+    assert!(bases.len() > 100, "{} spliced versions", bases.len());
+    for &version in bases.keys() {
+        let (mut depth, mut at) = (0, version);
+        while let Some(&base) = bases.get(&at) {
+            (depth, at) = (depth + 1, base);
+        }
+        assert!(depth <= 32, "version {version}: a chain of {depth}");
+    }
+
+    let reopened = SqliteStore::open(&path, SqliteOptions::default()).expect("reopen");
+    for (v, text) in texts.iter().enumerate().skip(1) {
+        let note = reopened
+            .note_at(&id, Version(v as u64))
+            .await
+            .expect("note_at");
+        assert!(markdown(&note) == text, "version {v} reads back otherwise");
+    }
+    let current = reopened.get_note(&id).await.expect("current").note;
+    assert_eq!(markdown(&current), texts.last().expect("a text"));
+    reopened.close().await.expect("close");
+}
+
+/// A write of the Markdown tab at `expected`, with its own key.
+fn text_request(id: &NoteId, expected: Version) -> WriteRequest {
+    text(id, expected.0, &format!("edit at {expected}"))
+}

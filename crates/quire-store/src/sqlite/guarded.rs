@@ -3,7 +3,7 @@
 //! savepoint, so a refused write leaves nothing behind, not even its idempotency key.
 
 use quire_model::{
-    ApplyCtx, Note, NoteId, OpError, OpErrorCode, OpOutcome, TabId, Version, limits,
+    ApplyCtx, Note, NoteId, OpError, OpErrorCode, OpOutcome, TabData, TabId, Version, limits,
 };
 use rusqlite::{Connection, OptionalExtension};
 use serde::ser::{Serialize, SerializeMap, Serializer};
@@ -11,6 +11,7 @@ use sha2::{Digest, Sha256};
 
 use super::cache::{Keys, KeysChange, NoteCache, PendingKey};
 use super::read::{self, Located, StoredStrip, StripEntry};
+use super::splice::{self, NewSplice};
 use crate::{
     Change, Conflict, NewNote, NoteMeta, Result, Scope, StoreError, StoredNote, TokenRecord,
     WriteRequest, WriteResult,
@@ -280,8 +281,9 @@ struct NewVersion<'a> {
 }
 
 /// Appends `note` as version `next` of the Note: the small parts, and the contents of only the
-/// tabs whose data differs from `current`. A restore writes no contents at all: its tabs point
-/// at the rows that already hold them.
+/// tabs whose data differs from `current` (a long text edited a little as a splice of the text
+/// before it). A restore writes no contents at all: its tabs point at the rows that already
+/// hold them.
 fn append_version(
     conn: &Connection,
     current: &Located,
@@ -292,17 +294,20 @@ fn append_version(
 ) -> Result<Located> {
     note.version = next;
     let mut data_at = Vec::with_capacity(note.tabs.len());
+    let mut depth = Vec::with_capacity(note.tabs.len());
     for tab in &note.tabs {
         let kept = match restored_from {
-            Some(old) => old.data_at(&tab.id),
+            Some(old) => old.stored(&tab.id),
             None if entry.changed_tab_ids.contains(&tab.id) => current
                 .note
                 .tab(&tab.id)
                 .filter(|before| before.data == tab.data)
-                .and_then(|_| current.data_at(&tab.id)),
-            None => current.data_at(&tab.id),
+                .and_then(|_| current.stored(&tab.id)),
+            None => current.stored(&tab.id),
         };
-        data_at.push(kept.unwrap_or(next));
+        let (at, chain) = kept.unwrap_or((next, 0));
+        data_at.push(at);
+        depth.push(chain);
     }
     // A layout unchanged since `current` is not spelled out again.
     let same_layout = note.tabs.len() == current.note.tabs.len()
@@ -311,26 +316,66 @@ fn append_version(
             .iter()
             .zip(&current.note.tabs)
             .all(|(a, b)| a.id == b.id && a.label == b.label && a.kind() == b.kind());
-    let located = Located {
+    let mut located = Located {
         nid: current.nid,
         note,
         data_at,
+        depth,
         layout_at: if same_layout { current.layout_at } else { next },
     };
-    insert_version(conn, &located, entry)?;
+    let splices = splices(current, &located.note, &located.data_at, &mut located.depth);
+    insert_version(conn, &located, &splices, entry)?;
     Ok(located)
 }
 
-/// The contents a version's row holds: those of the tabs whose data is at that version, by tab
-/// ID, serialised straight from the Note (no copy of a tab's content on the way).
-struct Contents<'a>(&'a Located);
+/// For each tab of `note` whose content is new at its version: the splice of the text before
+/// it (in `current`) that stores it, where one is worth it. Sets the spliced tabs' `depth`.
+fn splices<'a>(
+    current: &Located,
+    note: &'a Note,
+    data_at: &[Version],
+    depth: &mut [u32],
+) -> Vec<Option<NewSplice<'a>>> {
+    let mut splices = Vec::with_capacity(note.tabs.len());
+    for (i, tab) in note.tabs.iter().enumerate() {
+        let spliced = match (
+            &tab.data,
+            current.note.tab(&tab.id),
+            current.stored(&tab.id),
+        ) {
+            (TabData::Markdown(text), Some(before), Some((base, chain)))
+                if data_at[i] == note.version =>
+            {
+                match &before.data {
+                    TabData::Markdown(old) => splice::worth(base, old, text, chain),
+                    _ => None,
+                }
+                .map(|s| (s, chain + 1))
+            }
+            _ => None,
+        };
+        if let Some((_, chain)) = spliced {
+            depth[i] = chain;
+        }
+        splices.push(spliced.map(|(s, _)| s));
+    }
+    splices
+}
+
+/// The contents a version's row holds whole: those of the tabs whose data is at that version
+/// and not spliced, by tab ID, serialised straight from the Note (no copy of a tab's content
+/// on the way).
+/// `splices` is empty or has one entry per tab.
+struct Contents<'a>(&'a Located, &'a [Option<NewSplice<'a>>]);
 
 impl Serialize for Contents<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        let note = &self.0.note;
+        let Contents(located, splices) = self;
+        let note = &located.note;
         let mut map = serializer.serialize_map(None)?;
-        for (tab, at) in note.tabs.iter().zip(&self.0.data_at) {
-            if *at == note.version {
+        for (i, (tab, at)) in note.tabs.iter().zip(&located.data_at).enumerate() {
+            let spliced = splices.get(i).is_some_and(Option::is_some);
+            if *at == note.version && !spliced {
                 map.serialize_entry(tab.id.as_str(), &tab.data.content())?;
             }
         }
@@ -338,7 +383,27 @@ impl Serialize for Contents<'_> {
     }
 }
 
-fn insert_version(conn: &Connection, located: &Located, entry: &NewVersion<'_>) -> Result<()> {
+/// The `deltas` column: the splices by tab ID, `None` (NULL) if there are none.
+fn deltas(located: &Located, splices: &[Option<NewSplice<'_>>]) -> Result<Option<String>> {
+    if splices.iter().all(Option::is_none) {
+        return Ok(None);
+    }
+    let map: std::collections::BTreeMap<&str, &NewSplice<'_>> = located
+        .note
+        .tabs
+        .iter()
+        .zip(splices)
+        .filter_map(|(tab, s)| s.as_ref().map(|s| (tab.id.as_str(), s)))
+        .collect();
+    Ok(Some(serde_json::to_string(&map)?))
+}
+
+fn insert_version(
+    conn: &Connection,
+    located: &Located,
+    splices: &[Option<NewSplice<'_>>],
+    entry: &NewVersion<'_>,
+) -> Result<()> {
     let note = &located.note;
     let key = read::key(located.nid, note.version)
         .ok_or_else(|| StoreError::Backend(format!("note {}: out of version numbers", note.id)))?;
@@ -364,8 +429,8 @@ fn insert_version(conn: &Connection, located: &Located, entry: &NewVersion<'_>) 
     let mut stmt = conn.prepare_cached(
         "INSERT INTO versions
            (key, author, created_at, summary, changed_tab_ids, title, seq, strip, data, outcomes,
-            idem_key, idem_fingerprint)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            idem_key, idem_fingerprint, deltas)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
     )?;
     stmt.execute(rusqlite::params![
         key,
@@ -376,10 +441,11 @@ fn insert_version(conn: &Connection, located: &Located, entry: &NewVersion<'_>) 
         note.title,
         note.seq,
         serde_json::to_string(&strip)?,
-        serde_json::to_string(&Contents(located))?,
+        serde_json::to_string(&Contents(located, splices))?,
         entry.outcomes.map(serde_json::to_string).transpose()?,
         entry.key.map(|(k, _)| k),
         entry.key.map(|(_, f)| &f[..]),
+        deltas(located, splices)?,
     ])?;
     Ok(())
 }
@@ -416,12 +482,14 @@ pub(super) fn create_note(
     let located = Located {
         nid,
         data_at: vec![note.version; note.tabs.len()],
+        depth: vec![0; note.tabs.len()],
         layout_at: note.version,
         note,
     };
     insert_version(
         conn,
         &located,
+        &[],
         &NewVersion {
             author: &new.author,
             created_at: &at,

@@ -6,6 +6,7 @@ mod guarded;
 mod pool;
 mod read;
 mod schema;
+mod splice;
 mod writer;
 
 use std::path::Path;

@@ -8,6 +8,7 @@ use rusqlite::{Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use super::cache::{Keys, PendingKey};
+use super::splice::{self, Splice};
 use crate::{
     NoteMeta, Result, Scope, StoreError, StoredNote, TokenRecord, VersionInfo, WriteResult,
 };
@@ -81,24 +82,26 @@ struct SameLayout {
     data_at: Vec<Version>,
 }
 
-/// A Note at one version with, per tab (in strip order), the version whose row holds its data,
-/// and the version whose row spells out its layout.
+/// A Note at one version with, per tab (in strip order), the version whose row holds its data
+/// and how many splices that content is on top of a whole text (0: stored whole), and the
+/// version whose row spells out its layout.
 #[derive(Debug, Clone)]
 pub(super) struct Located {
     pub nid: i64,
     pub note: Note,
     pub data_at: Vec<Version>,
+    pub depth: Vec<u32>,
     pub layout_at: Version,
 }
 
 impl Located {
-    /// Where the data of tab `id` is stored, if the Note has that tab.
-    pub(super) fn data_at(&self, id: &TabId) -> Option<Version> {
+    /// Where the data of tab `id` is stored and its chain's depth, if the Note has that tab.
+    pub(super) fn stored(&self, id: &TabId) -> Option<(Version, u32)> {
         self.note
             .tabs
             .iter()
             .position(|t| &t.id == id)
-            .map(|i| self.data_at[i])
+            .map(|i| (self.data_at[i], self.depth[i]))
     }
 }
 
@@ -211,17 +214,94 @@ fn layout_of(conn: &Connection, nid: i64, layout: Version) -> Result<Vec<StripEn
     }
 }
 
-/// The tab contents a version wrote, by tab ID.
-fn data_written_at(
+/// The tab contents a version's row holds: whole (`data`, by tab ID) or as splices of an
+/// older version's text (`deltas`, since schema 5).
+struct Written {
+    data: serde_json::Map<String, serde_json::Value>,
+    deltas: HashMap<String, Splice>,
+}
+
+fn written_at(conn: &Connection, nid: i64, version: Version) -> Result<Written> {
+    let key = key(nid, version).ok_or_else(|| missing_data(nid, version))?;
+    let mut stmt = conn.prepare_cached("SELECT data, deltas FROM versions WHERE key = ?1")?;
+    let row: Option<(String, Option<String>)> = stmt
+        .query_row([key], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    let (data, deltas) = row.ok_or_else(|| missing_data(nid, version))?;
+    Ok(Written {
+        data: serde_json::from_str(&data)?,
+        deltas: match deltas {
+            Some(deltas) => serde_json::from_str(&deltas)?,
+            None => HashMap::new(),
+        },
+    })
+}
+
+/// The rows read while assembling a Note, each read once.
+type Rows = HashMap<Version, Written>;
+
+fn row<'r>(
     conn: &Connection,
     nid: i64,
-    version: Version,
-) -> Result<serde_json::Map<String, serde_json::Value>> {
-    let key = key(nid, version).ok_or_else(|| missing_data(nid, version))?;
-    let mut stmt = conn.prepare_cached("SELECT data FROM versions WHERE key = ?1")?;
-    let data: Option<String> = stmt.query_row([key], |r| r.get(0)).optional()?;
-    let data = data.ok_or_else(|| missing_data(nid, version))?;
-    Ok(serde_json::from_str(&data)?)
+    rows: &'r mut Rows,
+    at: Version,
+) -> Result<&'r mut Written> {
+    Ok(match rows.entry(at) {
+        Entry::Occupied(row) => row.into_mut(),
+        Entry::Vacant(slot) => slot.insert(written_at(conn, nid, at)?),
+    })
+}
+
+/// The content of tab `tab` stored at version `at`, and the number of splices it was
+/// rebuilt through: the row's own content, else its splice applied to the text under it.
+fn content_at(
+    conn: &Connection,
+    nid: i64,
+    rows: &mut Rows,
+    tab: &TabId,
+    at: Version,
+) -> Result<(serde_json::Value, u32)> {
+    let corrupt = |why: String| StoreError::Backend(format!("note #{nid}, tab {tab}: {why}"));
+    let mut splices: Vec<Splice> = Vec::new();
+    let mut cursor = at;
+    let base = loop {
+        let written = row(conn, nid, rows, cursor)?;
+        if splices.is_empty() {
+            if let Some(value) = written.data.remove(tab.as_str()) {
+                return Ok((value, 0));
+            }
+        } else if let Some(value) = written.data.get(tab.as_str()) {
+            break value
+                .as_str()
+                .ok_or_else(|| corrupt(format!("version {cursor} holds no text to splice")))?
+                .to_owned();
+        }
+        let splice = written
+            .deltas
+            .get(tab.as_str())
+            .ok_or_else(|| corrupt(format!("version {cursor} holds no content")))?
+            .clone();
+        // Each splice stands on an older version: the walk ends.
+        if splice.base >= cursor {
+            return Err(corrupt(format!(
+                "version {cursor} splices the newer version {}",
+                splice.base
+            )));
+        }
+        cursor = splice.base;
+        splices.push(splice);
+    };
+    let depth = splices.len() as u32;
+    let mut text = base;
+    for splice in splices.iter().rev() {
+        if !splice::apply(&mut text, splice) {
+            return Err(corrupt(format!(
+                "a splice on version {} does not fit",
+                splice.base
+            )));
+        }
+    }
+    Ok((serde_json::Value::String(text), depth))
 }
 
 fn missing_data(nid: i64, version: Version) -> StoreError {
@@ -230,27 +310,20 @@ fn missing_data(nid: i64, version: Version) -> StoreError {
 
 /// Builds the Note of `head`, reading each version row that holds tab content once.
 fn assemble(conn: &Connection, nid: i64, id: &NoteId, head: Head) -> Result<Located> {
-    let mut rows: HashMap<Version, serde_json::Map<String, serde_json::Value>> = HashMap::new();
+    let mut rows = Rows::new();
     let layout_at = head.layout_at;
     let mut tabs = Vec::with_capacity(head.strip.len());
     let mut data_at = Vec::with_capacity(head.strip.len());
+    let mut depth = Vec::with_capacity(head.strip.len());
     for entry in head.strip {
-        let row = match rows.entry(entry.data_at) {
-            Entry::Occupied(row) => row.into_mut(),
-            Entry::Vacant(slot) => slot.insert(data_written_at(conn, nid, entry.data_at)?),
-        };
-        let value = row.remove(entry.id.as_str()).ok_or_else(|| {
-            StoreError::Backend(format!(
-                "note {id}: version {} holds no content for tab {}",
-                entry.data_at, entry.id
-            ))
-        })?;
+        let (value, chain) = content_at(conn, nid, &mut rows, &entry.id, entry.data_at)?;
         tabs.push(Tab {
             id: entry.id,
             label: entry.label,
             data: TabData::from_value(entry.kind, value)?,
         });
         data_at.push(entry.data_at);
+        depth.push(chain);
     }
     Ok(Located {
         nid,
@@ -262,6 +335,7 @@ fn assemble(conn: &Connection, nid: i64, id: &NoteId, head: Head) -> Result<Loca
             seq: head.seq,
         },
         data_at,
+        depth,
         layout_at,
     })
 }

@@ -1,0 +1,228 @@
+//! Text deltas in the history. A person typing in a long Markdown tab saves the whole text
+//! every few seconds (`replace_text`), so storing each version's text whole would grow the
+//! history by the text's size per save. A version whose new text is long and mostly the text
+//! before it stores one splice instead: keep the first `keep` bytes of the text at version
+//! `base` (the tab's previous content), drop the `cut` bytes after them, put `put` there. A
+//! tab's content is a chain of at most [`MAX_CHAIN`] splices on top of a whole text, so
+//! reading any version costs a bounded number of rows.
+//!
+//! Since schema 5 (`versions.deltas`, JSON `{tab_id: splice}`).
+
+use quire_model::Version;
+use serde::{Deserialize, Serialize};
+
+/// Texts shorter than this are stored whole: a splice would save less than a page.
+pub(super) const MIN_TEXT: usize = 4096;
+
+/// The most splices between a tab's content and the whole text under them.
+pub(super) const MAX_CHAIN: u32 = 32;
+
+/// One splice, as a version's row stores it (owned, when read back).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub(super) struct Splice {
+    pub base: Version,
+    pub keep: usize,
+    pub cut: usize,
+    pub put: String,
+}
+
+/// One splice, borrowing the new text, to store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub(super) struct NewSplice<'a> {
+    pub base: Version,
+    pub keep: usize,
+    pub cut: usize,
+    pub put: &'a str,
+}
+
+/// The splice turning the text `old` (held by version `base`) into `new`, if storing it is
+/// worth it: `new` is long, the chain under `old` (`depth` splices) has room, and the edit
+/// leaves most of the text as it was.
+pub(super) fn worth<'a>(
+    base: Version,
+    old: &str,
+    new: &'a str,
+    depth: u32,
+) -> Option<NewSplice<'a>> {
+    if new.len() < MIN_TEXT || depth >= MAX_CHAIN {
+        return None;
+    }
+    let (keep, cut, put) = diff(old, new);
+    (put.len() <= new.len() / 4).then_some(NewSplice {
+        base,
+        keep,
+        cut,
+        put,
+    })
+}
+
+/// The one splice `(keep, cut, put)` that turns `old` into `new`: the common prefix and suffix
+/// are kept (both cut on character boundaries), the middle is replaced.
+pub(super) fn diff<'a>(old: &str, new: &'a str) -> (usize, usize, &'a str) {
+    let (a, b) = (old.as_bytes(), new.as_bytes());
+    let mut prefix = common_prefix(a, b);
+    while !new.is_char_boundary(prefix) {
+        prefix -= 1;
+    }
+    let room = a.len().min(b.len()) - prefix;
+    let mut suffix = common_suffix(&a[a.len() - room..], &b[b.len() - room..]);
+    while !new.is_char_boundary(b.len() - suffix) {
+        suffix -= 1;
+    }
+    (
+        prefix,
+        a.len() - prefix - suffix,
+        &new[prefix..b.len() - suffix],
+    )
+}
+
+/// Applies the splice to `text` in place; `false` (and `text` unchanged) if the splice does
+/// not fit it (a corrupt row).
+pub(super) fn apply(text: &mut String, splice: &Splice) -> bool {
+    let Some(end) = splice.keep.checked_add(splice.cut) else {
+        return false;
+    };
+    if text.get(splice.keep..end).is_none() {
+        return false;
+    }
+    text.replace_range(splice.keep..end, &splice.put);
+    true
+}
+
+/// Compared a block at a time (`memcmp`), then byte by byte within the first block that differs.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 64;
+    let blocks = a
+        .chunks(BLOCK)
+        .zip(b.chunks(BLOCK))
+        .take_while(|(x, y)| x == y)
+        .count();
+    let at = blocks * BLOCK;
+    at + a[at.min(a.len())..]
+        .iter()
+        .zip(&b[at.min(b.len())..])
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// `a` and `b` have the same length.
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 64;
+    let blocks = a
+        .rchunks(BLOCK)
+        .zip(b.rchunks(BLOCK))
+        .take_while(|(x, y)| x == y)
+        .count();
+    let at = (blocks * BLOCK).min(a.len());
+    at + a[..a.len() - at]
+        .iter()
+        .rev()
+        .zip(b[..b.len() - at].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn round_trip(old: &str, new: &str) -> (usize, usize, String) {
+        let (keep, cut, put) = diff(old, new);
+        let splice = Splice {
+            base: Version(1),
+            keep,
+            cut,
+            put: put.to_owned(),
+        };
+        let mut text = old.to_owned();
+        assert!(apply(&mut text, &splice), "{old:?} -> {new:?}");
+        assert_eq!(text, new);
+        (keep, cut, put.to_owned())
+    }
+
+    #[test]
+    fn a_splice_keeps_what_both_texts_share() {
+        assert_eq!(
+            round_trip("hello world", "hello brave world"),
+            (6, 0, "brave ".into())
+        );
+        assert_eq!(round_trip("hello world", "hello"), (5, 6, String::new()));
+        assert_eq!(round_trip("", "new"), (0, 0, "new".into()));
+        assert_eq!(round_trip("same", "same"), (4, 0, String::new()));
+        // A repeated run: the prefix takes what it can, the suffix only the rest.
+        assert_eq!(round_trip("aaaa", "aaaaaa"), (4, 0, "aa".into()));
+    }
+
+    #[test]
+    fn a_splice_never_splits_a_character() {
+        // "é" and "è" share their first byte (0xC3); "€" and "₭" share two of three.
+        assert_eq!(round_trip("café", "cafè"), (3, 2, "è".into()));
+        assert_eq!(round_trip("5€ net", "5₭ net"), (1, 3, "₭".into()));
+        round_trip("ab€", "b€");
+        round_trip("€€€", "€€");
+    }
+
+    #[test]
+    fn blocks_and_bytes_agree_past_a_block() {
+        let old = format!("{}x{}", "a".repeat(200), "z".repeat(130));
+        let new = format!("{}y{}", "a".repeat(200), "z".repeat(130));
+        assert_eq!(round_trip(&old, &new), (200, 1, "y".into()));
+    }
+
+    #[test]
+    fn only_long_mostly_kept_texts_are_spliced() {
+        let long = "word ".repeat(MIN_TEXT / 5 + 1);
+        let edited = format!("{long}one more line\n");
+        assert!(worth(Version(3), &long, &edited, 0).is_some());
+        assert!(worth(Version(3), "short", "short text", 0).is_none());
+        assert!(worth(Version(3), &long, &edited, MAX_CHAIN).is_none());
+        let rewritten = "other ".repeat(MIN_TEXT / 6 + 1);
+        assert!(worth(Version(3), &long, &rewritten, 0).is_none());
+    }
+
+    #[test]
+    fn a_splice_that_does_not_fit_its_base_is_refused() {
+        let splice = |keep, cut| Splice {
+            base: Version(1),
+            keep,
+            cut,
+            put: "x".into(),
+        };
+        for (text, splice) in [
+            ("abc", splice(4, 0)),
+            ("abc", splice(2, 5)),
+            ("é", splice(1, 0)),
+            ("abc", splice(usize::MAX, 1)),
+        ] {
+            let mut applied = text.to_owned();
+            assert!(!apply(&mut applied, &splice), "{splice:?} on {text:?}");
+            assert_eq!(applied, text);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn every_edit_round_trips(
+            old in "[a-c€é\n]{0,300}",
+            at in 0usize..400,
+            cut in 0usize..50,
+            put in "[a-c€é\n]{0,40}",
+        ) {
+            let chars: Vec<char> = old.chars().collect();
+            let at = at.min(chars.len());
+            let end = (at + cut).min(chars.len());
+            let new: String = chars[..at]
+                .iter()
+                .chain(put.chars().collect::<Vec<_>>().iter())
+                .chain(chars[end..].iter())
+                .collect();
+            let (keep, cut, put) = diff(&old, &new);
+            let splice = Splice { base: Version(1), keep, cut, put: put.to_owned() };
+            let mut text = old.clone();
+            prop_assert!(apply(&mut text, &splice));
+            prop_assert_eq!(text, new.clone());
+            prop_assert!(put.len() <= new.len());
+        }
+    }
+}
