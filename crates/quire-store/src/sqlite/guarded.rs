@@ -5,6 +5,8 @@
 use quire_model::{
     ApplyCtx, Note, NoteId, OpError, OpErrorCode, OpOutcome, TabData, TabId, Version, limits,
 };
+use std::borrow::Cow;
+
 use rusqlite::{Connection, OptionalExtension};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use sha2::{Digest, Sha256};
@@ -323,34 +325,25 @@ fn append_version(
         depth,
         layout_at: if same_layout { current.layout_at } else { next },
     };
-    let splices = splices(current, &located.note, &located.data_at, &mut located.depth);
+    let splices = splices(current, &located.note, &located.data_at, &mut located.depth)?;
     insert_version(conn, &located, &splices, entry)?;
     Ok(located)
 }
 
-/// For each tab of `note` whose content is new at its version: the splice of the text before
-/// it (in `current`) that stores it, where one is worth it. Sets the spliced tabs' `depth`.
+/// For each tab of `note` whose content is new at its version: the splice of the content
+/// before it (in `current`) that stores it, where one is worth it. Sets the spliced tabs'
+/// `depth`.
 fn splices<'a>(
     current: &Located,
     note: &'a Note,
     data_at: &[Version],
     depth: &mut [u32],
-) -> Vec<Option<NewSplice<'a>>> {
+) -> Result<Vec<Option<NewSplice<'a>>>> {
     let mut splices = Vec::with_capacity(note.tabs.len());
     for (i, tab) in note.tabs.iter().enumerate() {
-        let spliced = match (
-            &tab.data,
-            current.note.tab(&tab.id),
-            current.stored(&tab.id),
-        ) {
-            (TabData::Markdown(text), Some(before), Some((base, chain)))
-                if data_at[i] == note.version =>
-            {
-                match &before.data {
-                    TabData::Markdown(old) => splice::worth(base, old, text, chain),
-                    _ => None,
-                }
-                .map(|s| (s, chain + 1))
+        let spliced = match (current.note.tab(&tab.id), current.stored(&tab.id)) {
+            (Some(before), Some((base, chain))) if data_at[i] == note.version => {
+                splice_of(base, &before.data, &tab.data, chain)?.map(|s| (s, chain + 1))
             }
             _ => None,
         };
@@ -359,7 +352,32 @@ fn splices<'a>(
         }
         splices.push(spliced.map(|(s, _)| s));
     }
-    splices
+    Ok(splices)
+}
+
+/// The splice of `before` (stored at `base`, `chain` splices deep) that gives `after`, if one
+/// is worth storing: a Markdown text as text, another content as its JSON text.
+fn splice_of<'a>(
+    base: Version,
+    before: &TabData,
+    after: &'a TabData,
+    chain: u32,
+) -> Result<Option<NewSplice<'a>>> {
+    if before.kind() != after.kind() {
+        return Ok(None);
+    }
+    if let (TabData::Markdown(old), TabData::Markdown(new)) = (before, after) {
+        return Ok(splice::worth(base, old, new, chain));
+    }
+    let new = serde_json::to_string(&after.content())?;
+    if new.len() < splice::MIN_TEXT || chain >= splice::MAX_CHAIN {
+        return Ok(None);
+    }
+    let old = serde_json::to_string(&before.content())?;
+    Ok(splice::worth(base, &old, &new, chain).map(|s| NewSplice {
+        put: Cow::Owned(s.put.into_owned()),
+        ..s
+    }))
 }
 
 /// The contents a version's row holds whole: those of the tabs whose data is at that version

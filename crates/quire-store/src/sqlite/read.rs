@@ -252,13 +252,15 @@ fn row<'r>(
     })
 }
 
-/// The content of tab `tab` stored at version `at`, and the number of splices it was
-/// rebuilt through: the row's own content, else its splice applied to the text under it.
+/// The content of tab `tab` (of kind `kind`) stored at version `at`, and the number of
+/// splices it was rebuilt through: the row's own content, else its splice applied to the
+/// content under it (a Markdown tab's text, another kind's JSON text; see `splice`).
 fn content_at(
     conn: &Connection,
     nid: i64,
     rows: &mut Rows,
     tab: &TabId,
+    kind: TabKind,
     at: Version,
 ) -> Result<(serde_json::Value, u32)> {
     let corrupt = |why: String| StoreError::Backend(format!("note #{nid}, tab {tab}: {why}"));
@@ -271,10 +273,14 @@ fn content_at(
                 return Ok((value, 0));
             }
         } else if let Some(value) = written.data.get(tab.as_str()) {
-            break value
-                .as_str()
-                .ok_or_else(|| corrupt(format!("version {cursor} holds no text to splice")))?
-                .to_owned();
+            break match (kind, value) {
+                (TabKind::Markdown, serde_json::Value::String(text)) => text.clone(),
+                (TabKind::Markdown, _) => {
+                    return Err(corrupt(format!("version {cursor} holds no text")));
+                }
+                // The JSON text the writer spliced: the content as the store writes it.
+                _ => serde_json::to_string(&TabData::from_value(kind, value.clone())?.content())?,
+            };
         }
         let splice = written
             .deltas
@@ -301,7 +307,11 @@ fn content_at(
             )));
         }
     }
-    Ok((serde_json::Value::String(text), depth))
+    let value = match kind {
+        TabKind::Markdown => serde_json::Value::String(text),
+        _ => serde_json::from_str(&text)?,
+    };
+    Ok((value, depth))
 }
 
 fn missing_data(nid: i64, version: Version) -> StoreError {
@@ -316,7 +326,8 @@ fn assemble(conn: &Connection, nid: i64, id: &NoteId, head: Head) -> Result<Loca
     let mut data_at = Vec::with_capacity(head.strip.len());
     let mut depth = Vec::with_capacity(head.strip.len());
     for entry in head.strip {
-        let (value, chain) = content_at(conn, nid, &mut rows, &entry.id, entry.data_at)?;
+        let (value, chain) =
+            content_at(conn, nid, &mut rows, &entry.id, entry.kind, entry.data_at)?;
         tabs.push(Tab {
             id: entry.id,
             label: entry.label,

@@ -1,17 +1,22 @@
-//! Text deltas in the history. A person typing in a long Markdown tab saves the whole text
-//! every few seconds (`replace_text`), so storing each version's text whole would grow the
-//! history by the text's size per save. A version whose new text is long and mostly the text
-//! before it stores one splice instead: keep the first `keep` bytes of the text at version
-//! `base` (the tab's previous content), drop the `cut` bytes after them, put `put` there. A
-//! tab's content is a chain of at most [`MAX_CHAIN`] splices on top of a whole text, so
-//! reading any version costs a bounded number of rows.
+//! Deltas in the history. The app saves a tab's whole content with every save (a person
+//! typing in a long Markdown tab sends the whole text every few seconds), so storing each
+//! version's content whole would grow the history by the content's size per save. A version
+//! whose new content is long and mostly the content before it stores one splice instead: keep
+//! the first `keep` bytes of the content at version `base` (the tab's previous content), drop
+//! the `cut` bytes after them, put `put` there. A Markdown tab is spliced as its text; the
+//! other kinds as their content's JSON text, in the form the store writes it (the same for a
+//! content however it was read). A tab's content is a chain of at most [`MAX_CHAIN`] splices
+//! on top of a whole content, so reading any version costs a bounded number of rows.
 //!
 //! Since schema 5 (`versions.deltas`, JSON `{tab_id: splice}`).
+
+use std::borrow::Cow;
 
 use quire_model::Version;
 use serde::{Deserialize, Serialize};
 
-/// Texts shorter than this are stored whole: a splice would save less than a page.
+/// Contents shorter than this (in bytes of text) are stored whole: a splice would save less
+/// than a page.
 pub(super) const MIN_TEXT: usize = 4096;
 
 /// The most splices between a tab's content and the whole text under them.
@@ -26,13 +31,13 @@ pub(super) struct Splice {
     pub put: String,
 }
 
-/// One splice, borrowing the new text, to store.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// One splice to store (borrowing the new text where it can).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(super) struct NewSplice<'a> {
     pub base: Version,
     pub keep: usize,
     pub cut: usize,
-    pub put: &'a str,
+    pub put: Cow<'a, str>,
 }
 
 /// The splice turning the text `old` (held by version `base`) into `new`, if storing it is
@@ -52,7 +57,7 @@ pub(super) fn worth<'a>(
         base,
         keep,
         cut,
-        put,
+        put: Cow::Borrowed(put),
     })
 }
 
