@@ -2,11 +2,12 @@
 //! A function here either succeeds or returns an error; on error the writer rolls back to the
 //! savepoint, so a refused write leaves nothing behind, not even its idempotency key.
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
 use quire_model::{
     ApplyCtx, Note, NoteId, OpError, OpErrorCode, OpOutcome, TabData, TabId, Version, limits,
 };
-use std::borrow::Cow;
-
 use rusqlite::{Connection, OptionalExtension};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use sha2::{Digest, Sha256};
@@ -283,9 +284,9 @@ struct NewVersion<'a> {
 }
 
 /// Appends `note` as version `next` of the Note: the small parts, and the contents of only the
-/// tabs whose data differs from `current` (a long text edited a little as a splice of the text
-/// before it). A restore writes no contents at all: its tabs point at the rows that already
-/// hold them.
+/// tabs whose data differs from `current` (a long content edited a little as a splice of the
+/// content before it). A restore writes no contents at all: its tabs point at the rows that
+/// already hold them.
 fn append_version(
     conn: &Connection,
     current: &Located,
@@ -381,9 +382,8 @@ fn splice_of<'a>(
 }
 
 /// The contents a version's row holds whole: those of the tabs whose data is at that version
-/// and not spliced, by tab ID, serialised straight from the Note (no copy of a tab's content
-/// on the way).
-/// `splices` is empty or has one entry per tab.
+/// and not spliced (`splices`: empty, or one entry per tab), by tab ID, serialised straight
+/// from the Note (no copy of a tab's content on the way).
 struct Contents<'a>(&'a Located, &'a [Option<NewSplice<'a>>]);
 
 impl Serialize for Contents<'_> {
@@ -406,7 +406,7 @@ fn deltas(located: &Located, splices: &[Option<NewSplice<'_>>]) -> Result<Option
     if splices.iter().all(Option::is_none) {
         return Ok(None);
     }
-    let map: std::collections::BTreeMap<&str, &NewSplice<'_>> = located
+    let map: BTreeMap<&str, &NewSplice<'_>> = located
         .note
         .tabs
         .iter()

@@ -83,7 +83,7 @@ struct SameLayout {
 }
 
 /// A Note at one version with, per tab (in strip order), the version whose row holds its data
-/// and how many splices that content is on top of a whole text (0: stored whole), and the
+/// and how many splices that content is on top of a whole content (0: stored whole), and the
 /// version whose row spells out its layout.
 #[derive(Debug, Clone)]
 pub(super) struct Located {
@@ -215,7 +215,7 @@ fn layout_of(conn: &Connection, nid: i64, layout: Version) -> Result<Vec<StripEn
 }
 
 /// The tab contents a version's row holds: whole (`data`, by tab ID) or as splices of an
-/// older version's text (`deltas`, since schema 5).
+/// older version's content (`deltas`, since schema 5).
 struct Written {
     data: serde_json::Map<String, serde_json::Value>,
     deltas: HashMap<String, Splice>,
@@ -282,11 +282,11 @@ fn content_at(
                 _ => serde_json::to_string(&TabData::from_value(kind, value.clone())?.content())?,
             };
         }
+        // A tab's chain passes through a row once: its splice is taken, not copied.
         let splice = written
             .deltas
-            .get(tab.as_str())
-            .ok_or_else(|| corrupt(format!("version {cursor} holds no content")))?
-            .clone();
+            .remove(tab.as_str())
+            .ok_or_else(|| corrupt(format!("version {cursor} holds no content")))?;
         // Each splice stands on an older version: the walk ends.
         if splice.base >= cursor {
             return Err(corrupt(format!(
