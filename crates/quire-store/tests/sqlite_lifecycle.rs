@@ -251,7 +251,7 @@ async fn an_unchanged_layout_is_not_stored_again() {
     };
     for (n, step) in steps.into_iter().enumerate() {
         let current = model.last().expect("a version").clone();
-        let (change, mut next) = if step.is_string() {
+        let (change, next) = if step.is_string() {
             let old = model[1].clone();
             let next = quire_model::restore(&current, &old).note;
             (
@@ -267,19 +267,7 @@ async fn an_unchanged_layout_is_not_stored_again() {
                 .note;
             (Change::Ops(ops), next)
         };
-        let result = store
-            .write(WriteRequest {
-                note_id: id.clone(),
-                expected_version: current.version,
-                idempotency_key: Some(format!("step-{n}")),
-                author: "agent".to_owned(),
-                change,
-                now: ctx.now,
-            })
-            .await
-            .expect("write");
-        next.version = result.version;
-        model.push(next);
+        write_step(&store, &mut model, change, next, n, ctx.now).await;
     }
     store.close().await.expect("close");
 
@@ -474,13 +462,7 @@ async fn long_texts_edited_a_little_are_stored_as_splices() {
     store.close().await.expect("close");
 
     let file = rusqlite::Connection::open(&path).expect("open the file");
-    let stored: i64 = file
-        .query_row(
-            "SELECT sum(length(data)) + sum(coalesce(length(deltas), 0)) FROM versions",
-            [],
-            |r| r.get(0),
-        )
-        .expect("stored bytes");
+    let (_, stored) = stored_contents(&file);
     let text_bytes = texts[2].len() as i64;
     assert!(text_bytes > 50_000, "a long text: {text_bytes} bytes");
     // Whole, the history would hold ~150 texts; with splices, a whole text every 33 versions
@@ -583,23 +565,18 @@ async fn a_large_sheet_edited_a_cell_at_a_time_is_stored_as_splices() {
             .to_string()
             .replace("\"SHEET\"", &format!("{sheet_id:?}"));
         let ops: Vec<Op> = serde_json::from_str(&step).expect("ops");
-        let mut next = quire_model::apply(&current, &ops, &ctx)
+        let next = quire_model::apply(&current, &ops, &ctx)
             .expect("apply")
             .note;
-        let result = store
-            .write(WriteRequest {
-                note_id: id.clone(),
-                expected_version: current.version,
-                idempotency_key: Some(format!("step-{n}")),
-                author: "agent".to_owned(),
-                change: Change::Ops(ops),
-                now: ctx.now,
-            })
-            .await
-            .expect("write");
-        next.version = result.version;
-        sheet_id = next.tabs.last().expect("the sheet").id.as_str().to_owned();
-        model.push(next);
+        write_step(&store, &mut model, Change::Ops(ops), next, n, ctx.now).await;
+        let newest = model.last().expect("a version");
+        sheet_id = newest
+            .tabs
+            .last()
+            .expect("the sheet")
+            .id
+            .as_str()
+            .to_owned();
         if n == 20 {
             store.close().await.expect("close");
             store = SqliteStore::open(&path, SqliteOptions::default()).expect("reopen");
@@ -615,13 +592,7 @@ async fn a_large_sheet_edited_a_cell_at_a_time_is_stored_as_splices() {
             |r| r.get(0),
         )
         .expect("the filled sheet, whole");
-    let (spliced, stored): (i64, i64) = file
-        .query_row(
-            "SELECT count(deltas), sum(length(data) + coalesce(length(deltas), 0)) FROM versions",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .expect("stored bytes");
+    let (spliced, stored) = stored_contents(&file);
     assert!(sheet_bytes > 20_000, "a large sheet: {sheet_bytes} bytes");
     assert!(spliced > 60, "{spliced} spliced versions");
     // Whole, the history would hold ~72 sheets; spliced, the fills and a few whole ones.
@@ -643,4 +614,40 @@ async fn a_large_sheet_edited_a_cell_at_a_time_is_stored_as_splices() {
         );
     }
     reopened.close().await.expect("close");
+}
+
+/// Writes `change` (key `step-{n}`) on the newest Note of `model`, and appends `next` (what
+/// the model computes for it) at the version the store gave it.
+async fn write_step(
+    store: &SqliteStore,
+    model: &mut Vec<quire_model::Note>,
+    change: Change,
+    mut next: quire_model::Note,
+    n: usize,
+    now: Timestamp,
+) {
+    let current = model.last().expect("a version");
+    let result = store
+        .write(WriteRequest {
+            note_id: current.id.clone(),
+            expected_version: current.version,
+            idempotency_key: Some(format!("step-{n}")),
+            author: "agent".to_owned(),
+            change,
+            now,
+        })
+        .await
+        .expect("write");
+    next.version = result.version;
+    model.push(next);
+}
+
+/// The history rows holding a splice, and the bytes of tab contents stored (whole and spliced).
+fn stored_contents(file: &rusqlite::Connection) -> (i64, i64) {
+    file.query_row(
+        "SELECT count(deltas), sum(length(data) + coalesce(length(deltas), 0)) FROM versions",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
+    .expect("stored bytes")
 }

@@ -251,6 +251,27 @@ fn opened() -> NoteSync {
 
 use TabState::*;
 
+/// `opened()` with the Markdown tab edited to "mine" and its save sent (key k-1 on v3).
+fn saving_mine() -> NoteSync {
+    run(
+        "saving",
+        opened(),
+        &md(),
+        vec![
+            S(
+                edit(md(), text("mine")),
+                &["draft md", "timer debounce md#1"],
+                Dirty,
+            ),
+            S(
+                debounce(md(), 1),
+                &["draft md pending k-1@3", "send k-1@3 md=\"mine\""],
+                Saving,
+            ),
+        ],
+    )
+}
+
 #[test]
 fn edit_debounce_save() {
     let s = run(
@@ -317,19 +338,9 @@ fn typing_back_to_the_base_sends_nothing() {
 fn refused_save_on_another_tab_change_is_reapplied_with_a_new_key() {
     let s = run(
         "refused, no overlap",
-        opened(),
+        saving_mine(),
         &md(),
         vec![
-            S(
-                edit(md(), text("mine")),
-                &["draft md", "timer debounce md#1"],
-                Dirty,
-            ),
-            S(
-                debounce(md(), 1),
-                &["draft md pending k-1@3", "send k-1@3 md=\"mine\""],
-                Saving,
-            ),
             // The agent wrote the sheet meanwhile: 409.
             S(conflict(4, &[SHEET]), &["draft md", "fetch"], Saving),
             S(
@@ -989,29 +1000,10 @@ fn an_edit_on_a_base_older_than_a_remote_write_is_a_conflict() {
 
 #[test]
 fn the_announcement_of_our_own_save_fetches_nothing() {
-    let saving = || {
-        run(
-            "saving",
-            opened(),
-            &md(),
-            vec![
-                S(
-                    edit(md(), text("mine")),
-                    &["draft md", "timer debounce md#1"],
-                    Dirty,
-                ),
-                S(
-                    debounce(md(), 1),
-                    &["draft md pending k-1@3", "send k-1@3 md=\"mine\""],
-                    Saving,
-                ),
-            ],
-        )
-    };
     // The server announces version 4 before its answer to our save arrives: 4 is ours.
     let s = run(
         "own write announced first",
-        saving(),
+        saving_mine(),
         &md(),
         vec![
             S(
@@ -1032,7 +1024,7 @@ fn the_announcement_of_our_own_save_fetches_nothing() {
     // Version 5, announced meanwhile, is someone else's: read once the save is answered.
     run(
         "another write announced during the save",
-        saving(),
+        saving_mine(),
         &md(),
         vec![
             S(

@@ -371,7 +371,7 @@ fn splice_of<'a>(
         return Ok(splice::worth(base, old, new, chain));
     }
     let new = serde_json::to_string(&after.content())?;
-    if new.len() < splice::MIN_TEXT || chain >= splice::MAX_CHAIN {
+    if !splice::may_splice(new.len(), chain) {
         return Ok(None);
     }
     let old = serde_json::to_string(&before.content())?;

@@ -17,10 +17,10 @@ use serde::{Deserialize, Serialize};
 
 /// Contents shorter than this (in bytes of text) are stored whole: a splice would save less
 /// than a page.
-pub(super) const MIN_TEXT: usize = 4096;
+const MIN_TEXT: usize = 4096;
 
 /// The most splices between a tab's content and the whole text under them.
-pub(super) const MAX_CHAIN: u32 = 32;
+const MAX_CHAIN: u32 = 32;
 
 /// One splice, as a version's row stores it (owned, when read back).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -49,7 +49,7 @@ pub(super) fn worth<'a>(
     new: &'a str,
     depth: u32,
 ) -> Option<NewSplice<'a>> {
-    if new.len() < MIN_TEXT || depth >= MAX_CHAIN {
+    if !may_splice(new.len(), depth) {
         return None;
     }
     let (keep, cut, put) = diff(old, new);
@@ -59,6 +59,12 @@ pub(super) fn worth<'a>(
         cut,
         put: Cow::Borrowed(put),
     })
+}
+
+/// Whether a new content of `len` bytes, on a content `depth` splices deep, may be stored as
+/// a splice at all (else it is stored whole, without diffing).
+pub(super) fn may_splice(len: usize, depth: u32) -> bool {
+    len >= MIN_TEXT && depth < MAX_CHAIN
 }
 
 /// The one splice `(keep, cut, put)` that turns `old` into `new`: the common prefix and suffix

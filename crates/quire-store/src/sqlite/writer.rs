@@ -753,15 +753,7 @@ mod tests {
             .query_row("SELECT keys_through FROM notes", [], |r| r.get(0))
             .unwrap();
         assert_eq!(through, 2);
-        let mut cache = NoteCache::default();
-        let replay = commit_alone(&conn, &mut cache, req).unwrap();
-        assert_eq!(
-            replay,
-            WriteResult {
-                replayed: true,
-                ..first
-            }
-        );
+        let mut cache = resent_replays(&conn, req, first);
         let (next, verdict) = write(&a, 2, "new", text("second"));
         commit_batch(&conn, &mut cache, &mut vec![next]);
         assert_eq!(
@@ -806,8 +798,19 @@ mod tests {
         .unwrap();
 
         super::super::schema::migrate(&mut conn).expect("migrate");
+        let mut cache = resent_replays(&conn, req, first);
+        let (different, verdict) = write(&a, 1, "k", text("second"));
+        commit_batch(&conn, &mut cache, &mut vec![different]);
+        let replay = verdict.blocking_recv().unwrap().unwrap();
+        assert!(replay.replayed && replay.request_differs);
+        assert_eq!(replay.version, Version(2));
+    }
+
+    /// A resend of `req` on the migrated `conn` replays `first`; the writer's cache, for what
+    /// follows.
+    fn resent_replays(conn: &Connection, req: WriteRequest, first: WriteResult) -> NoteCache {
         let mut cache = NoteCache::default();
-        let replay = commit_alone(&conn, &mut cache, req).unwrap();
+        let replay = commit_alone(conn, &mut cache, req).unwrap();
         assert_eq!(
             replay,
             WriteResult {
@@ -815,10 +818,6 @@ mod tests {
                 ..first
             }
         );
-        let (different, verdict) = write(&a, 1, "k", text("second"));
-        commit_batch(&conn, &mut cache, &mut vec![different]);
-        let replay = verdict.blocking_recv().unwrap().unwrap();
-        assert!(replay.replayed && replay.request_differs);
-        assert_eq!(replay.version, Version(2));
+        cache
     }
 }
