@@ -101,7 +101,7 @@ fn really_changed(before: &Note, after: &Note, touched: Vec<TabId>) -> Vec<TabId
             let a = before.tabs.iter().position(|t| &t.id == id);
             let b = after.tabs.iter().position(|t| &t.id == id);
             match (a, b) {
-                (Some(i), Some(j)) => i != j || before.tabs[i] != after.tabs[j],
+                (Some(i), Some(j)) => i != j || !before.tabs[i].identical(&after.tabs[j]),
                 (None, None) => false,
                 _ => true,
             }

@@ -17,6 +17,11 @@ impl Tab {
     pub fn kind(&self) -> TabKind {
         self.data.kind()
     }
+
+    /// The same tab to the bit: ID, label and content (see [`TabData::identical`]).
+    pub fn identical(&self, other: &Tab) -> bool {
+        self.id == other.id && self.label == other.label && self.data.identical(&other.data)
+    }
 }
 
 /// The content of a tab, one variant per kind.
@@ -50,6 +55,26 @@ impl TabData {
     /// building a [`Value`] makes).
     pub fn content(&self) -> impl Serialize + '_ {
         Content(self)
+    }
+
+    /// Whether the two contents are the same to the bit. `==` takes a cell holding `-0.0` for
+    /// one holding `0.0` (IEEE equality); a write of one over the other is still a change, so
+    /// whether a tab changed is decided here.
+    pub fn identical(&self, other: &TabData) -> bool {
+        match (self, other) {
+            (TabData::Sheet(a), TabData::Sheet(b)) => {
+                a.sheets.len() == b.sheets.len()
+                    && a.sheets.iter().zip(&b.sheets).all(|(x, y)| {
+                        x.id == y.id
+                            && x.name == y.name
+                            && x.rows.len() == y.rows.len()
+                            && x.rows.iter().zip(&y.rows).all(|(r, s)| {
+                                r.len() == s.len() && r.iter().zip(s).all(|(c, d)| same_cell(c, d))
+                            })
+                    })
+            }
+            _ => self == other,
+        }
     }
 
     /// Parses the `data` member for a tab of `kind`.
@@ -112,6 +137,16 @@ impl From<Tab> for RawTab {
 
 /// A cell: a JSON scalar (null, boolean, number or string).
 pub type Cell = Value;
+
+/// Two cells are the same: floating-point numbers by their bits, anything else by `==`.
+fn same_cell(a: &Cell, b: &Cell) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) if x.is_f64() && y.is_f64() => {
+            x.as_f64().map(f64::to_bits) == y.as_f64().map(f64::to_bits)
+        }
+        _ => a == b,
+    }
+}
 
 /// A Sheet tab holds one or more sheets (grids of cells).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

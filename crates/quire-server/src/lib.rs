@@ -5,6 +5,7 @@
 //! stop; the binary wraps it with a CLI and signal handling, the desktop app embeds it on loopback, tests start it on port 0.
 #![forbid(unsafe_code)]
 
+pub mod check;
 pub mod http;
 pub mod mcp;
 pub mod notes;

@@ -58,6 +58,13 @@ enum Command {
         #[arg(long)]
         token: String,
     },
+    /// Read every version of every Note back and report any that cannot be rebuilt (exit
+    /// status 1 if one cannot).
+    Check {
+        /// The SQLite database file, or a postgres:// URL.
+        #[arg(long)]
+        db: PathBuf,
+    },
     /// Manage bearer tokens.
     Token {
         #[command(subcommand)]
@@ -140,10 +147,50 @@ async fn main() -> anyhow::Result<()> {
         Command::McpStdio { url, token } => {
             Ok(quire_server::mcp::stdio_bridge(&url, &token).await?)
         }
+        Command::Check { db } => check(&db).await,
         Command::Token {
             command: TokenCommand::Create { db, name, scopes },
         } => create_token(&db, &name, &scopes).await,
     }
+}
+
+async fn check(db: &Path) -> anyhow::Result<()> {
+    if quire_server::postgres_url(db).is_none() && !db.exists() {
+        anyhow::bail!("no database at {}", db.display());
+    }
+    let store = quire_server::open_store(db, Synchronous::Full)
+        .await
+        .with_context(|| format!("cannot open {}", db.display()))?;
+    let interactive = std::io::stderr().is_terminal();
+    let report = quire_server::check::check(store.as_ref(), |so_far| {
+        if interactive {
+            eprint!(
+                "\rchecked {} notes, {} versions",
+                so_far.notes, so_far.versions
+            );
+        }
+    })
+    .await?;
+    store.close().await?;
+    if interactive {
+        eprintln!();
+    }
+    for failure in &report.failures {
+        println!("{failure}");
+    }
+    if !report.failures.is_empty() {
+        anyhow::bail!(
+            "checked {} notes, {} versions: {} cannot be read back",
+            report.notes,
+            report.versions,
+            report.failures.len()
+        );
+    }
+    println!(
+        "checked {} notes, {} versions: every version reads back",
+        report.notes, report.versions
+    );
+    Ok(())
 }
 
 async fn serve(config: ServeConfig) -> anyhow::Result<()> {

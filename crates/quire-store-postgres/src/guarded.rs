@@ -248,7 +248,10 @@ async fn commit(
         let Some(tab) = after.tab(tab_id) else {
             continue; // deleted: the strip no longer lists it
         };
-        if before.tab(tab_id).is_some_and(|old| old.data == tab.data) {
+        if before
+            .tab(tab_id)
+            .is_some_and(|old| old.data.identical(&tab.data))
+        {
             continue; // renamed or moved: the strip records it
         }
         content_ids.push(tab_id.as_str());

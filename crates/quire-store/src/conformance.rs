@@ -35,6 +35,7 @@ macro_rules! conformance_tests {
             refused_writes_store_nothing,
             bad_keys_are_refused,
             history_reproduces_every_version,
+            numbers_read_back_exactly,
             restore_makes_a_new_version_equal_to_the_old_one,
             restore_of_a_missing_version_is_refused,
             citing_a_page_again_is_a_noop,
@@ -570,6 +571,78 @@ pub async fn history_reproduces_every_version(store: Arc<dyn Store>) {
     }
     let versions: Vec<u64> = history.iter().map(|h| h.version.0).collect();
     assert_eq!(versions, (1..=seen.len() as u64).collect::<Vec<_>>());
+}
+
+/// Every finite number written into a cell reads back as the very number written (the same
+/// double, `-0.0` included; integers past 2^53 exactly), at every version, also when the sheet
+/// is long enough to be stored as splices. Operations are parsed from JSON text, as a request
+/// body is.
+pub async fn numbers_read_back_exactly(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let id = create(store, "Numbers").await;
+    let sheet = created_tab(
+        &write(
+            store,
+            request(&id, 1, None, vec![new_tab(NewTabKind::Sheet)]),
+        )
+        .await,
+    );
+    let numbers = [
+        "1e-30",
+        "3.899603970996924e76",
+        "1.6356324386913733e-228",
+        "0.21000000000000002",
+        "5e-324",
+        "1.7976931348623157e308",
+        "-0.0",
+        "0.0",
+        "9007199254740993",
+        "-9223372036854775808",
+        "18446744073709551615",
+        "0.1",
+    ];
+    let long = "x".repeat(5_000);
+    let set = |row: usize, values: String| -> Op {
+        serde_json::from_str(&format!(
+            r#"{{"op": "sheet_set_range", "tab_id": "{sheet}", "start_row": {row}, "start_col": 0, "values": {values}}}"#
+        ))
+        .expect("an operation")
+    };
+    let mut batches: Vec<Op> = vec![set(0, format!(r#"[["{long}"]]"#))];
+    for (row, number) in numbers.iter().enumerate() {
+        batches.push(set(row + 1, format!("[[{number}, {number}]]")));
+    }
+    // -0.0 over 0.0 and back: each is a change.
+    batches.push(set(8, "[[-0.0]]".to_owned()));
+    batches.push(set(8, "[[0.0]]".to_owned()));
+
+    let mut seen = vec![store.get_note(&id).await.expect("get_note").note];
+    for (i, op) in batches.into_iter().enumerate() {
+        let expected = seen.last().expect("a version").version;
+        let r = write(store, request(&id, expected.0, None, vec![op])).await;
+        assert_eq!(r.version, expected.next(), "batch {i} changes the sheet");
+        seen.push(store.get_note(&id).await.expect("get_note").note);
+    }
+    let text = |note: &Note| serde_json::to_string(note).expect("a note serialises");
+    let newest = text(seen.last().expect("a version"));
+    for number in numbers {
+        // The same double, as serde_json spells it (`3.899603970996924e+76`, `1e-30`).
+        let value: serde_json::Value = serde_json::from_str(number).expect("a number");
+        let spelled = value.to_string();
+        let reread: serde_json::Value = serde_json::from_str(&spelled).expect("a number");
+        assert_eq!(
+            reread.as_f64().map(f64::to_bits),
+            value.as_f64().map(f64::to_bits)
+        );
+        assert!(
+            newest.contains(&format!("[{spelled},{spelled}]")),
+            "{number} ({spelled}) in the newest version"
+        );
+    }
+    for expected in &seen {
+        let then = store.note_at(&id, expected.version).await.expect("note_at");
+        assert_eq!(text(&then), text(expected), "note_at({})", expected.version);
+    }
 }
 
 /// Restore is a guarded write: a new version equal to the old one, history kept.

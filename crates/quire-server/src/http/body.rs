@@ -8,7 +8,7 @@
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
 use axum::http::StatusCode;
-use quire_model::{Op, OpError, OpErrorCode};
+use quire_model::{Op, OpError, OpErrorCode, WideInteger, find_wide_integer};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -59,7 +59,31 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         detail: format!("trailing characters after the JSON value: {e}"),
         field: None,
     })?;
+    if let Some(wide) = find_wide_integer(text) {
+        return Err(wide_integer(wide));
+    }
     Ok(value)
+}
+
+/// An integer too wide to read back as written, refused where it is (422).
+fn wide_integer(wide: WideInteger) -> ApiError {
+    let reason = wide.reason();
+    match op_position(&wide.path) {
+        Some((index, rest)) => ApiError::Op(OpError {
+            code: OpErrorCode::InvalidOp,
+            index,
+            field: rest.to_owned(),
+            reason,
+        }),
+        None => ApiError::InvalidField {
+            field: if wide.path.is_empty() {
+                "body".to_owned()
+            } else {
+                wide.path
+            },
+            detail: reason,
+        },
+    }
 }
 
 fn classify(e: serde_path_to_error::Error<serde_json::Error>) -> ApiError {
@@ -277,6 +301,18 @@ mod tests {
                 "unknown_field",
                 unprocessable,
                 Some("changes[0].colour"),
+            ),
+            (
+                br#"{"expected_version": 1, "changes": [{"op": "sheet_set_range", "tab_id": "s", "start_row": 0, "start_col": 0, "values": [[1, 123456789012345678901234567890]]}]}"#,
+                "invalid_op",
+                unprocessable,
+                Some("changes[0].values[0][1]"),
+            ),
+            (
+                br#"{"expected_version": 123456789012345678901234567890, "changes": []}"#,
+                "invalid_field",
+                unprocessable,
+                Some("expected_version"),
             ),
         ];
         let wrong: Vec<String> = cases

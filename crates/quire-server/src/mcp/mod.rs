@@ -42,7 +42,11 @@ pub use catalog::CatalogError;
 pub use schema::Violation;
 pub use stdio::{BridgeError, stdio_bridge};
 
-use crate::http::{AppState, require_caller};
+use axum::extract::State;
+use axum::response::IntoResponse;
+use quire_model::{WideInteger, find_wide_integer};
+
+use crate::http::{ApiError, AppState, require_caller};
 use crate::notes::{Caller, Notes};
 use catalog::Catalog;
 
@@ -88,9 +92,54 @@ pub fn service(state: &AppState) -> Router {
     Router::new()
         .fallback_service(mcp)
         .layer(axum::middleware::from_fn_with_state(
+            state.body_limit,
+            find_wide_integers,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             require_caller,
         ))
+}
+
+/// An integer wider than 64 bits in a request's JSON text (see [`find_wide_integer`]).
+#[derive(Debug, Clone)]
+struct WideArgument(WideInteger);
+
+/// rmcp parses the body, which rounds an integer wider than 64 bits to a double before any tool
+/// sees it. So the raw body is scanned first, and what is found rides with the request to
+/// [`QuireMcp::call_tool`], which refuses the call naming the argument.
+async fn find_wide_integers(
+    State(limit): State<usize>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    if req.method() != axum::http::Method::POST {
+        return next.run(req).await;
+    }
+    let (parts, body) = req.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
+        return ApiError::PayloadTooLarge { limit }.into_response();
+    };
+    let wide = std::str::from_utf8(&bytes).ok().and_then(find_wide_integer);
+    let mut req = axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes));
+    if let Some(wide) = wide {
+        req.extensions_mut().insert(WideArgument(wide));
+    }
+    next.run(req).await
+}
+
+/// The argument holding an integer too wide to keep, if this call has one.
+fn wide_argument(ctx: &RequestContext<RoleServer>) -> Option<Violation> {
+    let WideArgument(wide) = ctx
+        .extensions
+        .get::<Parts>()
+        .and_then(|parts| parts.extensions.get::<WideArgument>())?;
+    let field = wide.path.strip_prefix("params.arguments")?;
+    let field = field.strip_prefix('.').unwrap_or(field);
+    Some(Violation::at_field(
+        field,
+        format!("{field}: {}", wide.reason()),
+    ))
 }
 
 /// The MCP server handler: the tool catalog over [`Notes`].
@@ -148,9 +197,12 @@ impl ServerHandler for QuireMcp {
             )
         })?;
         let args = request.arguments.unwrap_or_default();
-        let result = match tools::call(&self.notes, &caller, tool, args).await {
-            Ok(value) => CallToolResult::structured(value),
-            Err(e) => e.into_result()?,
+        let result = match wide_argument(&context) {
+            Some(violation) => tools::ToolError::from(violation).into_result()?,
+            None => match tools::call(&self.notes, &caller, tool, args).await {
+                Ok(value) => CallToolResult::structured(value),
+                Err(e) => e.into_result()?,
+            },
         };
         Ok(result.into())
     }

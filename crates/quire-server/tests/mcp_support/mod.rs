@@ -70,11 +70,20 @@ impl Harness {
     /// A JSON-RPC message POSTed to `/mcp` as a bare HTTP client would, with the read+write
     /// token and any extra headers (`host`, `origin`, `mcp-session-id`...).
     pub async fn post_mcp(&self, message: &Value, headers: &[(&str, &str)]) -> reqwest::Response {
+        self.post_mcp_text(&message.to_string(), headers).await
+    }
+
+    /// [`Harness::post_mcp`] with the body's text as given (a number a `Value` cannot hold).
+    pub async fn post_mcp_text(
+        &self,
+        message: &str,
+        headers: &[(&str, &str)],
+    ) -> reqwest::Response {
         let mut req = self
             .authed(self.http.post(self.mcp_url()))
             .header("accept", "application/json, text/event-stream")
             .header("content-type", "application/json")
-            .body(message.to_string());
+            .body(message.to_owned());
         for (name, value) in headers {
             req = req.header(*name, *value);
         }
@@ -133,6 +142,30 @@ impl Harness {
         id
     }
 
+    /// `PATCH /notes/{id}` with the body's text as given. Returns (status, body).
+    pub async fn patch_text(&self, id: &str, body: &str) -> (u16, Value) {
+        let res = self
+            .authed(self.http.patch(format!("{}/notes/{id}", self.url())))
+            .header("content-type", "application/json")
+            .body(body.to_owned())
+            .send()
+            .await
+            .unwrap();
+        let status = res.status().as_u16();
+        (status, res.json().await.unwrap_or(Value::Null))
+    }
+
+    /// `GET {path}` as the person: (status, body).
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        let res = self
+            .authed(self.http.get(format!("{}{path}", self.url())))
+            .send()
+            .await
+            .unwrap();
+        let status = res.status().as_u16();
+        (status, res.json().await.unwrap_or(Value::Null))
+    }
+
     /// The Note as the person sees it.
     pub async fn note(&self, id: &str) -> Value {
         let res = self
@@ -159,6 +192,18 @@ impl Harness {
         let status = res.status().as_u16();
         (status, res.json().await.unwrap_or(Value::Null))
     }
+}
+
+/// The JSON-RPC message of a response, whether it came as JSON or as one server-sent event.
+pub async fn json_rpc(res: reqwest::Response) -> Value {
+    let text = res.text().await.unwrap();
+    // An event stream may open with a priming event whose data is empty.
+    let json = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:").map(str::trim))
+        .find(|data| !data.is_empty())
+        .unwrap_or(text.as_str());
+    serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {text}"))
 }
 
 /// `initialize` on the 2025-11-25 protocol, as a bare JSON-RPC message.

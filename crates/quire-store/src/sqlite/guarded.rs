@@ -304,7 +304,7 @@ fn append_version(
             None if entry.changed_tab_ids.contains(&tab.id) => current
                 .note
                 .tab(&tab.id)
-                .filter(|before| before.data == tab.data)
+                .filter(|before| before.data.identical(&tab.data))
                 .and_then(|_| current.stored(&tab.id)),
             None => current.stored(&tab.id),
         };

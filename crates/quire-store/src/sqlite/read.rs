@@ -8,7 +8,7 @@ use rusqlite::{Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use super::cache::{Keys, PendingKey};
-use super::splice::{self, Splice};
+use super::splice::{self, Misfit, Splice};
 use crate::{
     NoteMeta, Result, Scope, StoreError, StoredNote, TokenRecord, VersionInfo, WriteResult,
 };
@@ -299,13 +299,22 @@ fn content_at(
     };
     let depth = splices.len() as u32;
     let mut text = base;
-    for splice in splices.iter().rev() {
-        if !splice::apply(&mut text, splice) {
-            return Err(corrupt(format!(
-                "a splice on version {} does not fit",
-                splice.base
-            )));
-        }
+    for (i, splice) in splices.iter().enumerate().rev() {
+        // The version whose row holds this splice: the one it rebuilds.
+        let made = if i == 0 { at } else { splices[i - 1].base };
+        splice::apply(&mut text, splice).map_err(|misfit| {
+            corrupt(match misfit {
+                Misfit::OtherText => format!(
+                    "version {made} cannot be rebuilt: its splice was made on other bytes than \
+                     version {} holds",
+                    splice.base
+                ),
+                Misfit::OutOfRange => format!(
+                    "version {made} cannot be rebuilt: its splice does not fit version {}",
+                    splice.base
+                ),
+            })
+        })?;
     }
     let value = match kind {
         TabKind::Markdown => serde_json::Value::String(text),

@@ -8,6 +8,11 @@
 //! content however it was read). A tab's content is a chain of at most [`MAX_CHAIN`] splices
 //! on top of a whole content, so reading any version costs a bounded number of rows.
 //!
+//! A splice also holds the hash of the text it was made on (`base_hash`, XXH3-64), and a
+//! reader checks it before applying the splice: a splice is applied to the very bytes it was
+//! computed on, or the read fails loudly (it never yields a silently different content).
+//! Splices written before the hash existed have none and are applied unchecked.
+//!
 //! Since schema 5 (`versions.deltas`, JSON `{tab_id: splice}`).
 
 use std::borrow::Cow;
@@ -29,6 +34,9 @@ pub(super) struct Splice {
     pub keep: usize,
     pub cut: usize,
     pub put: String,
+    /// [`hash`] of the text the splice was made on; absent in splices stored before it was.
+    #[serde(default)]
+    pub base_hash: Option<u64>,
 }
 
 /// One splice to store (borrowing the new text where it can).
@@ -38,6 +46,21 @@ pub(super) struct NewSplice<'a> {
     pub keep: usize,
     pub cut: usize,
     pub put: Cow<'a, str>,
+    pub base_hash: u64,
+}
+
+/// Why a stored splice cannot be applied to the text rebuilt under it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Misfit {
+    /// The text is not the one the splice was made on.
+    OtherText,
+    /// The splice's range is not inside the text, or cuts a character.
+    OutOfRange,
+}
+
+/// The hash a splice keeps of the text it was made on.
+pub(super) fn hash(text: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(text.as_bytes())
 }
 
 /// The splice turning the text `old` (held by version `base`) into `new`, if storing it is
@@ -53,11 +76,12 @@ pub(super) fn worth<'a>(
         return None;
     }
     let (keep, cut, put) = diff(old, new);
-    (put.len() <= new.len() / 4).then_some(NewSplice {
+    (put.len() <= new.len() / 4).then(|| NewSplice {
         base,
         keep,
         cut,
         put: Cow::Borrowed(put),
+        base_hash: hash(old),
     })
 }
 
@@ -87,17 +111,21 @@ pub(super) fn diff<'a>(old: &str, new: &'a str) -> (usize, usize, &'a str) {
     )
 }
 
-/// Applies the splice to `text` in place; `false` (and `text` unchanged) if the splice does
-/// not fit it (a corrupt row).
-pub(super) fn apply(text: &mut String, splice: &Splice) -> bool {
-    let Some(end) = splice.keep.checked_add(splice.cut) else {
-        return false;
-    };
+/// Applies the splice to `text` in place, if `text` is the text it was made on (by its hash,
+/// where the splice has one) and its range fits; otherwise `text` is left unchanged.
+pub(super) fn apply(text: &mut String, splice: &Splice) -> Result<(), Misfit> {
+    if splice.base_hash.is_some_and(|want| want != hash(text)) {
+        return Err(Misfit::OtherText);
+    }
+    let end = splice
+        .keep
+        .checked_add(splice.cut)
+        .ok_or(Misfit::OutOfRange)?;
     if text.get(splice.keep..end).is_none() {
-        return false;
+        return Err(Misfit::OutOfRange);
     }
     text.replace_range(splice.keep..end, &splice.put);
-    true
+    Ok(())
 }
 
 /// Compared a block at a time (`memcmp`), then byte by byte within the first block that differs.
@@ -145,9 +173,10 @@ mod tests {
             keep,
             cut,
             put: put.to_owned(),
+            base_hash: Some(hash(old)),
         };
         let mut text = old.to_owned();
-        assert!(apply(&mut text, &splice), "{old:?} -> {new:?}");
+        assert_eq!(apply(&mut text, &splice), Ok(()), "{old:?} -> {new:?}");
         assert_eq!(text, new);
         (keep, cut, put.to_owned())
     }
@@ -199,6 +228,7 @@ mod tests {
             keep,
             cut,
             put: "x".into(),
+            base_hash: None,
         };
         for (text, splice) in [
             ("abc", splice(4, 0)),
@@ -207,9 +237,44 @@ mod tests {
             ("abc", splice(usize::MAX, 1)),
         ] {
             let mut applied = text.to_owned();
-            assert!(!apply(&mut applied, &splice), "{splice:?} on {text:?}");
+            assert_eq!(
+                apply(&mut applied, &splice),
+                Err(Misfit::OutOfRange),
+                "{splice:?} on {text:?}"
+            );
             assert_eq!(applied, text);
         }
+    }
+
+    /// A splice that fits the text's range but was made on other bytes (the number `1e-30`
+    /// spelled another way, say) is refused by its hash, not applied to give another content.
+    #[test]
+    fn a_splice_made_on_other_bytes_is_refused() {
+        let made_on = r#"[[1e-30,"xxxx"]]"#;
+        let rebuilt = r#"[[1.0000000000000001e-30,"xxxx"]]"#;
+        let (keep, cut, put) = diff(made_on, r#"[[1e-30,"xxxx"],[1]]"#);
+        let splice = Splice {
+            base: Version(3),
+            keep,
+            cut,
+            put: put.to_owned(),
+            base_hash: Some(hash(made_on)),
+        };
+        let mut text = rebuilt.to_owned();
+        assert_eq!(apply(&mut text, &splice), Err(Misfit::OtherText));
+        assert_eq!(text, rebuilt);
+        let mut text = made_on.to_owned();
+        assert_eq!(apply(&mut text, &splice), Ok(()));
+        assert_eq!(text, r#"[[1e-30,"xxxx"],[1]]"#);
+    }
+
+    #[test]
+    fn a_new_splice_carries_the_hash_of_its_base() {
+        let old = "word ".repeat(MIN_TEXT / 5 + 1);
+        let new = format!("{old}more");
+        let splice = worth(Version(2), &old, &new, 0).expect("worth storing");
+        assert_eq!(splice.base_hash, hash(&old));
+        assert_ne!(splice.base_hash, hash(&new));
     }
 
     proptest! {
@@ -229,9 +294,9 @@ mod tests {
                 .chain(chars[end..].iter())
                 .collect();
             let (keep, cut, put) = diff(&old, &new);
-            let splice = Splice { base: Version(1), keep, cut, put: put.to_owned() };
+            let splice = Splice { base: Version(1), keep, cut, put: put.to_owned(), base_hash: Some(hash(&old)) };
             let mut text = old.clone();
-            prop_assert!(apply(&mut text, &splice));
+            prop_assert_eq!(apply(&mut text, &splice), Ok(()));
             prop_assert_eq!(text, new.clone());
             prop_assert!(put.len() <= new.len());
         }
