@@ -11,6 +11,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 use quire_server::{DEFAULT_BODY_LIMIT, ServeConfig};
 use quire_store::{Scope, Synchronous};
 
+/// The author `check --repair` records in history.
+const REPAIR_AUTHOR: &str = "quire-server check --repair";
+
 /// How long in-flight requests get to finish after SIGTERM or Ctrl-C.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -64,6 +67,10 @@ enum Command {
         /// The SQLite database file, or a postgres:// URL.
         #[arg(long)]
         db: PathBuf,
+        /// Then make each Note whose newest version cannot be read back readable again, by
+        /// restoring the newest version that reads (a new version; history is kept).
+        #[arg(long)]
+        repair: bool,
     },
     /// Manage bearer tokens.
     Token {
@@ -147,14 +154,14 @@ async fn main() -> anyhow::Result<()> {
         Command::McpStdio { url, token } => {
             Ok(quire_server::mcp::stdio_bridge(&url, &token).await?)
         }
-        Command::Check { db } => check(&db).await,
+        Command::Check { db, repair } => check(&db, repair).await,
         Command::Token {
             command: TokenCommand::Create { db, name, scopes },
         } => create_token(&db, &name, &scopes).await,
     }
 }
 
-async fn check(db: &Path) -> anyhow::Result<()> {
+async fn check(db: &Path, repair: bool) -> anyhow::Result<()> {
     if quire_server::postgres_url(db).is_none() && !db.exists() {
         anyhow::bail!("no database at {}", db.display());
     }
@@ -171,13 +178,39 @@ async fn check(db: &Path) -> anyhow::Result<()> {
         }
     })
     .await?;
-    store.close().await?;
     if interactive {
         eprintln!();
     }
     for failure in &report.failures {
         println!("{failure}");
     }
+    if repair {
+        let now = quire_store::Clock::now(&quire_store::SystemClock);
+        let repairs = quire_server::check::repair(store.as_ref(), REPAIR_AUTHOR, now).await?;
+        for done in &repairs.repaired {
+            println!(
+                "note {}: version {} cannot be read back; restored version {} as version {} \
+                 (history kept)",
+                done.note_id, done.broken, done.restored, done.version
+            );
+        }
+        for failed in &repairs.unrepaired {
+            println!(
+                "note {}: cannot be repaired: {}",
+                failed.note_id, failed.error
+            );
+        }
+        store.close().await?;
+        if !repairs.unrepaired.is_empty() {
+            anyhow::bail!("{} notes cannot be repaired", repairs.unrepaired.len());
+        }
+        println!(
+            "repaired {} notes; the versions that cannot be read back stay in their history",
+            repairs.repaired.len()
+        );
+        return Ok(());
+    }
+    store.close().await?;
     if !report.failures.is_empty() {
         anyhow::bail!(
             "checked {} notes, {} versions: {} cannot be read back",

@@ -10,9 +10,14 @@ use mcp_support::Harness;
 use serde_json::json;
 
 fn check(db: &std::path::Path) -> (bool, String, String) {
+    run(db, &[])
+}
+
+fn run(db: &std::path::Path, extra: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_quire-server"))
         .args(["check", "--db"])
         .arg(db)
+        .args(extra)
         .output()
         .expect("run quire-server check");
     (
@@ -88,6 +93,44 @@ async fn check_reads_every_version_and_names_the_ones_that_do_not_rebuild() {
         err.contains("checked 2 notes, 5 versions: 1 cannot be read back"),
         "{err}"
     );
+
+    // Its newest version does not read, so the server cannot serve it: --repair restores the
+    // newest version that reads, as a new version, and the Note works again.
+    let (ok, out, err) = run(&h.server.db_path, &["--repair"]);
+    assert!(ok, "{out}{err}");
+    assert!(
+        out.contains(&format!(
+            "note {long}: version 3 cannot be read back; restored version 2 as version 4"
+        )),
+        "{out}"
+    );
+    assert!(out.contains("repaired 1 notes"), "{out}");
+    h.server.restart().unwrap();
+    h.http = reqwest::Client::new();
+    let note = h.note(&long).await;
+    assert_eq!(note["version"], 4);
+    assert_eq!(
+        note["tabs"][0]["data"],
+        text.replace("line of text", "line of TEXT")
+    );
+    let (status, body) = h
+        .patch(
+            &long,
+            4,
+            json!([{"op": "replace_text", "tab_id": "markdown", "text": "fine"}]),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let (_, history) = h.get(&format!("/notes/{long}/versions")).await;
+    let v4 = &history["versions"][3];
+    assert_eq!(v4["author"], "quire-server check --repair");
+    assert_eq!(v4["summary"], "restored version 2");
+    // The unreadable version stays in the history; the check still names it, and only it.
+    h.server.terminate().unwrap();
+    let (ok, out, _) = check(&h.server.db_path);
+    assert!(!ok);
+    assert!(out.contains(&format!("note {long} version 3: ")), "{out}");
+    assert_eq!(out.matches("cannot be rebuilt").count(), 1, "{out}");
 }
 
 #[test]

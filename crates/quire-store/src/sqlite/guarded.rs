@@ -98,7 +98,11 @@ pub(super) fn write(
     let current = match cached {
         Some(entry) => &entry.located,
         None => {
-            loaded = read::located_at(conn, nid, id, version)?.ok_or_else(|| {
+            let read = match &req.change {
+                Change::Ops(_) => read::located_at(conn, nid, id, version)?,
+                Change::Restore { .. } => read::located_for_restore(conn, nid, id, version)?,
+            };
+            loaded = read.ok_or_else(|| {
                 StoreError::Backend(format!("note {id}: version {version} is not stored"))
             })?;
             &loaded

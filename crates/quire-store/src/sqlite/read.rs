@@ -327,16 +327,37 @@ fn missing_data(nid: i64, version: Version) -> StoreError {
     StoreError::Backend(format!("note #{nid}: no stored row for version {version}"))
 }
 
+/// What [`assemble`] does with a tab whose content cannot be rebuilt.
+enum Unreadable {
+    /// Fails: the Note is not read.
+    Fail,
+    /// Reads an empty content of the tab's kind in its place (and logs it).
+    Empty,
+}
+
 /// Builds the Note of `head`, reading each version row that holds tab content once.
-fn assemble(conn: &Connection, nid: i64, id: &NoteId, head: Head) -> Result<Located> {
+fn assemble(
+    conn: &Connection,
+    nid: i64,
+    id: &NoteId,
+    head: Head,
+    unreadable: Unreadable,
+) -> Result<Located> {
     let mut rows = Rows::new();
     let layout_at = head.layout_at;
     let mut tabs = Vec::with_capacity(head.strip.len());
     let mut data_at = Vec::with_capacity(head.strip.len());
     let mut depth = Vec::with_capacity(head.strip.len());
     for entry in head.strip {
-        let (value, chain) =
-            content_at(conn, nid, &mut rows, &entry.id, entry.kind, entry.data_at)?;
+        let read = content_at(conn, nid, &mut rows, &entry.id, entry.kind, entry.data_at);
+        let (value, chain) = match (read, &unreadable) {
+            (Ok(found), _) => found,
+            (Err(e), Unreadable::Fail) => return Err(e),
+            (Err(e), Unreadable::Empty) => {
+                tracing::warn!(note = %id, tab = %entry.id, error = %e, "a tab cannot be rebuilt");
+                (empty_content(entry.kind), 0)
+            }
+        };
         tabs.push(Tab {
             id: entry.id,
             label: entry.label,
@@ -360,6 +381,16 @@ fn assemble(conn: &Connection, nid: i64, id: &NoteId, head: Head) -> Result<Loca
     })
 }
 
+/// The JSON of an empty content of `kind`.
+fn empty_content(kind: TabKind) -> serde_json::Value {
+    match kind {
+        TabKind::Markdown => serde_json::Value::String(String::new()),
+        TabKind::Sheet => serde_json::json!({ "sheets": [] }),
+        TabKind::Slides => serde_json::json!({}),
+        TabKind::Sources | TabKind::Files => serde_json::json!([]),
+    }
+}
+
 /// The Note `nid` as it was at `version`, or `None` if it never had that version.
 pub(super) fn located_at(
     conn: &Connection,
@@ -368,7 +399,23 @@ pub(super) fn located_at(
     version: Version,
 ) -> Result<Option<Located>> {
     match head_at(conn, nid, version)? {
-        Some(head) => assemble(conn, nid, id, head).map(Some),
+        Some(head) => assemble(conn, nid, id, head, Unreadable::Fail).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// The Note at `version` as a restore replaces it: a restore writes none of the contents it
+/// replaces, it only compares with them, so a tab whose content cannot be rebuilt is read as
+/// empty (and counts as changed). A Note whose newest version cannot be rebuilt can so still
+/// be restored to one that can (each such tab is logged).
+pub(super) fn located_for_restore(
+    conn: &Connection,
+    nid: i64,
+    id: &NoteId,
+    version: Version,
+) -> Result<Option<Located>> {
+    match head_at(conn, nid, version)? {
+        Some(head) => assemble(conn, nid, id, head, Unreadable::Empty).map(Some),
         None => Ok(None),
     }
 }
@@ -378,7 +425,7 @@ pub(super) fn current_note(conn: &Connection, id: &NoteId) -> Result<StoredNote>
     let version = current_version(conn, row.nid)?;
     let head = head_at(conn, row.nid, version)?.ok_or_else(|| missing_data(row.nid, version))?;
     let updated_at = head.created_at.clone();
-    let located = assemble(conn, row.nid, id, head)?;
+    let located = assemble(conn, row.nid, id, head, Unreadable::Fail)?;
     Ok(StoredNote {
         note: located.note,
         meta: NoteMeta {
