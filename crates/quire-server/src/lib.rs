@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 pub mod http;
+pub mod logging;
 pub mod mcp;
 pub mod notes;
 pub mod tokens;

@@ -40,7 +40,9 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 pub use catalog::CatalogError;
 pub use schema::Violation;
-pub use stdio::{BridgeError, stdio_bridge};
+pub use stdio::{
+    BridgeError, BridgeToken, TOKEN_ARG_WARNING, TOKEN_VAR, TokenSource, stdio_bridge,
+};
 
 use crate::http::{AppState, require_caller};
 use crate::notes::{Caller, Notes};
@@ -152,6 +154,9 @@ impl ServerHandler for QuireMcp {
             Ok(value) => CallToolResult::structured(value),
             Err(e) => e.into_result()?,
         };
+        // Which tool and how it went; never its arguments nor its answer (see `logging`).
+        let refused = result.is_error == Some(true);
+        tracing::debug!(tool = %tool.name, refused, "tool call");
         Ok(result.into())
     }
 }
