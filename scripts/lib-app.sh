@@ -19,10 +19,11 @@ quiet() {
 }
 
 # The app's system packages: Tauri's build dependencies (WebKitGTK 4.1 and friends), an X
-# server for the window, and WebKitWebDriver for tauri-driver.
+# server for the window, WebKitWebDriver for tauri-driver, and xdotool, with which the end-to-end
+# tests answer the system's file dialogs as a person would.
 APP_PACKAGES=(
   libwebkit2gtk-4.1-dev build-essential pkg-config libssl-dev libayatana-appindicator3-dev
-  librsvg2-dev libxdo-dev xvfb xauth webkit2gtk-driver
+  librsvg2-dev libxdo-dev xvfb xauth webkit2gtk-driver xdotool
 )
 
 # apt_ensure WHO PACKAGE...: installs the packages not installed yet (with sudo unless root);

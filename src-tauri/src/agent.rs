@@ -17,7 +17,8 @@ pub struct AgentSnippets {
 pub const TOKEN_PLACEHOLDER: &str = "<TOKEN>";
 
 /// The snippets for `mcp_url` and `token`. `bridge` is the program that speaks MCP on stdio and
-/// relays to `mcp_url` (it takes `mcp-stdio --url URL --token TOKEN`).
+/// relays to `mcp_url` (it takes `mcp-stdio --url URL` and the token in `QUIRE_TOKEN`: in the
+/// host's `env` block, not its `args`, since every local user can read a command line).
 pub fn snippets(mcp_url: &str, token: &str, bridge: &str) -> AgentSnippets {
     let claude_code = format!(
         "claude mcp add --transport http quire {mcp_url} --header \"Authorization: Bearer {token}\""
@@ -26,7 +27,8 @@ pub fn snippets(mcp_url: &str, token: &str, bridge: &str) -> AgentSnippets {
         "mcpServers": {
             "quire": {
                 "command": bridge,
-                "args": ["mcp-stdio", "--url", mcp_url, "--token", token],
+                "args": ["mcp-stdio", "--url", mcp_url],
+                "env": { quire_server::mcp::TOKEN_VAR: token },
             }
         }
     });
@@ -65,7 +67,8 @@ mod tests {
             desktop["mcpServers"]["quire"],
             serde_json::json!({
                 "command": "/opt/Quire/quire-app",
-                "args": ["mcp-stdio", "--url", "http://127.0.0.1:7878/mcp", "--token", "qk_abc"],
+                "args": ["mcp-stdio", "--url", "http://127.0.0.1:7878/mcp"],
+                "env": {"QUIRE_TOKEN": "qk_abc"},
             })
         );
     }

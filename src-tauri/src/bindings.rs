@@ -12,7 +12,7 @@ use ts_rs::{Config, TS};
 
 /// Every type that crosses the IPC boundary, with what it pulls in.
 fn export_all(cfg: &Config) -> Result<(), ts_rs::ExportError> {
-    use crate::{agent, backend, commands, error, settings};
+    use crate::{agent, backend, commands, drops, error, settings};
     use quire_model as m;
     use quire_store as s;
     use quire_sync as q;
@@ -53,6 +53,7 @@ fn export_all(cfg: &Config) -> Result<(), ts_rs::ExportError> {
     agent::AgentSnippets::export_all(cfg)?;
     commands::AppInfo::export_all(cfg)?;
     commands::FirstPaint::export_all(cfg)?;
+    drops::FilesDropped::export_all(cfg)?;
     Ok(())
 }
 

@@ -26,6 +26,7 @@ use tauri_plugin_dialog::DialogExt;
 use tauri_plugin_opener::OpenerExt;
 
 use crate::backend::{AgentInfo, AgentToken, AttachedFile, Settings};
+use crate::drops::Drops;
 use crate::error::{CommandError, ErrorCode};
 use crate::ready::BackendReady;
 
@@ -465,40 +466,102 @@ pub async fn archived(
 }
 
 // ---- files and links --------------------------------------------------------------------
+//
+// No command takes a path from the window: a file is read only where the person picked it in
+// the system's open dialog or dropped it on the window, and written only where they picked in
+// the save dialog, both run here. A page that went wrong (a script injected into a Note's
+// preview, say) can at most open a dialog.
 
-/// The system's open-file dialog; `None` when cancelled.
-#[tauri::command]
-pub async fn choose_file<R: Runtime>(app: AppHandle<R>) -> Result<Option<String>> {
+/// The open dialog's title (tests find the dialog by it).
+pub const ATTACH_DIALOG_TITLE: &str = "Attach a file";
+/// The save dialog's title.
+pub const SAVE_DIALOG_TITLE: &str = "Save a copy";
+
+/// Runs the system's open-file dialog (the person picks); `None` when cancelled.
+async fn pick_file<R: Runtime>(app: &AppHandle<R>) -> Result<Option<PathBuf>> {
     let (tx, rx) = tokio::sync::oneshot::channel();
-    app.dialog().file().pick_file(move |path| {
-        if tx.send(path).is_err() {
-            tracing::debug!("the file dialog's caller is gone");
-        }
-    });
+    app.dialog()
+        .file()
+        .set_title(ATTACH_DIALOG_TITLE)
+        .pick_file(move |path| {
+            if tx.send(path).is_err() {
+                tracing::debug!("the file dialog's caller is gone");
+            }
+        });
     let picked = rx
         .await
         .map_err(|_| CommandError::new(ErrorCode::Internal, "the file dialog closed"))?;
     picked
         .map(|p| {
             p.into_path()
-                .map(|p| p.display().to_string())
                 .map_err(|e| CommandError::new(ErrorCode::Io, e.to_string()))
         })
         .transpose()
 }
 
+/// Runs the system's save dialog, suggesting `name`; `None` when cancelled.
+async fn pick_destination<R: Runtime>(app: &AppHandle<R>, name: String) -> Result<Option<PathBuf>> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    app.dialog()
+        .file()
+        .set_title(SAVE_DIALOG_TITLE)
+        .set_file_name(name)
+        .save_file(move |path| {
+            if tx.send(path).is_err() {
+                tracing::debug!("the save dialog's caller is gone");
+            }
+        });
+    let picked = rx
+        .await
+        .map_err(|_| CommandError::new(ErrorCode::Internal, "the save dialog closed"))?;
+    picked
+        .map(|p| {
+            p.into_path()
+                .map_err(|e| CommandError::new(ErrorCode::Io, e.to_string()))
+        })
+        .transpose()
+}
+
+/// Attaches the file the person picks in the open dialog; `None` if they cancel.
 #[tauri::command]
-pub async fn attach_file(
+pub async fn attach_file<R: Runtime>(
+    app: AppHandle<R>,
     backend: State<'_, BackendReady>,
     note_id: String,
-    path: String,
-) -> Result<AttachedFile> {
-    let backend = backend.wait().await?;
+) -> Result<Option<AttachedFile>> {
     let note_id = self::note_id(&note_id)?;
-    if path.trim().is_empty() {
-        return Err(invalid("path: empty".to_owned()));
+    let backend = backend.wait().await?;
+    let Some(path) = pick_file(&app).await? else {
+        return Ok(None);
+    };
+    Ok(Some(backend.attach_file(&note_id, &path).await?))
+}
+
+/// Attaches the files of drop `drop_id` (announced by the [`FILES_DROPPED`](crate::FILES_DROPPED)
+/// event), in order; a drop is attached once. Stops at the first file that fails.
+#[tauri::command]
+pub async fn attach_dropped(
+    backend: State<'_, BackendReady>,
+    drops: State<'_, Drops>,
+    note_id: String,
+    drop_id: Value,
+) -> Result<Vec<AttachedFile>> {
+    let note_id = self::note_id(&note_id)?;
+    let drop_id = drop_id
+        .as_u64()
+        .ok_or_else(|| invalid(format!("drop_id: expected a drop number, got {drop_id}")))?;
+    let backend = backend.wait().await?;
+    let paths = drops.take(drop_id).ok_or_else(|| {
+        CommandError::new(
+            ErrorCode::NotFound,
+            format!("drop_id: no files dropped as {drop_id} (each drop is attached once)"),
+        )
+    })?;
+    let mut attached = Vec::with_capacity(paths.len());
+    for path in paths {
+        attached.push(backend.attach_file(&note_id, &path).await?);
     }
-    Ok(backend.attach_file(&note_id, &PathBuf::from(path)).await?)
+    Ok(attached)
 }
 
 #[tauri::command]
@@ -516,40 +579,20 @@ pub async fn open_file<R: Runtime>(
         .map_err(|e| CommandError::new(ErrorCode::Io, format!("cannot open the file: {e}")))
 }
 
-/// Saves a copy to `dest`, or where the person picks in a save dialog (`None` if cancelled).
+/// Saves a copy where the person picks in the save dialog; returns that path, or `None` if
+/// they cancel.
 #[tauri::command]
 pub async fn save_file_copy<R: Runtime>(
     app: AppHandle<R>,
     backend: State<'_, BackendReady>,
     note_id: String,
     file_id: String,
-    dest: Option<String>,
 ) -> Result<Option<String>> {
-    let backend = backend.wait().await?;
     let note_id = self::note_id(&note_id)?;
-    let dest = match dest.filter(|d| !d.trim().is_empty()) {
-        Some(dest) => PathBuf::from(dest),
-        None => {
-            let name = backend.file_name(&note_id, &file_id)?;
-            let (tx, rx) = tokio::sync::oneshot::channel();
-            app.dialog()
-                .file()
-                .set_file_name(name)
-                .save_file(move |path| {
-                    if tx.send(path).is_err() {
-                        tracing::debug!("the save dialog's caller is gone");
-                    }
-                });
-            let picked = rx
-                .await
-                .map_err(|_| CommandError::new(ErrorCode::Internal, "the save dialog closed"))?;
-            match picked {
-                Some(p) => p
-                    .into_path()
-                    .map_err(|e| CommandError::new(ErrorCode::Io, e.to_string()))?,
-                None => return Ok(None),
-            }
-        }
+    let backend = backend.wait().await?;
+    let name = backend.file_name(&note_id, &file_id)?;
+    let Some(dest) = pick_destination(&app, name).await? else {
+        return Ok(None);
     };
     backend.save_file_copy(&note_id, &file_id, &dest)?;
     Ok(Some(dest.display().to_string()))

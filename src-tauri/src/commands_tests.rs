@@ -57,6 +57,31 @@ impl Fixture {
         }
     }
 
+    /// The app as built for real: its ACL (build.rs's command manifest and
+    /// `capabilities/main.json`) and its configured "main" window.
+    fn start_with_real_acl(data_dir: &Path) -> Self {
+        use tauri::Manager;
+        let launch = Launch::at(UNIX_EPOCH + Duration::from_millis(LAUNCH_MS));
+        let options = Options {
+            data_dir: Some(data_dir.to_owned()),
+            embedded_port: Some(0),
+        };
+        let mut app = crate::app(mock_builder(), launch, options)
+            .build(tauri::generate_context!("../tauri.conf.json"))
+            .expect("build the app with its real context on the mock runtime");
+        #[allow(deprecated)] // no loop here: one iteration, to run the setup
+        app.run_iteration(|_, _| {});
+        let (_, events) = mpsc::channel();
+        let window = app
+            .get_webview_window("main")
+            .expect("the configured main window");
+        Fixture {
+            app,
+            window,
+            events,
+        }
+    }
+
     fn invoke(&self, cmd: &str, args: Value) -> Result<Value, Value> {
         let request = InvokeRequest {
             cmd: cmd.into(),
@@ -95,6 +120,15 @@ impl Fixture {
                 Err(_) => panic!("no engine event for {what} within {WAIT:?}"),
             }
         }
+    }
+
+    /// As if the person dropped `paths` on the window; the drop's number.
+    fn drop(&self, paths: Vec<std::path::PathBuf>) -> u64 {
+        use tauri::Manager;
+        self.app
+            .state::<crate::drops::Drops>()
+            .record(paths)
+            .drop_id
     }
 
     fn create_note(&self, title: &str) -> String {
@@ -279,6 +313,7 @@ fn errors_cross_as_code_and_message() {
     let dir = tempfile::tempdir().unwrap();
     let app = Fixture::start(dir.path());
     let note = app.create_note("Errors");
+    let dropped_dir = app.drop(vec![dir.path().to_owned()]);
     let cases = [
         (
             "open_note",
@@ -401,10 +436,34 @@ fn errors_cross_as_code_and_message() {
             "token:",
         ),
         (
-            "attach_file",
-            json!({"noteId": note, "path": dir.path().display().to_string()}),
+            "attach_dropped",
+            json!({"noteId": note, "dropId": dropped_dir}),
             "invalid_argument",
             "path:",
+        ),
+        (
+            "attach_dropped",
+            json!({"noteId": note, "dropId": dropped_dir}),
+            "not_found",
+            "drop_id:",
+        ),
+        (
+            "attach_dropped",
+            json!({"noteId": note, "dropId": "1"}),
+            "invalid_argument",
+            "drop_id:",
+        ),
+        (
+            "attach_file",
+            json!({"noteId": "note-1"}),
+            "invalid_argument",
+            "note_id:",
+        ),
+        (
+            "save_file_copy",
+            json!({"noteId": note, "fileId": "file-1-x"}),
+            "not_found",
+            "file_id:",
         ),
         (
             "open_file",
@@ -524,10 +583,11 @@ fn files_are_kept_by_sha256_and_recorded_as_metadata() {
     let note = app.create_note("Files");
     let src = dir.path().join("notes.txt");
     std::fs::write(&src, "abc").unwrap();
-    let attached = app.ok(
-        "attach_file",
-        json!({"noteId": note, "path": src.display().to_string()}),
-    );
+    let drop_id = app.drop(vec![src]);
+    let attached = app.ok("attach_dropped", json!({"noteId": note, "dropId": drop_id}));
+    let [attached] = attached.as_array().unwrap().as_slice() else {
+        panic!("one file attached: {attached}")
+    };
     assert_eq!(attached["name"], "notes.txt");
     assert_eq!(attached["mime"], "text/plain");
     assert_eq!(attached["size"], 3);
@@ -539,13 +599,8 @@ fn files_are_kept_by_sha256_and_recorded_as_metadata() {
     assert_eq!(files["data"][0]["sha256"], sha);
     assert!(data.join("files").join(sha).is_file());
 
-    let dest = dir.path().join("copy.txt");
-    let saved = app.ok(
-        "save_file_copy",
-        json!({"noteId": note, "fileId": file_id, "dest": dest.display().to_string()}),
-    );
-    assert_eq!(saved, json!(dest.display().to_string()));
-    assert_eq!(std::fs::read_to_string(&dest).unwrap(), "abc");
+    // Saving a copy runs the system's save dialog: the e2e scenario files_through_dialogs
+    // drives it in a real window.
     app.stop();
 }
 
@@ -767,5 +822,98 @@ fn an_edit_typed_on_older_content_is_a_conflict_not_an_overwrite() {
     });
     let tab = app.ok("tab_view", json!({"noteId": note, "tabId": "markdown"}));
     assert_eq!(tab["data"], "A: alpha\nbeta\ngamma (checked)");
+    app.stop();
+}
+
+/// The commands `ui/src/api.ts` calls: every `invoke("name"` / `invoke<T>("name"`.
+fn commands_the_ui_calls() -> std::collections::BTreeSet<String> {
+    let api = include_str!("../../ui/src/api.ts");
+    let mut names = std::collections::BTreeSet::new();
+    for (at, _) in api.match_indices("invoke") {
+        let mut rest = &api[at + "invoke".len()..];
+        if let Some(generic) = rest.strip_prefix('<') {
+            rest = &generic[generic.find('>').unwrap() + 1..];
+        }
+        if let Some(call) = rest.strip_prefix("(\"") {
+            names.insert(call[..call.find('"').unwrap()].to_owned());
+        }
+    }
+    names
+}
+
+/// Least privilege: the main window's capability grants exactly the app commands its UI calls
+/// and listening to events; the ACL that Tauri builds from it refuses everything else, plugin
+/// commands included (the dialog and opener plugins' own commands would let a page pick or open
+/// paths itself).
+#[test]
+fn the_window_may_call_only_what_its_capability_grants() {
+    let capability: Value =
+        serde_json::from_str(include_str!("../capabilities/main.json")).unwrap();
+    assert_eq!(capability["windows"], json!(["main"]));
+    let permissions: Vec<&str> = capability["permissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    let (core, app_commands): (Vec<&str>, Vec<&str>) =
+        permissions.iter().partition(|p| p.contains(':'));
+    assert_eq!(
+        core,
+        ["core:event:allow-listen", "core:event:allow-unlisten"]
+    );
+    let granted: std::collections::BTreeSet<String> = app_commands
+        .iter()
+        .map(|p| p.strip_prefix("allow-").unwrap().replace('-', "_"))
+        .collect();
+    let used = commands_the_ui_calls();
+    assert!(
+        used.contains("attach_dropped") && used.len() > 20,
+        "{used:?}"
+    );
+    assert_eq!(granted, used, "grant exactly what ui/src/api.ts calls");
+
+    let dir = tempfile::tempdir().unwrap();
+    let app = Fixture::start_with_real_acl(dir.path());
+    let refused_by_acl = |e: &Value| e.as_str().is_some_and(|e| e.contains("not allowed"));
+    let outside = [
+        ("plugin:dialog|open", json!({"options": {}})),
+        ("plugin:dialog|save", json!({"options": {}})),
+        ("plugin:opener|open_path", json!({"path": "/etc/passwd"})),
+        (
+            "plugin:opener|open_url",
+            json!({"url": "https://example.org"}),
+        ),
+        (
+            "plugin:event|emit",
+            json!({"event": "engine-event", "payload": {}}),
+        ),
+        (
+            "plugin:window|set_title",
+            json!({"label": "main", "value": "x"}),
+        ),
+        ("plugin:webview|print", json!({"label": "main"})),
+        ("plugin:app|version", json!({})),
+    ];
+    for (cmd, args) in outside {
+        match app.invoke(cmd, args) {
+            Err(e) if refused_by_acl(&e) => {}
+            other => panic!("{cmd} must be refused by the ACL, got {other:?}"),
+        }
+    }
+    // Every granted command passes the ACL: it runs, or refuses its (missing) arguments.
+    // close_window last: it closes the window.
+    let mut used: Vec<String> = used.into_iter().collect();
+    used.sort_by_key(|c| c == "close_window");
+    for cmd in &used {
+        if let Err(e) = app.invoke(cmd, json!({})) {
+            assert!(!refused_by_acl(&e), "{cmd} is refused by the ACL: {e}");
+        }
+    }
+    let listen = app.invoke(
+        "plugin:event|listen",
+        json!({"event": "engine-event", "target": {"kind": "Any"}, "handler": 7}),
+    );
+    assert!(listen.is_ok(), "{listen:?}");
     app.stop();
 }

@@ -15,6 +15,7 @@ pub mod backend;
 #[cfg(test)]
 mod bindings;
 pub mod commands;
+pub mod drops;
 pub mod embedded;
 pub mod error;
 pub mod files;
@@ -28,6 +29,7 @@ use std::time::{Duration, SystemTime};
 use tauri::{Emitter, Manager};
 
 use crate::backend::{Backend, EventSink};
+use crate::drops::Drops;
 use crate::ready::BackendReady;
 
 /// The Tauri event every engine event is emitted as.
@@ -36,6 +38,10 @@ pub const ENGINE_EVENT: &str = "engine-event";
 /// Emitted to a window the person closes: the UI hands the edits it holds to the engine, then
 /// calls `close_window`. The window closes after [`CLOSE_GRACE`] whatever the UI does.
 pub const CLOSE_REQUESTED: &str = "close-requested";
+
+/// Emitted to the window when the person drops files on it: [`drops::FilesDropped`], the drop's
+/// number for `attach_dropped` and the files' names (the paths stay on this side).
+pub const FILES_DROPPED: &str = "files-dropped";
 
 /// How long a window being closed waits for its UI (see [`CLOSE_REQUESTED`]).
 pub const CLOSE_GRACE: Duration = Duration::from_secs(3);
@@ -75,6 +81,7 @@ pub fn app<R: tauri::Runtime>(
         .plugin(tauri_plugin_opener::init())
         .manage(launch)
         .manage(BackendReady::new())
+        .manage(Drops::default())
         .setup(move |app| {
             let data_dir = match options.data_dir.clone() {
                 Some(dir) => dir,
@@ -101,6 +108,14 @@ pub fn app<R: tauri::Runtime>(
             Ok(())
         })
         .on_window_event(|window, event| {
+            if let tauri::WindowEvent::DragDrop(tauri::DragDropEvent::Drop { paths, .. }) = event
+                && !paths.is_empty()
+            {
+                let dropped = window.state::<Drops>().record(paths.clone());
+                if let Err(e) = window.emit(FILES_DROPPED, &dropped) {
+                    tracing::warn!(error = %e, "cannot tell the UI about dropped files");
+                }
+            }
             if let tauri::WindowEvent::CloseRequested { api, .. } = event {
                 api.prevent_close();
                 if let Err(e) = window.emit(CLOSE_REQUESTED, ()) {
@@ -145,8 +160,8 @@ pub fn app<R: tauri::Runtime>(
             commands::restore,
             commands::drafts,
             commands::archived,
-            commands::choose_file,
             commands::attach_file,
+            commands::attach_dropped,
             commands::open_file,
             commands::save_file_copy,
             commands::open_url,
@@ -168,13 +183,7 @@ pub fn shutdown<R: tauri::Runtime>(app: &tauri::AppHandle<R>) {
 /// Runs the desktop app until its last window closes.
 pub fn run() -> Result<(), tauri::Error> {
     let launch = commands::Launch::at(SystemTime::now());
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,quire_app=info")),
-        )
-        .init();
+    quire_server::logging::log_to_stderr("warn,quire_app=info");
     let app = app(tauri::Builder::default(), launch, Options::from_env())
         .build(tauri::generate_context!("../tauri.conf.json"))?;
     app.run(|handle, event| {
@@ -185,21 +194,29 @@ pub fn run() -> Result<(), tauri::Error> {
     Ok(())
 }
 
-/// `quire-app mcp-stdio --url URL --token TOKEN`: MCP on stdin/stdout relayed to a server's
-/// `/mcp` (for Claude Desktop, which launches local commands).
+/// `quire-app mcp-stdio --url URL [--token-file PATH]`: MCP on stdin/stdout relayed to a
+/// server's `/mcp` (for Claude Desktop, which launches local commands), with the token from
+/// `QUIRE_TOKEN` or the file, as `quire-server mcp-stdio` (`--token TOKEN` warns).
 pub fn mcp_stdio(args: &[String]) -> Result<(), String> {
     let mut url = None;
     let mut token = None;
+    let mut token_file = None;
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         match arg.as_str() {
             "--url" => url = rest.next().cloned(),
             "--token" => token = rest.next().cloned(),
+            "--token-file" => token_file = rest.next().map(PathBuf::from),
             other => return Err(format!("mcp-stdio: unknown argument {other:?}")),
         }
     }
     let url = url.ok_or("mcp-stdio: --url URL is required")?;
-    let token = token.ok_or("mcp-stdio: --token TOKEN is required")?;
-    tauri::async_runtime::block_on(quire_server::mcp::stdio_bridge(&url, &token))
+    let env = std::env::var(quire_server::mcp::TOKEN_VAR).ok();
+    let token = quire_server::mcp::BridgeToken::resolve(token, token_file.as_deref(), env)
+        .map_err(|e| format!("mcp-stdio: {e}"))?;
+    if let Some(warning) = token.warning() {
+        eprintln!("quire-app: mcp-stdio: {warning}");
+    }
+    tauri::async_runtime::block_on(quire_server::mcp::stdio_bridge(&url, &token.token))
         .map_err(|e| format!("mcp-stdio: {e}"))
 }

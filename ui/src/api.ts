@@ -31,6 +31,7 @@ import type {
   ConflictView,
   DraftPolicy,
   EngineEvent,
+  FilesDropped,
   FirstPaint,
   LedgerEntry,
   Note,
@@ -195,25 +196,29 @@ export const archived = (noteId: string): Promise<ArchivedDraft[]> => invoke("ar
 
 // ---- files and links -------------------------------------------------------------------
 
-/** Opens the system's file dialog; resolves to the chosen path, or null when cancelled. */
-export const chooseFile = (): Promise<string | null> => invoke("choose_file");
+// No command takes a path from the page: the app runs the system's dialogs itself, and dropped
+// files stay on the app's side (the page names a drop by its number).
 
 /**
- * Attaches the file at `path` (from `chooseFile` or a drag-and-drop event's paths): its content
- * is kept in the app's data directory, its metadata (name, mime, size, sha256) added to the Note.
+ * Asks the person for a file with the system's open dialog and attaches it: its content is kept
+ * in the app's data directory, its metadata (name, mime, size, sha256) added to the Note.
+ * Resolves to null when the dialog was cancelled.
  */
-export const attachFile = (noteId: string, path: string): Promise<AttachedFile> =>
-  invoke("attach_file", { noteId, path });
+export const attachFile = (noteId: string): Promise<AttachedFile | null> => invoke("attach_file", { noteId });
+
+/** Attaches the files of a drop announced by `onFilesDropped` (each drop once), in order. */
+export const attachDropped = (noteId: string, dropId: number): Promise<AttachedFile[]> =>
+  invoke("attach_dropped", { noteId, dropId });
 
 /** Opens an attachment with the system's default application. */
 export const openFile = (noteId: string, fileId: string): Promise<void> => invoke("open_file", { noteId, fileId });
 
 /**
- * Saves a copy of an attachment to `dest`; with `dest` null, asks where with the system's save
- * dialog. Resolves to the path written, or null when the dialog was cancelled.
+ * Saves a copy of an attachment where the person picks in the system's save dialog. Resolves to
+ * the path written, or null when the dialog was cancelled.
  */
-export const saveFileCopy = (noteId: string, fileId: string, dest: string | null = null): Promise<string | null> =>
-  invoke("save_file_copy", { noteId, fileId, dest });
+export const saveFileCopy = (noteId: string, fileId: string): Promise<string | null> =>
+  invoke("save_file_copy", { noteId, fileId });
 
 /** Opens an http(s) URL in the system browser (anything else rejects with `invalid_argument`). */
 export const openUrl = (url: string): Promise<void> => invoke("open_url", { url });
@@ -235,6 +240,11 @@ export function onEngineEvent(callback: (event: EngineEvent) => void): Promise<U
  */
 export function onCloseRequested(callback: () => void): Promise<UnlistenFn> {
   return listen("close-requested", () => callback());
+}
+
+/** The person dropped files on the window: the drop's number (for `attachDropped`) and names. */
+export function onFilesDropped(callback: (dropped: FilesDropped) => void): Promise<UnlistenFn> {
+  return listen<FilesDropped>("files-dropped", (event) => callback(event.payload));
 }
 
 /** Closes the window now (after `onCloseRequested`'s work); the app quits with its last window. */

@@ -905,27 +905,31 @@ export async function openLink(url: string): Promise<void> {
   }
 }
 
-export async function attachPaths(paths: string[]): Promise<void> {
+/** Attaches the files of a drop (`onFilesDropped`) to the open Note. */
+export async function attachDropped(dropId: number): Promise<void> {
   const noteId = app.get().open?.noteId;
   if (!noteId) return;
-  for (const path of paths) {
-    try {
-      const file = await api.attachFile(noteId, path);
+  try {
+    for (const file of await api.attachDropped(noteId, dropId)) {
       reportQueued(file.outcome, `the attachment ${file.name}`);
-    } catch (error) {
-      toastError(error, "The file could not be attached.");
     }
+  } catch (error) {
+    toastError(error, "The files could not be attached.");
   }
   await refreshView();
 }
 
 export async function chooseAndAttach(): Promise<void> {
+  const noteId = app.get().open?.noteId;
+  if (!noteId) return;
   try {
-    const path = await api.chooseFile();
-    if (path) await attachPaths([path]);
+    const file = await api.attachFile(noteId);
+    if (!file) return;
+    reportQueued(file.outcome, `the attachment ${file.name}`);
   } catch (error) {
-    toastError(error, "The file dialog could not be opened.");
+    toastError(error, "The file could not be attached.");
   }
+  await refreshView();
 }
 
 export async function openAttachment(fileId: string): Promise<void> {
@@ -942,7 +946,7 @@ export async function saveAttachmentCopy(fileId: string): Promise<void> {
   const noteId = app.get().open?.noteId;
   if (!noteId) return;
   try {
-    const path = await api.saveFileCopy(noteId, fileId, null);
+    const path = await api.saveFileCopy(noteId, fileId);
     if (path) toast("info", `Saved a copy to ${path}`);
   } catch (error) {
     toastError(error, "The copy could not be saved.");

@@ -7,6 +7,7 @@
 
 pub mod check;
 pub mod http;
+pub mod logging;
 pub mod mcp;
 pub mod notes;
 pub mod tokens;

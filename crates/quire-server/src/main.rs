@@ -1,6 +1,5 @@
 //! `quire-server serve` and `quire-server token create`.
 
-use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -57,9 +56,14 @@ enum Command {
         /// The server's MCP endpoint.
         #[arg(long, default_value = "http://127.0.0.1:7878/mcp")]
         url: String,
-        /// A bearer token (`quire-server token create`).
+        /// A file holding the bearer token, readable by its owner only (chmod 600). Without
+        /// it the token is read from the QUIRE_TOKEN environment variable.
+        #[arg(long, value_name = "PATH")]
+        token_file: Option<PathBuf>,
+        /// The bearer token itself: avoid, every local user can read a command line (a
+        /// warning says so); use QUIRE_TOKEN or --token-file.
         #[arg(long)]
-        token: String,
+        token: Option<String>,
     },
     /// Read every version of every Note back and report any that cannot be rebuilt (exit
     /// status 1 if one cannot).
@@ -126,14 +130,7 @@ fn parse_host(s: &str) -> Result<String, String> {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .init();
+    quire_server::logging::log_to_stderr("info");
     match Cli::parse().command {
         Command::Serve {
             db,
@@ -151,8 +148,17 @@ async fn main() -> anyhow::Result<()> {
             })
             .await
         }
-        Command::McpStdio { url, token } => {
-            Ok(quire_server::mcp::stdio_bridge(&url, &token).await?)
+        Command::McpStdio {
+            url,
+            token_file,
+            token,
+        } => {
+            let env = std::env::var(quire_server::mcp::TOKEN_VAR).ok();
+            let token = quire_server::mcp::BridgeToken::resolve(token, token_file.as_deref(), env)?;
+            if let Some(warning) = token.warning() {
+                eprintln!("quire-server: {warning}");
+            }
+            Ok(quire_server::mcp::stdio_bridge(&url, &token.token).await?)
         }
         Command::Check { db, repair } => check(&db, repair).await,
         Command::Token {
@@ -168,7 +174,7 @@ async fn check(db: &Path, repair: bool) -> anyhow::Result<()> {
     let store = quire_server::open_store(db, Synchronous::Full)
         .await
         .with_context(|| format!("cannot open {}", db.display()))?;
-    let interactive = std::io::stderr().is_terminal();
+    let interactive = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let report = quire_server::check::check(store.as_ref(), |so_far| {
         if interactive {
             eprint!(
@@ -238,7 +244,8 @@ async fn serve(config: ServeConfig) -> anyhow::Result<()> {
         eprintln!(
             "quire-server: new database {db}. Make a token, then call the API:\n  \
              quire-server token create --db {db} --name me --scope notes:read --scope notes:write\n  \
-             curl -H \"Authorization: Bearer $TOKEN\" -d '{{\"title\": \"First note\"}}' {url}/notes",
+             curl -H \"Authorization: Bearer $TOKEN\" -H 'Content-Type: application/json' \\\n    \
+             -d '{{\"title\": \"First note\"}}' {url}/notes",
             db = db.display(),
             url = running.url(),
         );

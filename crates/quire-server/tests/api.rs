@@ -23,6 +23,22 @@ async fn healthz_needs_no_token() {
     );
 }
 
+/// The database holds every Note and the tokens' hashes: its owner's alone, and so are the
+/// write-ahead log and the shared-memory file SQLite makes beside it.
+#[cfg(unix)]
+#[tokio::test]
+async fn the_database_is_created_readable_by_its_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let server = server();
+    let api = Api::new(&server);
+    api.new_note().await;
+    let db = server.db_path.display().to_string();
+    for path in [db.clone(), format!("{db}-wal"), format!("{db}-shm")] {
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{path}: {mode:o}");
+    }
+}
+
 #[tokio::test]
 async fn create_get_and_list_notes() {
     let server = server();
@@ -729,6 +745,77 @@ async fn tokens_and_scopes() {
     assert_eq!(api.text(&id).await, (2, "by writer".to_owned()));
 }
 
+/// A page in a browser may POST a `text/plain` (or form) body to any address without a CORS
+/// preflight; such a body is never taken as JSON, on any route that takes one.
+#[tokio::test]
+async fn bodies_not_sent_as_json_get_415_and_write_nothing() {
+    let server = server();
+    let api = Api::new(&server);
+    let id = api.new_note().await;
+    let note_path = format!("/notes/{id}");
+    let routes = [
+        (Method::POST, "/notes".to_owned(), json!({ "title": "x" })),
+        (Method::PATCH, note_path.clone(), replace_text(1, "x")),
+        (
+            Method::POST,
+            format!("{note_path}/restore"),
+            json!({ "version": 1, "expected_version": 1 }),
+        ),
+        (
+            Method::PUT,
+            format!("{note_path}/agent-access"),
+            json!({ "approved": true }),
+        ),
+    ];
+    let media_types = [
+        Some("text/plain"),
+        Some("text/plain;charset=UTF-8"),
+        Some("application/x-www-form-urlencoded"),
+        Some("multipart/form-data; boundary=x"),
+        None,
+    ];
+    for (method, path, body) in &routes {
+        for media_type in media_types {
+            let mut req = api.req(method.clone(), path).body(body.to_string());
+            if let Some(media_type) = media_type {
+                req = req.header("content-type", media_type);
+            }
+            let (status, problem) = refused(req.send().await.unwrap()).await;
+            let case = format!("{method} {path} as {media_type:?}: {problem}");
+            assert_eq!(status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{case}");
+            assert_eq!(problem["error"], "unsupported_media_type", "{case}");
+            assert_eq!(problem["field"], "Content-Type", "{case}");
+            let detail = problem["detail"].as_str().unwrap();
+            assert!(detail.contains("Content-Type: application/json"), "{case}");
+        }
+    }
+    assert_eq!(api.text(&id).await, (1, String::new()));
+    assert_eq!(api.history_len(&id).await, 1);
+    assert_eq!(
+        api.get_ok("/notes").await["notes"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(api.note(&id).await["agent_access"], false);
+
+    // application/json with parameters, and a +json type, are JSON.
+    for media_type in [
+        "application/json; charset=utf-8",
+        "application/merge-patch+json",
+    ] {
+        let resp = api
+            .req(Method::POST, "/notes")
+            .header("content-type", media_type)
+            .body(json!({ "title": media_type }).to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::CREATED, "{media_type}");
+    }
+}
+
 #[tokio::test]
 async fn bodies_over_the_limit_get_413_and_write_nothing() {
     let server = ServerProcess::spawn_with(support::options().arg("--body-limit").arg("4096"))
@@ -750,6 +837,7 @@ async fn bodies_over_the_limit_get_413_and_write_nothing() {
     ];
     let resp = api
         .req(Method::PATCH, &format!("/notes/{id}"))
+        .header("content-type", "application/json")
         .body(reqwest::Body::wrap_stream(futures::stream::iter(chunks)))
         .send()
         .await

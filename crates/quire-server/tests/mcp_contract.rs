@@ -10,6 +10,8 @@ use std::collections::{BTreeSet, HashMap};
 use std::process::Stdio;
 use std::time::Duration;
 
+use tokio::io::AsyncReadExt;
+
 use mcp_support::{
     Harness, Protocol, agent_version, body, call, create_tab, initialize_message, key, merged, ok,
     refused, replace_text,
@@ -946,17 +948,17 @@ async fn one_page_under_seven_spellings_is_one_source() {
     assert_eq!(stored[0]["normalized_url"], "https://example.org/report");
 }
 
-/// `quire-server mcp-stdio`: a host that only launches commands gets the same tools.
-#[tokio::test]
-async fn the_stdio_bridge_relays_to_the_server() {
-    let h = Harness::start();
-    let note = h.approved_note("Over stdio").await;
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_quire-server"))
-        .args(["mcp-stdio", "--url", &h.mcp_url(), "--token", h.token()])
-        .env("RUST_LOG", "warn")
+/// `quire-server mcp-stdio --url URL`, with `args` and `env` added, stdin and stdout piped to
+/// an rmcp client, stderr kept to read once it exits. QUIRE_TOKEN is not inherited.
+async fn bridge(
+    h: &Harness,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (tokio::process::Child, mcp_support::Agent) {
+    let mut child = bridge_command(h, args, env)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
         .unwrap();
@@ -966,6 +968,54 @@ async fn the_stdio_bridge_relays_to_the_server() {
         .serve((stdout, stdin))
         .await
         .unwrap();
+    (child, agent)
+}
+
+fn bridge_command(h: &Harness, args: &[&str], env: &[(&str, &str)]) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_quire-server"));
+    cmd.args(["mcp-stdio", "--url", &h.mcp_url()])
+        .args(args)
+        .env_remove("QUIRE_TOKEN")
+        .env("RUST_LOG", "warn")
+        .envs(env.iter().copied());
+    cmd
+}
+
+/// Closes the bridge's stdin (the host going away); it exits cleanly. Returns its stderr.
+async fn close_bridge(mut child: tokio::process::Child, agent: mcp_support::Agent) -> String {
+    agent.cancel().await.unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .await
+        .unwrap();
+    let status = tokio::time::timeout(Duration::from_secs(10), child.wait())
+        .await
+        .expect("the bridge exits when stdin closes")
+        .unwrap();
+    assert!(status.success(), "{status}: {stderr}");
+    stderr
+}
+
+/// `quire-server mcp-stdio`: a host that only launches commands gets the same tools. The token
+/// comes in the environment (what Claude Desktop's `env` block sets), so it is not in the
+/// process's command line, which every local user can read.
+#[tokio::test]
+async fn the_stdio_bridge_relays_to_the_server() {
+    let h = Harness::start();
+    let note = h.approved_note("Over stdio").await;
+    let (child, agent) = bridge(&h, &[], &[("QUIRE_TOKEN", h.token())]).await;
+    #[cfg(target_os = "linux")]
+    {
+        let pid = child.id().unwrap();
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap();
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        assert!(cmdline.contains("mcp-stdio"), "{cmdline}");
+        assert!(!cmdline.contains(h.token()), "the token is in {cmdline:?}");
+    }
 
     let tools = agent.list_all_tools().await.unwrap();
     let direct = h.agent().await;
@@ -988,10 +1038,108 @@ async fn the_stdio_bridge_relays_to_the_server() {
     assert_eq!(body(&refusal)["message"], "limit: maximum 50");
     assert_eq!(h.note(&note).await["tabs"][0]["data"], "via stdio");
 
-    agent.cancel().await.unwrap();
-    let status = tokio::time::timeout(Duration::from_secs(10), child.wait())
-        .await
-        .expect("the bridge exits when stdin closes")
-        .unwrap();
-    assert!(status.success(), "{status}");
+    let stderr = close_bridge(child, agent).await;
+    assert!(!stderr.contains("warning"), "{stderr}");
+}
+
+/// `--token-file` takes a file only its owner can read (as ssh does with a private key);
+/// `--token` still works but says on stderr why it should not be used; no token at all is a
+/// clear refusal.
+#[cfg(unix)]
+#[tokio::test]
+async fn the_stdio_bridge_reads_a_private_token_file_and_warns_about_a_token_argument() {
+    use std::os::unix::fs::PermissionsExt;
+    let h = Harness::start();
+    let note = h.approved_note("Token sources").await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("quire-token");
+    std::fs::write(&file, format!("{}\n", h.token())).unwrap();
+    let file_arg = file.display().to_string();
+
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let (child, agent) = bridge(&h, &["--token-file", &file_arg], &[]).await;
+    let listed = ok(&agent, "list_notes", json!({})).await;
+    assert_eq!(listed["notes"][0]["note_id"], note.as_str());
+    let stderr = close_bridge(child, agent).await;
+    assert!(!stderr.contains("warning"), "{stderr}");
+
+    let (child, agent) = bridge(&h, &["--token", h.token()], &[]).await;
+    let listed = ok(&agent, "list_notes", json!({})).await;
+    assert_eq!(listed["notes"][0]["note_id"], note.as_str());
+    let stderr = close_bridge(child, agent).await;
+    assert!(
+        stderr.contains("warning: --token puts the token in the process list")
+            && stderr.contains("QUIRE_TOKEN"),
+        "{stderr}"
+    );
+
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let refusals = [
+        (
+            vec!["--token-file", file_arg.as_str()],
+            "permissions 0644 are too open",
+        ),
+        (vec![], "no token: set QUIRE_TOKEN"),
+        (
+            vec!["--token-file", file_arg.as_str(), "--token", h.token()],
+            "not both",
+        ),
+    ];
+    for (args, message) in refusals {
+        let out = bridge_command(&h, &args, &[])
+            .stdin(Stdio::null())
+            .output()
+            .await
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+        assert!(
+            out.stdout.is_empty(),
+            "{args:?}: nothing on the MCP channel"
+        );
+    }
+}
+
+/// Note text in a tool call's arguments or answer never reaches a log, also with
+/// RUST_LOG=trace, neither the server's nor the bridge's (rmcp logs whole messages at debug).
+#[tokio::test]
+async fn tool_calls_leave_no_content_in_the_logs() {
+    let options =
+        quire_testkit::Options::new(env!("CARGO_BIN_EXE_quire-server")).env("RUST_LOG", "trace");
+    let h = Harness {
+        server: quire_testkit::ServerProcess::spawn_with(options).unwrap(),
+        http: reqwest::Client::new(),
+    };
+    let note = h.approved_note("Logged").await;
+    let secret = "the person's private paragraph 7f3a9c";
+    let (child, agent) = bridge(
+        &h,
+        &[],
+        &[("QUIRE_TOKEN", h.token()), ("RUST_LOG", "trace")],
+    )
+    .await;
+    let v = agent_version(&agent, &note).await;
+    ok(&agent, "edit_note_tab", replace_text(&note, v, secret)).await;
+    let read = ok(
+        &agent,
+        "read_note_tab",
+        json!({"note_id": note, "tab_id": "markdown"}),
+    )
+    .await;
+    assert_eq!(read["data"], secret);
+    let bridge_log = close_bridge(child, agent).await;
+
+    let server_log = h.server.log();
+    assert!(
+        server_log.contains("tool call") && server_log.contains("edit_note_tab"),
+        "debug logging is on: {server_log}"
+    );
+    for (who, log) in [("server", &server_log), ("bridge", &bridge_log)] {
+        assert!(
+            !log.contains("7f3a9c"),
+            "the {who} logged Note text:\n{log}"
+        );
+        assert!(!log.contains(h.token()), "the {who} logged the token");
+    }
 }

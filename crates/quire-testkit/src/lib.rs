@@ -58,6 +58,8 @@ pub struct Options {
     pub serve_args: Vec<String>,
     /// Name of the token made at start (the author recorded in history).
     pub token_name: String,
+    /// Extra environment variables for `serve`, e.g. `("RUST_LOG", "debug")`.
+    pub env: Vec<(String, String)>,
 }
 
 impl Options {
@@ -66,6 +68,7 @@ impl Options {
             bin: bin.into(),
             serve_args: Vec::new(),
             token_name: "test".to_owned(),
+            env: Vec::new(),
         }
     }
 
@@ -90,6 +93,11 @@ impl Options {
 
     pub fn arg(mut self, arg: impl Into<String>) -> Self {
         self.serve_args.push(arg.into());
+        self
+    }
+
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.env.push((key.into(), value.into()));
         self
     }
 }
@@ -251,6 +259,7 @@ fn start(
         .arg(db)
         .args(["--listen", &listen.to_string()])
         .args(&options.serve_args)
+        .envs(options.env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::from(log))

@@ -282,6 +282,136 @@ impl Harness {
         &self.display
     }
 
+    /// Picks `path` in the app's open dialog titled `title` (GTK's file chooser) as a person
+    /// would: Ctrl+L opens the location field, the path is typed, Enter accepts.
+    pub async fn answer_open_dialog(&self, title: &str, path: &Path) -> Result<()> {
+        self.answer_dialog(title, "ctrl+l", path).await
+    }
+
+    /// Saves to `path` from the app's save dialog titled `title`: the name field (focused, with
+    /// the suggested name) is replaced by the whole path, Enter accepts.
+    pub async fn answer_save_dialog(&self, title: &str, path: &Path) -> Result<()> {
+        self.answer_dialog(title, "ctrl+a", path).await
+    }
+
+    /// Cancels the app's dialog titled `title` (Escape).
+    pub async fn cancel_dialog(&self, title: &str) -> Result<()> {
+        let window = self.focus_dialog(title).await?;
+        self.xdotool(&["key", "--clearmodifiers", "Escape"])?;
+        self.wait_dialog_gone(title, &window).await
+    }
+
+    /// The real dialog, driven through the X server (xdotool sends XTEST key events, as a
+    /// keyboard does): nothing in the app knows it is being tested.
+    async fn answer_dialog(&self, title: &str, select: &str, path: &Path) -> Result<()> {
+        let window = self.focus_dialog(title).await?;
+        let path = path.to_str().context("a UTF-8 path")?;
+        self.xdotool(&["key", "--clearmodifiers", select])?;
+        self.xdotool(&["type", "--delay", "5", path])?;
+        // The location field completes what is typed as the folder loads, and an Enter that
+        // comes before that is taken by the completion: press it again, as a person would.
+        let deadline = Instant::now() + UI_TIMEOUT;
+        loop {
+            self.xdotool(&["key", "--clearmodifiers", "Return"])?;
+            let pressed = Instant::now();
+            while pressed.elapsed() < Duration::from_secs(1) {
+                if !self.dialog_shown(title, &window) {
+                    return Ok(());
+                }
+                tokio::time::sleep(POLL_INTERVAL).await;
+            }
+            if Instant::now() >= deadline {
+                bail!("the dialog {title:?} did not take {path:?} within {UI_TIMEOUT:?}");
+            }
+        }
+    }
+
+    fn dialog_shown(&self, title: &str, window: &str) -> bool {
+        // `search` fails when nothing is shown any more.
+        self.xdotool(&["search", "--onlyvisible", "--name", title])
+            .is_ok_and(|out| out.lines().any(|id| id == window))
+    }
+
+    /// Resizes the app's window (titled "Quire") through the X server, as a person dragging its
+    /// corner would; `app` waits until the page has the new width.
+    pub async fn resize_app_window(&self, app: &App, width: u32, height: u32) -> Result<()> {
+        let found = self.xdotool(&["search", "--onlyvisible", "--name", "^Quire$"])?;
+        let window = found.lines().next().context("the app's window")?;
+        self.xdotool(&[
+            "windowsize",
+            "--sync",
+            window,
+            &width.to_string(),
+            &height.to_string(),
+        ])?;
+        let deadline = Instant::now() + UI_TIMEOUT;
+        loop {
+            let inner = app
+                .driver
+                .execute("return window.innerWidth;", vec![])
+                .await?;
+            if inner.json().as_u64() == Some(u64::from(width)) {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                bail!("the page is {} px wide, not {width}", inner.json());
+            }
+            tokio::time::sleep(POLL_INTERVAL).await;
+        }
+    }
+
+    /// Waits for a visible window titled `title`, gives it the keyboard (there is no window
+    /// manager under Xvfb to do it) and returns its X id.
+    async fn focus_dialog(&self, title: &str) -> Result<String> {
+        let deadline = Instant::now() + UI_TIMEOUT;
+        let window = loop {
+            let found = self.xdotool(&["search", "--onlyvisible", "--name", title]);
+            if let Some(id) = found
+                .ok()
+                .and_then(|out| out.lines().next().map(str::to_owned))
+            {
+                break id;
+            }
+            if Instant::now() >= deadline {
+                bail!("no dialog titled {title:?} within {UI_TIMEOUT:?}");
+            }
+            tokio::time::sleep(POLL_INTERVAL).await;
+        };
+        self.xdotool(&["windowfocus", "--sync", &window])?;
+        Ok(window)
+    }
+
+    /// Waits until the dialog `window` titled `title` is no longer shown.
+    async fn wait_dialog_gone(&self, title: &str, window: &str) -> Result<()> {
+        let deadline = Instant::now() + UI_TIMEOUT;
+        while self.dialog_shown(title, window) {
+            if Instant::now() >= deadline {
+                bail!("the dialog {window} is still open after {UI_TIMEOUT:?}");
+            }
+            tokio::time::sleep(POLL_INTERVAL).await;
+        }
+        Ok(())
+    }
+
+    /// Runs xdotool on this harness's display; its stdout. (`search` exits 1 when it finds
+    /// nothing: an error here.)
+    fn xdotool(&self, args: &[&str]) -> Result<String> {
+        let out = Command::new("xdotool")
+            .args(args)
+            .env("DISPLAY", &self.display)
+            .stdin(Stdio::null())
+            .output()
+            .context("cannot run xdotool (Debian: apt-get install xdotool)")?;
+        if !out.status.success() {
+            bail!(
+                "xdotool {args:?}: {} {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
     /// tauri-driver's log (with WebKitWebDriver's and the app's stderr).
     pub fn log(&self) -> &Path {
         &self.log

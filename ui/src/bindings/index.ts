@@ -17,6 +17,7 @@ export type * from "./Draft";
 export type * from "./DraftPolicy";
 export type * from "./EngineEvent";
 export type * from "./FileMeta";
+export type * from "./FilesDropped";
 export type * from "./FirstPaint";
 export type * from "./Layout";
 export type * from "./LedgerEntry";

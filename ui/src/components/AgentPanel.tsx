@@ -137,7 +137,8 @@ export function AgentPanel() {
             </div>
             <h3>Claude Desktop (claude_desktop_config.json)</h3>
             <div class="snippet">
-              <pre data-testid={TID.agentConfig} data-client="claude_desktop">
+              {/* JSON: never wrapped (a wrapped token starts an unindented line that reads as broken JSON); it scrolls. */}
+              <pre class="no-wrap" data-testid={TID.agentConfig} data-client="claude_desktop">
                 {snippets.claude_desktop}
               </pre>
               <CopyButton text={snippets.claude_desktop} client="claude_desktop" />

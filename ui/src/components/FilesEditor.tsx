@@ -4,8 +4,8 @@
 
 import { isTauri } from "@tauri-apps/api/core";
 import { useEffect, useState } from "preact/hooks";
-import type { TabView } from "../api";
-import { attachPaths, chooseAndAttach, confirm, openAttachment, saveAttachmentCopy, write } from "../app-state";
+import { onFilesDropped, type TabView } from "../api";
+import { attachDropped, chooseAndAttach, confirm, openAttachment, saveAttachmentCopy, write } from "../app-state";
 import { formatBytes } from "../lib/format";
 import { relativeTime, toDate } from "../lib/status";
 import { TID } from "../testids";
@@ -21,34 +21,38 @@ interface FileData {
   added_at: string;
 }
 
-/** Files dropped on the window arrive as paths through Tauri's webview event (not the DOM). */
-function useFileDrop(onDrop: (paths: string[]) => void): boolean {
+/**
+ * Files dropped on the window: Tauri's webview events say when a drag is over the window (for
+ * the highlight); the app keeps the dropped paths and announces the drop by number
+ * (`onFilesDropped`), which `onDrop` attaches. The page never sees nor sends a path.
+ */
+function useFileDrop(onDrop: (dropId: number) => void): boolean {
   const [over, setOver] = useState(false);
   useEffect(() => {
-    let stop: (() => void) | null = null;
+    const stops: (() => void)[] = [];
     let cancelled = false;
+    const keep = (un: () => void) => {
+      if (cancelled) un();
+      else stops.push(un);
+    };
     void (async () => {
       try {
         if (!isTauri()) return;
+        keep(await onFilesDropped((dropped) => onDrop(dropped.drop_id)));
         const { getCurrentWebview } = await import("@tauri-apps/api/webview");
-        const un = await getCurrentWebview().onDragDropEvent((event) => {
-          const p = event.payload;
-          if (p.type === "enter" || p.type === "over") setOver(true);
-          else if (p.type === "leave") setOver(false);
-          else if (p.type === "drop") {
-            setOver(false);
-            if (p.paths.length > 0) onDrop(p.paths);
-          }
-        });
-        if (cancelled) un();
-        else stop = un;
+        keep(
+          await getCurrentWebview().onDragDropEvent((event) => {
+            const kind = event.payload.type;
+            setOver(kind === "enter" || kind === "over");
+          }),
+        );
       } catch {
         // Without Tauri's drag-and-drop events, the Attach button still works.
       }
     })();
     return () => {
       cancelled = true;
-      stop?.();
+      for (const stop of stops) stop();
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
@@ -58,12 +62,12 @@ function useFileDrop(onDrop: (paths: string[]) => void): boolean {
 export function FilesEditor(props: { tab: TabView }) {
   const files = (Array.isArray(props.tab.data) ? props.tab.data : []) as FileData[];
   const [busy, setBusy] = useState(false);
-  const attach = async (paths: string[]) => {
+  const attach = async (dropId: number) => {
     setBusy(true);
-    await attachPaths(paths);
+    await attachDropped(dropId);
     setBusy(false);
   };
-  const over = useFileDrop((paths) => void attach(paths));
+  const over = useFileDrop((dropId) => void attach(dropId));
 
   const remove = async (f: FileData) => {
     const ok = await confirm({

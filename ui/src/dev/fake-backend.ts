@@ -474,7 +474,7 @@ function handle(cmd: string, args: Record<string, unknown>): unknown {
       const snippets = {
         claude_code: `claude mcp add --transport http quire http://127.0.0.1:7391/mcp --header "Authorization: Bearer ${token}"`,
         claude_desktop: JSON.stringify(
-          { mcpServers: { quire: { command: "/usr/bin/quire-app", args: ["mcp-stdio", "--url", "http://127.0.0.1:7391/mcp", "--token", token] } } },
+          { mcpServers: { quire: { command: "/usr/bin/quire-app", args: ["mcp-stdio", "--url", "http://127.0.0.1:7391/mcp"], env: { QUIRE_TOKEN: token } } } },
           null,
           2,
         ),
@@ -576,13 +576,12 @@ function handle(cmd: string, args: Record<string, unknown>): unknown {
       return ledger();
     case "archived":
       return [];
-    case "choose_file":
-      return "/home/you/Documents/itinerary.pdf";
-    case "attach_file": {
+    case "attach_file":
+    case "attach_dropped": {
       const n = get(noteId);
       const tab = tabOf(n, "files");
       const fid = `file-${++n.note.seq}-${clock.toString(36)}`;
-      const name = String(args.path).split("/").pop() ?? "file";
+      const name = "itinerary.pdf";
       (tab.data as unknown[]).push({
         id: fid,
         name,
@@ -593,7 +592,7 @@ function handle(cmd: string, args: Record<string, unknown>): unknown {
         added_at: new Date(clock).toISOString(),
       });
       const version = commit(n, PERSON, `attached ${name}`, ["files"]);
-      return {
+      const attached = {
         file_id: fid,
         name,
         mime: "application/pdf",
@@ -601,6 +600,7 @@ function handle(cmd: string, args: Record<string, unknown>): unknown {
         sha256: "0e57",
         outcome: { status: "committed", result: { note_id: noteId, version, changed_tab_ids: ["files"], outcomes: [], replayed: false } },
       };
+      return cmd === "attach_file" ? attached : [attached];
     }
     case "open_file":
     case "open_url":

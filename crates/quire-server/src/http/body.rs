@@ -1,5 +1,9 @@
 //! JSON request bodies, refused with a problem that names the member at fault.
 //!
+//! A body must say it is JSON (`Content-Type: application/json` or `application/*+json`), else
+//! 415 `unsupported_media_type`: a web page may send a `text/plain` or form body to any address
+//! without the browser asking first (no CORS preflight), never an `application/json` one.
+//!
 //! Syntax (bad JSON, invalid UTF-8, a lone surrogate such as `"\ud800"`) is 400
 //! `malformed_json`; a well-formed body of the wrong shape is 422 (`unknown_field`,
 //! `invalid_op` inside `changes`, `invalid_field` elsewhere) with the path, e.g.
@@ -7,7 +11,7 @@
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode, header};
 use quire_model::{Op, OpError, OpErrorCode, WideInteger, find_wide_integer};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -23,6 +27,7 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &AppState) -> Result<Self, Self::Rejection> {
+        json_content_type(req.headers().get(header::CONTENT_TYPE))?;
         let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
             if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::PayloadTooLarge {
@@ -36,6 +41,24 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
             }
         })?;
         parse(&bytes).map(JsonBody)
+    }
+}
+
+/// Accepts `application/json` and `application/<anything>+json`, with any parameters
+/// (`; charset=utf-8`); anything else, or no `Content-Type` at all, is refused.
+pub fn json_content_type(value: Option<&HeaderValue>) -> Result<(), ApiError> {
+    let given = value.map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    let json = given
+        .as_deref()
+        .and_then(|v| v.parse::<mime::Mime>().ok())
+        .is_some_and(|m| {
+            m.type_() == mime::APPLICATION
+                && (m.subtype() == mime::JSON || m.suffix() == Some(mime::JSON))
+        });
+    if json {
+        Ok(())
+    } else {
+        Err(ApiError::UnsupportedMediaType { given })
     }
 }
 
@@ -213,6 +236,48 @@ mod tests {
     fn refuse(body: &[u8]) -> (&'static str, StatusCode, Option<String>) {
         let e = parse::<Patch>(body).unwrap_err();
         (e.code(), e.status(), e.field())
+    }
+
+    #[test]
+    fn only_json_media_types_are_accepted() {
+        let accepted = [
+            "application/json",
+            "application/json; charset=utf-8",
+            "Application/JSON",
+            "application/merge-patch+json",
+            "application/problem+json",
+        ];
+        for value in accepted {
+            let header = HeaderValue::from_static(value);
+            assert!(json_content_type(Some(&header)).is_ok(), "{value}");
+        }
+        let refused = [
+            "text/plain",
+            "text/plain; charset=utf-8",
+            "application/x-www-form-urlencoded",
+            "multipart/form-data; boundary=x",
+            "text/json",
+            "application/jsonp",
+            "application/json-seq",
+            "json",
+            "",
+        ];
+        for value in refused {
+            let header = HeaderValue::from_static(value);
+            let e = json_content_type(Some(&header)).unwrap_err();
+            assert_eq!(
+                (e.code(), e.status(), e.field().as_deref()),
+                (
+                    "unsupported_media_type",
+                    StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                    Some("Content-Type")
+                ),
+                "{value}"
+            );
+        }
+        let missing = json_content_type(None).unwrap_err();
+        assert_eq!(missing.code(), "unsupported_media_type");
+        assert!(missing.to_string().contains("no Content-Type"), "{missing}");
     }
 
     #[test]

@@ -47,6 +47,9 @@ pub enum ApiError {
     InvalidField { field: String, detail: String },
     #[error("the request body is larger than the limit of {limit} bytes")]
     PayloadTooLarge { limit: usize },
+    /// `given`: the request's `Content-Type`, if it had one.
+    #[error("send the body as JSON with Content-Type: application/json ({})", sent(.given))]
+    UnsupportedMediaType { given: Option<String> },
     #[error("no route {0}")]
     RouteNotFound(String),
     #[error("{0} is not allowed here")]
@@ -75,6 +78,7 @@ impl ApiError {
             ApiError::UnknownField { .. } => "unknown_field",
             ApiError::InvalidField { .. } => "invalid_field",
             ApiError::PayloadTooLarge { .. } => "payload_too_large",
+            ApiError::UnsupportedMediaType { .. } => "unsupported_media_type",
             ApiError::RouteNotFound(_) => "not_found",
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
             ApiError::Unavailable => "unavailable",
@@ -102,6 +106,7 @@ impl ApiError {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::UnsupportedMediaType { .. } => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -119,6 +124,7 @@ impl ApiError {
             ApiError::ConflictingPreconditions { .. } => Some("expected_version".to_owned()),
             ApiError::InvalidIfMatch(_) => Some("If-Match".to_owned()),
             ApiError::BadIdempotencyKey(_) => Some("Idempotency-Key".to_owned()),
+            ApiError::UnsupportedMediaType { .. } => Some("Content-Type".to_owned()),
             ApiError::PreconditionRequired => Some("expected_version".to_owned()),
             _ => None,
         }
@@ -130,6 +136,14 @@ impl ApiError {
             ApiError::Conflict { conflict, .. } => ApiError::Conflict { conflict, if_match },
             other => other,
         }
+    }
+}
+
+/// What an `UnsupportedMediaType` request sent instead.
+fn sent(given: &Option<String>) -> String {
+    match given {
+        Some(given) => format!("not {given:?}"),
+        None => "the request has no Content-Type".to_owned(),
     }
 }
 

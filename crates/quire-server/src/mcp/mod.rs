@@ -40,7 +40,9 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 pub use catalog::CatalogError;
 pub use schema::Violation;
-pub use stdio::{BridgeError, stdio_bridge};
+pub use stdio::{
+    BridgeError, BridgeToken, TOKEN_ARG_WARNING, TOKEN_VAR, TokenSource, stdio_bridge,
+};
 
 use axum::extract::State;
 use axum::response::IntoResponse;
@@ -204,6 +206,9 @@ impl ServerHandler for QuireMcp {
                 Err(e) => e.into_result()?,
             },
         };
+        // Which tool and how it went; never its arguments nor its answer (see `logging`).
+        let refused = result.is_error == Some(true);
+        tracing::debug!(tool = %tool.name, refused, "tool call");
         Ok(result.into())
     }
 }

@@ -89,10 +89,29 @@ impl From<serde_json::Error> for StoreError {
     }
 }
 
+/// Creates the database file, if it does not exist yet, readable and writable by its owner only
+/// (0600): it holds every Note and the tokens' hashes. SQLite creates the `-wal` and `-shm`
+/// files beside it with the database file's mode. An existing file keeps the mode it has.
+fn create_private(path: &Path) -> Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    match options.open(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(StoreError::Backend(format!(
+            "cannot create {}: {e}",
+            path.display()
+        ))),
+    }
+}
+
 impl SqliteStore {
     /// Opens (creating if needed) the database at `path`, brings its schema up to date and
     /// starts the writer thread.
     pub fn open(path: &Path, opts: SqliteOptions) -> Result<Self> {
+        create_private(path)?;
         let mut conn = Connection::open(path)?;
         let mode: String =
             conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))?;

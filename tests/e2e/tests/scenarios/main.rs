@@ -9,6 +9,8 @@ mod support;
 
 mod agent_conflict;
 mod agent_live;
+mod agent_snippet;
+mod files_through_dialogs;
 mod markdown_saved;
 mod offline_remote;
 mod perf;
