@@ -191,7 +191,7 @@ fn refusals_name_the_field_and_the_reason() {
         ),
         (
             json!([{"op": "sheet_set_range", "tab_id": "sheet-1-mhcy8c8w", "start_row": 0, "start_col": 999, "values": [[1, 2]]}]),
-            "invalid_op start_col: the range ends past column 1000",
+            "limit_exceeded start_col: the range ends past column 1000",
         ),
         (
             json!([{"op": "slides_add_outline", "tab_id": "slides-2-mhcy8c8w", "slides": too_many}]),
