@@ -139,8 +139,9 @@ impl Draft {
                 OpErrorCode::TabNotFound,
                 "tab_id",
                 format!(
-                    "no tab {:?} in this note; use an exact tab ID (list_note_tabs, GET /notes/{{id}})",
-                    clip(id.as_str(), 80)
+                    "no tab {:?} in this note (its tabs: {}); use an exact tab ID",
+                    clip(id.as_str(), 80),
+                    self.note.tab_ids_in_brief()
                 ),
             )
         })
