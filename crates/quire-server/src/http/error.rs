@@ -51,6 +51,8 @@ pub enum ApiError {
     RouteNotFound(String),
     #[error("{0} is not allowed here")]
     MethodNotAllowed(String),
+    #[error("this token has {limit} event streams open, the most it may; close one first")]
+    TooManyStreams { limit: usize },
     #[error("the server is shutting down")]
     Unavailable,
     #[error("internal error: {0}")]
@@ -77,6 +79,7 @@ impl ApiError {
             ApiError::PayloadTooLarge { .. } => "payload_too_large",
             ApiError::RouteNotFound(_) => "not_found",
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
+            ApiError::TooManyStreams { .. } => "too_many_streams",
             ApiError::Unavailable => "unavailable",
             ApiError::Internal(_) => "internal",
         }
@@ -103,6 +106,7 @@ impl ApiError {
             }
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::TooManyStreams { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
