@@ -66,7 +66,16 @@ pub fn apply(note: &Note, ops: &[Op], ctx: &ApplyCtx<'_>) -> Result<Applied, OpE
     }
     let next = draft.note;
     check_text(note, &next)?;
-    let changed_tab_ids = really_changed(note, &next, touched);
+    // An operation's word holds only for a tab no other operation touched (a later one may
+    // have put back what it changed).
+    let mut touches: HashMap<&TabId, usize> = HashMap::new();
+    for id in &touched {
+        *touches.entry(id).or_default() += 1;
+    }
+    let surely: HashSet<TabId> = (draft.surely_changed.into_iter())
+        .filter(|id| touches.get(id) == Some(&1))
+        .collect();
+    let changed_tab_ids = really_changed(note, &next, touched, &surely);
     let title_changed = note.title != next.title;
     Ok(Applied {
         note: next,
@@ -104,6 +113,10 @@ struct Draft {
     grid: Option<Grid>,
     /// The Note's sources by normalised URL (their IDs), gathered when a page is first cited.
     cited: Option<HashMap<String, String>>,
+    /// Tabs an operation is known to have changed (a cell written with another value): when no
+    /// other operation touched them, they need no comparison whole at the end, which costs a
+    /// large sheet tens of milliseconds.
+    surely_changed: HashSet<TabId>,
 }
 
 impl Draft {
@@ -113,6 +126,7 @@ impl Draft {
             at: HashMap::new(),
             grid: None,
             cited: None,
+            surely_changed: HashSet::new(),
         };
         draft.reindex();
         draft
@@ -167,7 +181,7 @@ pub fn restore(current: &Note, old: &Note) -> Applied {
     note.seq = current.seq.max(old.seq);
     let mut touched: Vec<TabId> = current.tab_ids();
     touched.extend(old.tab_ids());
-    let changed_tab_ids = really_changed(current, &note, touched);
+    let changed_tab_ids = really_changed(current, &note, touched, &HashSet::new());
     let title_changed = current.title != note.title;
     Applied {
         summary: format!("restored version {}", old.version),
@@ -179,8 +193,13 @@ pub fn restore(current: &Note, old: &Note) -> Applied {
 }
 
 /// Keeps the touched tabs whose state differs between `before` and `after`, each once, in the
-/// order first touched.
-fn really_changed(before: &Note, after: &Note, touched: Vec<TabId>) -> Vec<TabId> {
+/// order first touched; those in `surely` are known to differ.
+fn really_changed(
+    before: &Note,
+    after: &Note,
+    touched: Vec<TabId>,
+    surely: &HashSet<TabId>,
+) -> Vec<TabId> {
     let positions = |note: &Note| -> HashMap<TabId, usize> {
         (note.tabs.iter().enumerate())
             .map(|(i, t)| (t.id.clone(), i))
@@ -192,7 +211,9 @@ fn really_changed(before: &Note, after: &Note, touched: Vec<TabId>) -> Vec<TabId
         .into_iter()
         .filter(|id| seen.insert(id.clone()))
         .filter(|id| match (was.get(id), is.get(id)) {
-            (Some(&i), Some(&j)) => i != j || !same_tab(&before.tabs[i], &after.tabs[j]),
+            (Some(&i), Some(&j)) => {
+                i != j || surely.contains(id) || !same_tab(&before.tabs[i], &after.tabs[j])
+            }
             (None, None) => false,
             _ => true,
         })
@@ -314,8 +335,11 @@ fn apply_one(d: &mut Draft, op: &Op, ctx: &ApplyCtx<'_>, touched: &mut Vec<TabId
                     .first_mut()
                     .ok_or_else(|| OpError::invalid("sheet_id", "this tab has no sheet"))?,
             };
-            let (cells, after) = set_range(sheet, *start_row, *start_col, values, before)?;
+            let (cells, after, changed) = set_range(sheet, *start_row, *start_col, values, before)?;
             d.grid = Some(after);
+            if changed {
+                d.surely_changed.insert(tab_id.clone());
+            }
             touched.push(tab_id.clone());
             Ok((
                 OpOutcome::Edited {
@@ -921,15 +945,17 @@ fn check_deck(old: &Deck, deck: &Deck) -> Result<(), OpError> {
 
 /// Writes `values` at (`start_row`, `start_col`), growing the grid with nulls, unless what the
 /// Note's sheets would then store (`before`, the Note-wide totals, plus the cells and rows this
-/// range adds, its padding included) passes a limit. Returns the number of cells written and
-/// the new totals. Costs the size of `values`, not of the sheet.
+/// range adds, its padding included) passes a limit. Returns the number of cells written, the
+/// new totals, and whether the sheet surely changed (it grew, or a cell got another value; a
+/// write of equal values is left to `same_tab` to judge). Costs the size of `values`, not of
+/// the sheet.
 fn set_range(
     sheet: &mut Sheet,
     start_row: u64,
     start_col: u64,
     values: &[Vec<Value>],
     before: Grid,
-) -> Result<(usize, Grid), OpError> {
+) -> Result<(usize, Grid, bool), OpError> {
     if values.is_empty() {
         return Err(OpError::invalid("values", "at least one row is required"));
     }
@@ -982,15 +1008,18 @@ fn set_range(
         sheet.rows.resize_with(start_row + values.len(), Vec::new);
     }
     let mut written = 0;
+    let mut changed = added != Grid::default();
     for (r, row) in values.iter().enumerate() {
         let target = &mut sheet.rows[start_row + r];
         if target.len() < start_col + row.len() {
             target.resize(start_col + row.len(), Value::Null);
         }
         for (c, cell) in row.iter().enumerate() {
-            target[start_col + c] = cell.clone();
+            let slot = &mut target[start_col + c];
+            changed = changed || slot != cell;
+            *slot = cell.clone();
             written += 1;
         }
     }
-    Ok((written, after))
+    Ok((written, after, changed))
 }
