@@ -47,6 +47,8 @@ for bin in "${bins[@]}"; do
   mkfifo "$dir/out"
   "$bin" serve --db "$dir/q.db" --listen 127.0.0.1:0 >"$dir/out" 2>"$dir/log" &
   pid=$!
+  # A client that fails ends the script: the server goes with it.
+  trap 'kill "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
   exec 3<"$dir/out"
   # The server's first line on stdout, once it is bound: "listening on http://ADDR".
   read -r first <&3
@@ -63,6 +65,7 @@ for bin in "${bins[@]}"; do
   done
   kill "$pid"
   wait "$pid" || true
+  trap - EXIT
   exec 3<&-
   rm -rf "$dir"
 done
