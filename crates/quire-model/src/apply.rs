@@ -1,8 +1,9 @@
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use crate::error::{OpError, OpErrorCode};
+use crate::bounds::{self, Grid, grows_past};
+use crate::error::{BATCH, OpError, OpErrorCode};
 use crate::ids::generated_id;
 use crate::op::{NewTabKind, Op, OpOutcome, SlideInput};
 use crate::tab::{Deck, FileMeta, Sheet, SheetTab, Slide, Source, Tab, TabData};
@@ -41,22 +42,40 @@ impl Applied {
 /// come from `ctx`, generated IDs come from the Note's own counter.
 pub fn apply(note: &Note, ops: &[Op], ctx: &ApplyCtx<'_>) -> Result<Applied, OpError> {
     if ops.is_empty() {
-        return Err(OpError::invalid(
-            "changes",
-            "at least one change is required",
+        return Err(OpError::invalid(BATCH, "at least one change is required"));
+    }
+    if ops.len() > limits::OPS {
+        return Err(OpError::over_limit(
+            BATCH,
+            format!(
+                "{} operations in one write; at most {}: send them in several writes",
+                ops.len(),
+                limits::OPS
+            ),
         ));
     }
-    let mut next = note.clone();
+    let mut draft = Draft::new(note.clone());
     let mut touched = Vec::new();
     let mut outcomes = Vec::with_capacity(ops.len());
     let mut summaries = Vec::with_capacity(ops.len());
     for (index, op) in ops.iter().enumerate() {
         let (outcome, summary) =
-            apply_one(&mut next, op, ctx, &mut touched).map_err(|e| OpError { index, ..e })?;
+            apply_one(&mut draft, op, ctx, &mut touched).map_err(|e| OpError { index, ..e })?;
         outcomes.push(outcome);
         summaries.push(summary);
     }
-    let changed_tab_ids = really_changed(note, &next, touched);
+    let next = draft.note;
+    check_text(note, &next)?;
+    // An operation's word holds only for a tab no other operation touched (a later one may
+    // have put back what it changed).
+    let mut touches: HashMap<&TabId, usize> = HashMap::new();
+    for id in &touched {
+        *touches.entry(id).or_default() += 1;
+    }
+    let surely: HashSet<TabId> = (draft.surely_changed.into_iter())
+        .filter(|id| touches.get(id) == Some(&1))
+        .collect();
+    let changed_tab_ids = really_changed(note, &next, touched, &surely);
     let title_changed = note.title != next.title;
     Ok(Applied {
         note: next,
@@ -67,6 +86,92 @@ pub fn apply(note: &Note, ops: &[Op], ctx: &ApplyCtx<'_>) -> Result<Applied, OpE
     })
 }
 
+/// Refuses a batch that leaves the Note holding more text than [`limits::NOTE_TEXT_BYTES`].
+/// Counted once, at the end: no operation can add more text than it carries.
+fn check_text(before: &Note, after: &Note) -> Result<(), OpError> {
+    let bytes = bounds::text_bytes(after);
+    if bytes > limits::NOTE_TEXT_BYTES && bytes > bounds::text_bytes(before) {
+        return Err(OpError::over_limit(
+            BATCH,
+            format!(
+                "the Note would hold {bytes} bytes of text; at most {} ({} MiB)",
+                limits::NOTE_TEXT_BYTES,
+                limits::NOTE_TEXT_BYTES >> 20
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The Note a batch is building, with what keeps each operation's cost its own rather than
+/// the Note's: the tabs indexed by ID, the sheets' running totals, the cited pages.
+struct Draft {
+    note: Note,
+    /// Each tab's position in `note.tabs`.
+    at: HashMap<TabId, usize>,
+    /// The cells and rows of every sheet of the Note, counted when a sheet is first changed.
+    grid: Option<Grid>,
+    /// The Note's sources by normalised URL (their IDs), gathered when a page is first cited.
+    cited: Option<HashMap<String, String>>,
+    /// Tabs an operation is known to have changed (a cell written with another value): when no
+    /// other operation touched them, they need no comparison whole at the end, which costs a
+    /// large sheet tens of milliseconds.
+    surely_changed: HashSet<TabId>,
+}
+
+impl Draft {
+    fn new(note: Note) -> Self {
+        let mut draft = Draft {
+            note,
+            at: HashMap::new(),
+            grid: None,
+            cited: None,
+            surely_changed: HashSet::new(),
+        };
+        draft.reindex();
+        draft
+    }
+
+    fn reindex(&mut self) {
+        self.at = (self.note.tabs.iter().enumerate())
+            .map(|(i, t)| (t.id.clone(), i))
+            .collect();
+    }
+
+    /// After the tabs from `from` on moved: O(tabs), and there are at most a few hundred.
+    fn reindex_from(&mut self, from: usize) {
+        for (i, tab) in self.note.tabs.iter().enumerate().skip(from) {
+            if let Some(at) = self.at.get_mut(&tab.id) {
+                *at = i;
+            }
+        }
+    }
+
+    fn position(&self, id: &TabId) -> Result<usize, OpError> {
+        self.at.get(id).copied().ok_or_else(|| {
+            OpError::new(
+                OpErrorCode::TabNotFound,
+                "tab_id",
+                format!(
+                    "no tab {:?} in this note (its tabs: {}); use an exact tab ID",
+                    clip(id.as_str(), 80),
+                    self.note.tab_ids_in_brief()
+                ),
+            )
+        })
+    }
+
+    fn tab_mut(&mut self, id: &TabId) -> Result<&mut Tab, OpError> {
+        let at = self.position(id)?;
+        Ok(&mut self.note.tabs[at])
+    }
+
+    /// The Note's sheet totals, counted now if no operation needed them yet.
+    fn grid(&mut self) -> Grid {
+        *self.grid.get_or_insert_with(|| Grid::of_note(&self.note))
+    }
+}
+
 /// A new state equal to `old`, to be committed on top of `current`: restoring a version is an
 /// ordinary write (history is never rewritten). The ID counter never goes back.
 pub fn restore(current: &Note, old: &Note) -> Applied {
@@ -75,12 +180,8 @@ pub fn restore(current: &Note, old: &Note) -> Applied {
     note.version = current.version;
     note.seq = current.seq.max(old.seq);
     let mut touched: Vec<TabId> = current.tab_ids();
-    for id in old.tab_ids() {
-        if !touched.contains(&id) {
-            touched.push(id);
-        }
-    }
-    let changed_tab_ids = really_changed(current, &note, touched);
+    touched.extend(old.tab_ids());
+    let changed_tab_ids = really_changed(current, &note, touched, &HashSet::new());
     let title_changed = current.title != note.title;
     Applied {
         summary: format!("restored version {}", old.version),
@@ -91,26 +192,43 @@ pub fn restore(current: &Note, old: &Note) -> Applied {
     }
 }
 
-/// Keeps the touched tabs whose state differs between `before` and `after`.
-fn really_changed(before: &Note, after: &Note, touched: Vec<TabId>) -> Vec<TabId> {
+/// Keeps the touched tabs whose state differs between `before` and `after`, each once, in the
+/// order first touched; those in `surely` are known to differ.
+fn really_changed(
+    before: &Note,
+    after: &Note,
+    touched: Vec<TabId>,
+    surely: &HashSet<TabId>,
+) -> Vec<TabId> {
+    let positions = |note: &Note| -> HashMap<TabId, usize> {
+        (note.tabs.iter().enumerate())
+            .map(|(i, t)| (t.id.clone(), i))
+            .collect()
+    };
+    let (was, is) = (positions(before), positions(after));
     let mut seen = HashSet::new();
     touched
         .into_iter()
         .filter(|id| seen.insert(id.clone()))
-        .filter(|id| {
-            let a = before.tabs.iter().position(|t| &t.id == id);
-            let b = after.tabs.iter().position(|t| &t.id == id);
-            match (a, b) {
-                (Some(i), Some(j)) => i != j || !before.tabs[i].identical(&after.tabs[j]),
-                (None, None) => false,
-                _ => true,
+        .filter(|id| match (was.get(id), is.get(id)) {
+            (Some(&i), Some(&j)) => {
+                i != j || surely.contains(id) || !same_tab(&before.tabs[i], &after.tabs[j])
             }
+            (None, None) => false,
+            _ => true,
         })
         .collect()
 }
 
+/// Whether a tab is the same in two states of a Note (then a write that touched it did not
+/// change it).
+fn same_tab(a: &Tab, b: &Tab) -> bool {
+    a.identical(b)
+}
+
+/// `s` cut to `max_chars` characters (with an ellipsis when cut); reads no further than that.
 fn clip(s: &str, max_chars: usize) -> String {
-    if s.chars().count() <= max_chars {
+    if s.char_indices().nth(max_chars).is_none() {
         return s.to_owned();
     }
     let mut out: String = s.chars().take(max_chars - 1).collect();
@@ -120,10 +238,10 @@ fn clip(s: &str, max_chars: usize) -> String {
 
 type OpResult = Result<(OpOutcome, String), OpError>;
 
-fn apply_one(note: &mut Note, op: &Op, ctx: &ApplyCtx<'_>, touched: &mut Vec<TabId>) -> OpResult {
+fn apply_one(d: &mut Draft, op: &Op, ctx: &ApplyCtx<'_>, touched: &mut Vec<TabId>) -> OpResult {
     match op {
         Op::ReplaceText { tab_id, text } => {
-            let tab = tab_mut(note, tab_id)?;
+            let tab = d.tab_mut(tab_id)?;
             let TabData::Markdown(current) = &mut tab.data else {
                 return Err(wrong_kind(tab, "replace_text", "a markdown"));
             };
@@ -137,8 +255,16 @@ fn apply_one(note: &mut Note, op: &Op, ctx: &ApplyCtx<'_>, touched: &mut Vec<Tab
             ))
         }
         Op::ReplaceTabData { tab_id, data } => {
-            let tab = tab_mut(note, tab_id)?;
-            tab.data = parse_tab_data(tab, data)?;
+            let tab = d.tab_mut(tab_id)?;
+            let parsed = parse_tab_data(tab, data)?;
+            if let (TabData::Sheet(old), TabData::Sheet(new)) = (&tab.data, &parsed) {
+                let (old, new) = (Grid::of_tab(old), Grid::of_tab(new));
+                let before = d.grid();
+                let after = before.minus(old).plus(new);
+                Grid::check(before, after, ("data", "data"))?;
+                d.grid = Some(after);
+            }
+            d.tab_mut(tab_id)?.data = parsed;
             touched.push(tab_id.clone());
             Ok((
                 OpOutcome::Edited {
@@ -158,7 +284,7 @@ fn apply_one(note: &mut Note, op: &Op, ctx: &ApplyCtx<'_>, touched: &mut Vec<Tab
                 body: body.clone(),
                 notes: notes.clone(),
             };
-            let slide_ids = add_slides(note, tab_id, std::slice::from_ref(&input), ctx)?;
+            let slide_ids = add_slides(d, tab_id, std::slice::from_ref(&input), ctx)?;
             touched.push(tab_id.clone());
             Ok((
                 OpOutcome::SlidesAdded {
@@ -170,7 +296,7 @@ fn apply_one(note: &mut Note, op: &Op, ctx: &ApplyCtx<'_>, touched: &mut Vec<Tab
         }
         Op::SlidesAddOutline { tab_id, slides } => {
             check_outline(slides)?;
-            let slide_ids = add_slides(note, tab_id, slides, ctx)?;
+            let slide_ids = add_slides(d, tab_id, slides, ctx)?;
             touched.push(tab_id.clone());
             Ok((
                 OpOutcome::SlidesAdded {
@@ -187,7 +313,8 @@ fn apply_one(note: &mut Note, op: &Op, ctx: &ApplyCtx<'_>, touched: &mut Vec<Tab
             start_col,
             values,
         } => {
-            let tab = tab_mut(note, tab_id)?;
+            let before = d.grid();
+            let tab = d.tab_mut(tab_id)?;
             let TabData::Sheet(sheets) = &mut tab.data else {
                 return Err(wrong_kind(tab, "sheet_set_range", "a sheet"));
             };
@@ -200,7 +327,7 @@ fn apply_one(note: &mut Note, op: &Op, ctx: &ApplyCtx<'_>, touched: &mut Vec<Tab
                         OpError::new(
                             OpErrorCode::ItemNotFound,
                             "sheet_id",
-                            format!("no sheet {id:?} in tab {tab_id}"),
+                            format!("no sheet {:?} in tab {tab_id}", clip(id, 80)),
                         )
                     })?,
                 None => sheets
@@ -208,7 +335,11 @@ fn apply_one(note: &mut Note, op: &Op, ctx: &ApplyCtx<'_>, touched: &mut Vec<Tab
                     .first_mut()
                     .ok_or_else(|| OpError::invalid("sheet_id", "this tab has no sheet"))?,
             };
-            let cells = set_range(sheet, *start_row, *start_col, values)?;
+            let (cells, after, changed) = set_range(sheet, *start_row, *start_col, values, before)?;
+            d.grid = Some(after);
+            if changed {
+                d.surely_changed.insert(tab_id.clone());
+            }
             touched.push(tab_id.clone());
             Ok((
                 OpOutcome::Edited {
@@ -222,6 +353,16 @@ fn apply_one(note: &mut Note, op: &Op, ctx: &ApplyCtx<'_>, touched: &mut Vec<Tab
             label,
             slides,
         } => {
+            if d.note.tabs.len() >= limits::TABS {
+                return Err(OpError::over_limit(
+                    "tab_type",
+                    format!(
+                        "the Note has {} tabs; at most {}",
+                        d.note.tabs.len(),
+                        limits::TABS
+                    ),
+                ));
+            }
             let kind = TabKind::from(*tab_type);
             let label = match label {
                 Some(l) => check_label(l)?,
@@ -230,6 +371,7 @@ fn apply_one(note: &mut Note, op: &Op, ctx: &ApplyCtx<'_>, touched: &mut Vec<Tab
                     NewTabKind::Sheet => "Sheet".to_owned(),
                 },
             };
+            let note = &mut d.note;
             note.seq += 1;
             let id = TabId::new(generated_id(kind.as_str(), note.seq, ctx.now));
             let data = match (tab_type, slides) {
@@ -263,6 +405,7 @@ fn apply_one(note: &mut Note, op: &Op, ctx: &ApplyCtx<'_>, touched: &mut Vec<Tab
                 label,
                 data,
             });
+            d.at.insert(id.clone(), d.note.tabs.len() - 1);
             touched.push(id.clone());
             Ok((
                 OpOutcome::TabCreated { tab_id: id.clone() },
@@ -271,7 +414,7 @@ fn apply_one(note: &mut Note, op: &Op, ctx: &ApplyCtx<'_>, touched: &mut Vec<Tab
         }
         Op::RenameTab { tab_id, label } => {
             let label = check_label(label)?;
-            let tab = tab_mut(note, tab_id)?;
+            let tab = d.tab_mut(tab_id)?;
             let summary = format!("renamed {tab_id} to \"{}\"", clip(&label, 40));
             tab.label = label;
             touched.push(tab_id.clone());
@@ -283,16 +426,17 @@ fn apply_one(note: &mut Note, op: &Op, ctx: &ApplyCtx<'_>, touched: &mut Vec<Tab
             ))
         }
         Op::MoveTab { tab_id, index } => {
-            let from = tab_index(note, tab_id)?;
-            let last = note.tabs.len() - 1;
+            let from = d.position(tab_id)?;
+            let last = d.note.tabs.len() - 1;
             if *index > last {
                 return Err(OpError::invalid(
                     "index",
                     format!("{index} is past the end of the strip (0 to {last})"),
                 ));
             }
-            let tab = note.tabs.remove(from);
-            note.tabs.insert(*index, tab);
+            let tab = d.note.tabs.remove(from);
+            d.note.tabs.insert(*index, tab);
+            d.reindex_from(from.min(*index));
             touched.push(tab_id.clone());
             Ok((
                 OpOutcome::Edited {
@@ -302,15 +446,21 @@ fn apply_one(note: &mut Note, op: &Op, ctx: &ApplyCtx<'_>, touched: &mut Vec<Tab
             ))
         }
         Op::DeleteTab { tab_id } => {
-            let at = tab_index(note, tab_id)?;
-            let kind = note.tabs[at].kind();
+            let at = d.position(tab_id)?;
+            let kind = d.note.tabs[at].kind();
             if kind.is_fixed() {
                 return Err(OpError::invalid(
                     "tab_id",
                     format!("the {kind} tab is fixed and cannot be deleted"),
                 ));
             }
-            note.tabs.remove(at);
+            if let TabData::Sheet(sheets) = &d.note.tabs[at].data {
+                let gone = Grid::of_tab(sheets);
+                d.grid = Some(d.grid().minus(gone));
+            }
+            d.note.tabs.remove(at);
+            d.at.remove(tab_id);
+            d.reindex_from(at);
             touched.push(tab_id.clone());
             Ok((
                 OpOutcome::TabDeleted {
@@ -327,7 +477,7 @@ fn apply_one(note: &mut Note, op: &Op, ctx: &ApplyCtx<'_>, touched: &mut Vec<Tab
                     format!("longer than {} characters", limits::TITLE_CHARS),
                 ));
             }
-            note.title = title.to_owned();
+            d.note.title = title.to_owned();
             Ok((
                 OpOutcome::TitleSet,
                 format!("retitled \"{}\"", clip(title, 40)),
@@ -338,22 +488,40 @@ fn apply_one(note: &mut Note, op: &Op, ctx: &ApplyCtx<'_>, touched: &mut Vec<Tab
             if title.is_empty() {
                 return Err(OpError::invalid("title", "must not be empty"));
             }
+            check_chars("title", title, limits::SOURCE_TITLE_CHARS)?;
+            // Measured before normalising: the normaliser's work grows with its input.
+            check_bytes("url", url, limits::URL_BYTES)?;
             let normalized = normalize_url(url)
                 .map_err(|e| OpError::new(OpErrorCode::InvalidUrl, "url", e.to_string()))?;
             let display = web_url(url)
                 .map_err(|e| OpError::new(OpErrorCode::InvalidUrl, "url", e.to_string()))?;
-            let seq = note.seq + 1;
-            let tab = fixed_tab_mut(note, TabId::SOURCES)?;
-            let TabData::Sources(sources) = &mut tab.data else {
-                return Err(wrong_kind(tab, "add_source", "the sources"));
-            };
-            if let Some(existing) = sources.iter().find(|s| s.normalized_url == normalized) {
+            check_bytes("url", &normalized, limits::URL_BYTES)?;
+            check_bytes("url", &display, limits::URL_BYTES)?;
+            let seq = d.note.seq + 1;
+            if d.cited.is_none() {
+                let by_url = (sources(d, "add_source")?.iter())
+                    .map(|s| (s.normalized_url.clone(), s.id.clone()))
+                    .collect();
+                d.cited = Some(by_url);
+            }
+            if let Some(existing) = d.cited.as_ref().and_then(|c| c.get(&normalized)) {
                 return Ok((
                     OpOutcome::SourceAdded {
-                        source_id: existing.id.clone(),
+                        source_id: existing.clone(),
                         already_attached: true,
                     },
                     format!("source already attached: {normalized}"),
+                ));
+            }
+            let sources = sources(d, "add_source")?;
+            if sources.len() >= limits::SOURCES {
+                return Err(OpError::over_limit(
+                    "url",
+                    format!(
+                        "the Note cites {} pages; at most {}",
+                        sources.len(),
+                        limits::SOURCES
+                    ),
                 ));
             }
             let id = generated_id("src", seq, ctx.now);
@@ -365,7 +533,10 @@ fn apply_one(note: &mut Note, op: &Op, ctx: &ApplyCtx<'_>, touched: &mut Vec<Tab
                 added_by: ctx.author.to_owned(),
                 added_at: ctx.now.to_rfc3339(),
             });
-            note.seq = seq;
+            d.note.seq = seq;
+            if let Some(cited) = &mut d.cited {
+                cited.insert(normalized.clone(), id.clone());
+            }
             touched.push(TabId::new(TabId::SOURCES));
             Ok((
                 OpOutcome::SourceAdded {
@@ -376,15 +547,15 @@ fn apply_one(note: &mut Note, op: &Op, ctx: &ApplyCtx<'_>, touched: &mut Vec<Tab
             ))
         }
         Op::RemoveSource { source_id } => {
-            let tab = fixed_tab_mut(note, TabId::SOURCES)?;
-            let TabData::Sources(sources) = &mut tab.data else {
-                return Err(wrong_kind(tab, "remove_source", "the sources"));
-            };
+            let sources = sources(d, "remove_source")?;
             let at = sources
                 .iter()
                 .position(|s| &s.id == source_id)
                 .ok_or_else(|| not_found("source_id", "source", source_id))?;
             let removed = sources.remove(at);
+            if let Some(cited) = &mut d.cited {
+                cited.remove(&removed.normalized_url);
+            }
             touched.push(TabId::new(TabId::SOURCES));
             Ok((
                 OpOutcome::Removed {
@@ -404,6 +575,8 @@ fn apply_one(note: &mut Note, op: &Op, ctx: &ApplyCtx<'_>, touched: &mut Vec<Tab
             if name.is_empty() {
                 return Err(OpError::invalid("name", "must not be empty"));
             }
+            check_chars("name", name, limits::FILE_NAME_CHARS)?;
+            check_bytes("mime", mime, limits::MIME_BYTES)?;
             if !mime.contains('/') {
                 return Err(OpError::invalid(
                     "mime",
@@ -420,11 +593,21 @@ fn apply_one(note: &mut Note, op: &Op, ctx: &ApplyCtx<'_>, touched: &mut Vec<Tab
                     "must be 64 lower-case hex digits",
                 ));
             }
-            let seq = note.seq + 1;
-            let tab = fixed_tab_mut(note, TabId::FILES)?;
+            let seq = d.note.seq + 1;
+            let tab = fixed_tab_mut(d, TabId::FILES)?;
             let TabData::Files(files) = &mut tab.data else {
                 return Err(wrong_kind(tab, "add_file", "the files"));
             };
+            if files.len() >= limits::FILES {
+                return Err(OpError::over_limit(
+                    "name",
+                    format!(
+                        "the Note has {} files; at most {}",
+                        files.len(),
+                        limits::FILES
+                    ),
+                ));
+            }
             let id = generated_id("file", seq, ctx.now);
             files.push(FileMeta {
                 id: id.clone(),
@@ -435,7 +618,7 @@ fn apply_one(note: &mut Note, op: &Op, ctx: &ApplyCtx<'_>, touched: &mut Vec<Tab
                 added_by: ctx.author.to_owned(),
                 added_at: ctx.now.to_rfc3339(),
             });
-            note.seq = seq;
+            d.note.seq = seq;
             touched.push(TabId::new(TabId::FILES));
             Ok((
                 OpOutcome::FileAdded { file_id: id },
@@ -443,7 +626,7 @@ fn apply_one(note: &mut Note, op: &Op, ctx: &ApplyCtx<'_>, touched: &mut Vec<Tab
             ))
         }
         Op::RemoveFile { file_id } => {
-            let tab = fixed_tab_mut(note, TabId::FILES)?;
+            let tab = fixed_tab_mut(d, TabId::FILES)?;
             let TabData::Files(files) = &mut tab.data else {
                 return Err(wrong_kind(tab, "remove_file", "the files"));
             };
@@ -466,7 +649,7 @@ fn apply_one(note: &mut Note, op: &Op, ctx: &ApplyCtx<'_>, touched: &mut Vec<Tab
             slide_id,
             layout,
         } => {
-            let deck = deck_mut(note, tab_id, "set_slide_layout")?;
+            let deck = deck_mut(d, tab_id, "set_slide_layout")?;
             let slide = deck
                 .slides
                 .iter_mut()
@@ -482,7 +665,7 @@ fn apply_one(note: &mut Note, op: &Op, ctx: &ApplyCtx<'_>, touched: &mut Vec<Tab
             ))
         }
         Op::SetTheme { tab_id, theme } => {
-            let deck = deck_mut(note, tab_id, "set_theme")?;
+            let deck = deck_mut(d, tab_id, "set_theme")?;
             deck.theme = *theme;
             touched.push(tab_id.clone());
             Ok((
@@ -495,39 +678,24 @@ fn apply_one(note: &mut Note, op: &Op, ctx: &ApplyCtx<'_>, touched: &mut Vec<Tab
     }
 }
 
-fn tab_list(note: &Note) -> String {
-    note.tabs
-        .iter()
-        .map(|t| t.id.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
+fn fixed_tab_mut<'d>(d: &'d mut Draft, id: &str) -> Result<&'d mut Tab, OpError> {
+    d.tab_mut(&TabId::new(id))
 }
 
-fn tab_index(note: &Note, id: &TabId) -> Result<usize, OpError> {
-    note.tabs.iter().position(|t| &t.id == id).ok_or_else(|| {
-        OpError::new(
-            OpErrorCode::TabNotFound,
-            "tab_id",
-            format!(
-                "no tab {:?} in this note (its tabs are: {}); use an exact tab ID",
-                id.as_str(),
-                tab_list(note)
-            ),
-        )
-    })
+/// The Note's list of sources.
+fn sources<'d>(d: &'d mut Draft, op: &str) -> Result<&'d mut Vec<Source>, OpError> {
+    let tab = fixed_tab_mut(d, TabId::SOURCES)?;
+    if !matches!(tab.data, TabData::Sources(_)) {
+        return Err(wrong_kind(tab, op, "the sources"));
+    }
+    match &mut tab.data {
+        TabData::Sources(sources) => Ok(sources),
+        _ => Err(OpError::invalid("tab_id", "not the sources tab")),
+    }
 }
 
-fn tab_mut<'n>(note: &'n mut Note, id: &TabId) -> Result<&'n mut Tab, OpError> {
-    let at = tab_index(note, id)?;
-    Ok(&mut note.tabs[at])
-}
-
-fn fixed_tab_mut<'n>(note: &'n mut Note, id: &str) -> Result<&'n mut Tab, OpError> {
-    tab_mut(note, &TabId::new(id))
-}
-
-fn deck_mut<'n>(note: &'n mut Note, id: &TabId, op: &str) -> Result<&'n mut Deck, OpError> {
-    let tab = tab_mut(note, id)?;
+fn deck_mut<'d>(d: &'d mut Draft, id: &TabId, op: &str) -> Result<&'d mut Deck, OpError> {
+    let tab = d.tab_mut(id)?;
     if !matches!(tab.data, TabData::Slides(_)) {
         return Err(wrong_kind(tab, op, "a slides"));
     }
@@ -552,8 +720,29 @@ fn not_found(field: &str, what: &str, id: &str) -> OpError {
     OpError::new(
         OpErrorCode::ItemNotFound,
         field,
-        format!("no {what} {id:?} in this note"),
+        format!("no {what} {:?} in this note", clip(id, 80)),
     )
+}
+
+fn check_chars(field: &str, value: &str, limit: usize) -> Result<(), OpError> {
+    // `len` first: a string of `limit` bytes or fewer has at most `limit` characters.
+    if value.len() > limit && value.chars().count() > limit {
+        return Err(OpError::over_limit(
+            field,
+            format!("longer than {limit} characters"),
+        ));
+    }
+    Ok(())
+}
+
+fn check_bytes(field: &str, value: &str, limit: usize) -> Result<(), OpError> {
+    if value.len() > limit {
+        return Err(OpError::over_limit(
+            field,
+            format!("{} bytes; at most {limit}", value.len()),
+        ));
+    }
+    Ok(())
 }
 
 fn check_label(label: &str) -> Result<String, OpError> {
@@ -590,16 +779,34 @@ fn check_outline(slides: &[SlideInput]) -> Result<(), OpError> {
     Ok(())
 }
 
+fn check_slide_count(field: &str, before: usize, after: usize) -> Result<(), OpError> {
+    if grows_past(before, after, limits::DECK_SLIDES) {
+        return Err(OpError::over_limit(
+            field,
+            format!(
+                "the deck would hold {after} slides; at most {}",
+                limits::DECK_SLIDES
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn add_slides(
-    note: &mut Note,
+    d: &mut Draft,
     tab_id: &TabId,
     slides: &[SlideInput],
     ctx: &ApplyCtx<'_>,
 ) -> Result<Vec<String>, OpError> {
-    let mut seq = note.seq;
-    let deck = deck_mut(note, tab_id, "adding slides")?;
+    let mut seq = d.note.seq;
+    let deck = deck_mut(d, tab_id, "adding slides")?;
+    check_slide_count(
+        "tab_id",
+        deck.slides.len(),
+        deck.slides.len() + slides.len(),
+    )?;
     let ids = push_slides(deck, &mut seq, slides, ctx.now);
-    note.seq = seq;
+    d.note.seq = seq;
     Ok(ids)
 }
 
@@ -638,19 +845,29 @@ fn parse_tab_data(tab: &Tab, data: &Value) -> Result<TabData, OpError> {
     }
     let parsed = TabData::from_value(kind, data.clone())
         .map_err(|e| OpError::invalid("data", format!("not {kind} tab data: {e}")))?;
-    match &parsed {
-        TabData::Sheet(sheets) => check_sheets(sheets)?,
-        TabData::Slides(deck) => check_deck(deck)?,
+    match (&tab.data, &parsed) {
+        (TabData::Sheet(old), TabData::Sheet(sheets)) => check_sheets(old, sheets)?,
+        (TabData::Slides(old), TabData::Slides(deck)) => check_deck(old, deck)?,
         _ => {}
     }
     Ok(parsed)
 }
 
-fn check_sheets(tab: &SheetTab) -> Result<(), OpError> {
+fn check_sheets(old: &SheetTab, tab: &SheetTab) -> Result<(), OpError> {
     if tab.sheets.is_empty() {
         return Err(OpError::invalid(
             "data.sheets",
             "a sheet tab holds at least one sheet",
+        ));
+    }
+    if grows_past(old.sheets.len(), tab.sheets.len(), limits::SHEETS) {
+        return Err(OpError::over_limit(
+            "data.sheets",
+            format!(
+                "{} sheets; a sheet tab holds at most {}",
+                tab.sheets.len(),
+                limits::SHEETS
+            ),
         ));
     }
     let mut ids = HashSet::new();
@@ -674,7 +891,7 @@ fn check_sheets(tab: &SheetTab) -> Result<(), OpError> {
 
 fn check_grid(rows: &[Vec<Value>], field: &str) -> Result<(), OpError> {
     if rows.len() > limits::SHEET_ROWS {
-        return Err(OpError::invalid(
+        return Err(OpError::over_limit(
             field,
             format!("more than {} rows", limits::SHEET_ROWS),
         ));
@@ -682,7 +899,7 @@ fn check_grid(rows: &[Vec<Value>], field: &str) -> Result<(), OpError> {
     let mut cells = 0usize;
     for (r, row) in rows.iter().enumerate() {
         if row.len() > limits::SHEET_COLS {
-            return Err(OpError::invalid(
+            return Err(OpError::over_limit(
                 format!("{field}[{r}]"),
                 format!("more than {} columns", limits::SHEET_COLS),
             ));
@@ -698,7 +915,7 @@ fn check_grid(rows: &[Vec<Value>], field: &str) -> Result<(), OpError> {
         }
     }
     if cells > limits::SHEET_CELLS {
-        return Err(OpError::invalid(
+        return Err(OpError::over_limit(
             field,
             format!("more than {} cells", limits::SHEET_CELLS),
         ));
@@ -706,7 +923,8 @@ fn check_grid(rows: &[Vec<Value>], field: &str) -> Result<(), OpError> {
     Ok(())
 }
 
-fn check_deck(deck: &Deck) -> Result<(), OpError> {
+fn check_deck(old: &Deck, deck: &Deck) -> Result<(), OpError> {
+    check_slide_count("data.slides", old.slides.len(), deck.slides.len())?;
     let mut ids = HashSet::new();
     for (i, slide) in deck.slides.iter().enumerate() {
         if slide.id.trim().is_empty() {
@@ -725,14 +943,19 @@ fn check_deck(deck: &Deck) -> Result<(), OpError> {
     Ok(())
 }
 
-/// Writes `values` at (`start_row`, `start_col`), growing the grid with nulls. Returns the
-/// number of cells written.
+/// Writes `values` at (`start_row`, `start_col`), growing the grid with nulls, unless what the
+/// Note's sheets would then store (`before`, the Note-wide totals, plus the cells and rows this
+/// range adds, its padding included) passes a limit. Returns the number of cells written, the
+/// new totals, and whether the sheet surely changed (it grew, or a cell got another value; a
+/// write of equal values is left to `same_tab` to judge). Costs the size of `values`, not of
+/// the sheet.
 fn set_range(
     sheet: &mut Sheet,
     start_row: u64,
     start_col: u64,
     values: &[Vec<Value>],
-) -> Result<usize, OpError> {
+    before: Grid,
+) -> Result<(usize, Grid, bool), OpError> {
     if values.is_empty() {
         return Err(OpError::invalid("values", "at least one row is required"));
     }
@@ -741,42 +964,62 @@ fn set_range(
     let end_row = start_row.saturating_add(values.len() as u64);
     let end_col = start_col.saturating_add(width);
     if end_row > limits::SHEET_ROWS as u64 {
-        return Err(OpError::invalid(
+        return Err(OpError::over_limit(
             "start_row",
             format!("the range ends past row {}", limits::SHEET_ROWS),
         ));
     }
     if end_col > limits::SHEET_COLS as u64 {
-        return Err(OpError::invalid(
+        return Err(OpError::over_limit(
             "start_col",
             format!("the range ends past column {}", limits::SHEET_COLS),
         ));
     }
     let (start_row, start_col) = (start_row as usize, start_col as usize);
-    let new_cells: usize =
-        sheet.rows.iter().map(Vec::len).sum::<usize>() + values.iter().map(Vec::len).sum::<usize>();
-    if new_cells > limits::SHEET_CELLS {
-        return Err(OpError::invalid(
-            "values",
-            format!(
-                "the sheet would hold more than {} cells",
-                limits::SHEET_CELLS
-            ),
-        ));
-    }
+    let added = Grid {
+        cells: (values.iter().enumerate())
+            .map(|(r, row)| {
+                let stored = sheet.rows.get(start_row + r).map_or(0, Vec::len);
+                (start_col + row.len()).saturating_sub(stored)
+            })
+            .sum(),
+        rows: (start_row + values.len()).saturating_sub(sheet.rows.len()),
+    };
+    let after = before.plus(added);
+    // Blame the offset when it is the padding it brings in, not the values sent, that passes
+    // the limit.
+    let sent = Grid::of_rows(values);
+    let blame = |sent: usize, before: usize, limit: usize, offset: &'static str| {
+        if before + sent <= limit {
+            offset
+        } else {
+            "values"
+        }
+    };
+    Grid::check(
+        before,
+        after,
+        (
+            blame(sent.cells, before.cells, limits::SHEET_CELLS, "start_col"),
+            blame(sent.rows, before.rows, limits::NOTE_ROWS, "start_row"),
+        ),
+    )?;
     if sheet.rows.len() < start_row + values.len() {
         sheet.rows.resize_with(start_row + values.len(), Vec::new);
     }
     let mut written = 0;
+    let mut changed = added != Grid::default();
     for (r, row) in values.iter().enumerate() {
         let target = &mut sheet.rows[start_row + r];
         if target.len() < start_col + row.len() {
             target.resize(start_col + row.len(), Value::Null);
         }
         for (c, cell) in row.iter().enumerate() {
-            target[start_col + c] = cell.clone();
+            let slot = &mut target[start_col + c];
+            changed = changed || slot != cell;
+            *slot = cell.clone();
             written += 1;
         }
     }
-    Ok(written)
+    Ok((written, after, changed))
 }

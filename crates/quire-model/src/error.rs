@@ -11,6 +11,9 @@ pub struct OpError {
     pub reason: String,
 }
 
+/// The field of a refusal that concerns the whole batch (empty, or too many operations).
+pub(crate) const BATCH: &str = "changes";
+
 /// Stable codes; transports map them once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -23,6 +26,8 @@ pub enum OpErrorCode {
     ItemNotFound,
     /// Not an http(s) URL.
     InvalidUrl,
+    /// The write would pass one of [`crate::limits`]: too many, too long or too large.
+    LimitExceeded,
 }
 
 impl OpErrorCode {
@@ -32,6 +37,7 @@ impl OpErrorCode {
             OpErrorCode::TabNotFound => "tab_not_found",
             OpErrorCode::ItemNotFound => "item_not_found",
             OpErrorCode::InvalidUrl => "invalid_url",
+            OpErrorCode::LimitExceeded => "limit_exceeded",
         }
     }
 }
@@ -54,8 +60,17 @@ impl OpError {
         Self::new(OpErrorCode::InvalidOp, field, reason)
     }
 
-    /// The field with the batch position, as REST reports it: `changes[2].tab_id`.
+    /// A refusal that names a limit: `reason` says which, and its number.
+    pub(crate) fn over_limit(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self::new(OpErrorCode::LimitExceeded, field, reason)
+    }
+
+    /// The field with the batch position, as REST reports it: `changes[2].tab_id`; a refusal
+    /// of the batch as a whole names `changes` itself.
     pub fn path(&self) -> String {
+        if self.field == BATCH {
+            return BATCH.to_owned();
+        }
         format!("changes[{}].{}", self.index, self.field)
     }
 }

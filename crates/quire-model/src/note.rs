@@ -64,4 +64,22 @@ impl Note {
     pub fn tab_ids(&self) -> Vec<TabId> {
         self.tabs.iter().map(|t| t.id.clone()).collect()
     }
+
+    /// The first few tab IDs in strip order, and how many more: enough for a refusal to show
+    /// what an ID looks like, short whatever the Note holds.
+    pub fn tab_ids_in_brief(&self) -> String {
+        const SHOWN: usize = 6;
+        let mut out: Vec<&str> = self
+            .tabs
+            .iter()
+            .take(SHOWN)
+            .map(|t| t.id.as_str())
+            .collect();
+        let more = self.tabs.len().saturating_sub(SHOWN);
+        let more = format!("and {more} more");
+        if self.tabs.len() > SHOWN {
+            out.push(&more);
+        }
+        out.join(", ")
+    }
 }

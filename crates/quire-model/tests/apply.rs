@@ -191,7 +191,7 @@ fn refusals_name_the_field_and_the_reason() {
         ),
         (
             json!([{"op": "sheet_set_range", "tab_id": "sheet-1-mhcy8c8w", "start_row": 0, "start_col": 999, "values": [[1, 2]]}]),
-            "invalid_op start_col: the range ends past column 1000",
+            "limit_exceeded start_col: the range ends past column 1000",
         ),
         (
             json!([{"op": "slides_add_outline", "tab_id": "slides-2-mhcy8c8w", "slides": too_many}]),
@@ -329,6 +329,26 @@ fn sheet_set_range_grows_the_grid() {
         json!([[], [null, null, "a", 1], [null, null, true, null, 2.5]])
     );
     assert_eq!(a.summary, "set 5 cells in sheet-1-mhcy8c8w");
+}
+
+/// A range is a change only if a cell gets another value (or the grid grows): writing what is
+/// there changes nothing, writing over it changes the tab, whichever comes last in the batch.
+#[test]
+fn a_range_of_the_values_already_there_changes_nothing() {
+    let sheet = "sheet-1-mhcy8c8w";
+    let n = ok(
+        &note(),
+        json!([{"op": "create_tab", "tab_type": "sheet"},
+               {"op": "sheet_set_range", "tab_id": sheet, "start_row": 0, "start_col": 0, "values": [[1, "a"]]}]),
+    )
+    .note;
+    let same = json!({"op": "sheet_set_range", "tab_id": sheet, "start_row": 0, "start_col": 0, "values": [[1, "a"]]});
+    let other = json!({"op": "sheet_set_range", "tab_id": sheet, "start_row": 0, "start_col": 1, "values": [["b"]]});
+    let back = json!({"op": "sheet_set_range", "tab_id": sheet, "start_row": 0, "start_col": 1, "values": [["a"]]});
+    assert!(ok(&n, json!([same])).is_noop());
+    assert_eq!(ok(&n, json!([other])).changed_tab_ids, [TabId::new(sheet)]);
+    // Changed by one op and changed back by the next: the tab is as it was.
+    assert!(ok(&n, json!([other, back])).is_noop());
 }
 
 #[test]

@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 pub mod check;
+mod connections;
 pub mod http;
 pub mod logging;
 pub mod mcp;
@@ -15,6 +16,7 @@ pub mod tokens;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use quire_store::{
     Committed, SqliteOptions, SqliteStore, Store, StoreError, Synchronous, SystemClock,
@@ -25,11 +27,21 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+pub use crate::connections::raise_fd_limit;
 use crate::http::AppState;
 use crate::notes::{NoteEvent, Notes};
 
 /// Default request body limit: 16 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 16 * 1024 * 1024;
+/// How long a request's headers may take to arrive, from its first byte (or the connection's
+/// opening).
+pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a connection may stay open with no request in progress.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+/// Most connections served at once; more wait to be accepted.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+/// Most event streams (`GET /notes/{id}/events`) one token may hold open at once.
+pub const DEFAULT_MAX_EVENT_STREAMS: usize = 64;
 
 /// What [`serve`] needs.
 #[derive(Debug, Clone)]
@@ -45,6 +57,16 @@ pub struct ServeConfig {
     /// Names `/mcp` accepts in the `Host` header besides loopback (`localhost`, `127.0.0.1`,
     /// `::1`): a server listening on a LAN address names itself here (`NAME` or `NAME:PORT`).
     pub allowed_hosts: Vec<String>,
+    /// A request whose headers have not all arrived this long after its first byte (or after
+    /// the connection opened) is dropped with its connection.
+    pub header_timeout: Duration,
+    /// A connection with no request in progress for this long is closed.
+    pub idle_timeout: Duration,
+    /// Most connections served at once (lowered to what the open-files limit allows); more
+    /// wait in the listen backlog until one closes.
+    pub max_connections: usize,
+    /// Most event streams one token may hold open at once; one more is refused with 429.
+    pub max_event_streams: usize,
 }
 
 impl ServeConfig {
@@ -55,6 +77,10 @@ impl ServeConfig {
             body_limit: DEFAULT_BODY_LIMIT,
             synchronous: Synchronous::Full,
             allowed_hosts: Vec::new(),
+            header_timeout: DEFAULT_HEADER_TIMEOUT,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_event_streams: DEFAULT_MAX_EVENT_STREAMS,
         }
     }
 }
@@ -111,6 +137,8 @@ async fn serve_postgres(url: &str, _: &ServeConfig) -> Result<RunningServer, Ser
 struct HttpConfig {
     body_limit: usize,
     allowed_hosts: Vec<String>,
+    connections: connections::Bounds,
+    max_event_streams: usize,
 }
 
 impl From<&ServeConfig> for HttpConfig {
@@ -118,6 +146,12 @@ impl From<&ServeConfig> for HttpConfig {
         HttpConfig {
             body_limit: config.body_limit,
             allowed_hosts: config.allowed_hosts.clone(),
+            connections: connections::Bounds {
+                header_timeout: config.header_timeout,
+                idle_timeout: config.idle_timeout,
+                max_connections: config.max_connections,
+            },
+            max_event_streams: config.max_event_streams,
         }
     }
 }
@@ -155,9 +189,10 @@ pub async fn serve_store(
     listen: SocketAddr,
     body_limit: usize,
 ) -> Result<RunningServer, ServerError> {
+    let defaults = ServeConfig::new(PathBuf::new(), listen);
     let http = HttpConfig {
         body_limit,
-        allowed_hosts: Vec::new(),
+        ..HttpConfig::from(&defaults)
     };
     serve_with(store, listen, http, None).await
 }
@@ -186,20 +221,21 @@ async fn serve_with(
         shutdown: shutdown.clone(),
         body_limit: http.body_limit,
         allowed_hosts: http.allowed_hosts.into(),
+        streams: Arc::new(http::StreamCounts::new(http.max_event_streams)),
     };
     if let Some(others) = others {
         tokio::spawn(announce(state.notes.clone(), others, shutdown.clone()));
     }
     let app = http::router(state);
     let stop = shutdown.clone();
+    let bounds = connections::Bounds {
+        max_connections: connections::connection_cap(http.connections.max_connections),
+        ..http.connections
+    };
     let task = tokio::spawn(async move {
-        let served = axum::serve(listener, app)
-            .with_graceful_shutdown(stop.cancelled_owned())
-            .await;
+        connections::serve(listener, app, bounds, stop).await;
         // Every in-flight request has been answered; now let queued writes commit.
-        let closed = store.close().await;
-        served.map_err(ServerError::Serve)?;
-        closed?;
+        store.close().await?;
         Ok(())
     });
     tracing::info!(%addr, "listening");

@@ -7,7 +7,10 @@ use std::time::Duration;
 use anyhow::Context;
 use axum::http::uri::Authority;
 use clap::{Parser, Subcommand, ValueEnum};
-use quire_server::{DEFAULT_BODY_LIMIT, ServeConfig};
+use quire_server::{
+    DEFAULT_BODY_LIMIT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_EVENT_STREAMS, ServeConfig,
+};
 use quire_store::{Scope, Synchronous};
 
 /// The author `check --repair` records in history.
@@ -49,6 +52,18 @@ enum Command {
         /// name or address when listening on one (NAME or NAME:PORT); repeatable.
         #[arg(long = "allowed-host", value_name = "NAME", value_parser = parse_host)]
         allowed_hosts: Vec<String>,
+        /// Seconds a request's headers may take to arrive, from its first byte.
+        #[arg(long, value_name = "SECS", default_value_t = DEFAULT_HEADER_TIMEOUT.as_secs())]
+        header_timeout: u64,
+        /// Seconds a connection may stay open with no request in progress.
+        #[arg(long, value_name = "SECS", default_value_t = DEFAULT_IDLE_TIMEOUT.as_secs())]
+        idle_timeout: u64,
+        /// Most connections served at once; more wait to be accepted.
+        #[arg(long, default_value_t = DEFAULT_MAX_CONNECTIONS)]
+        max_connections: usize,
+        /// Most event streams (GET /notes/{id}/events) one token may hold open; more get 429.
+        #[arg(long, default_value_t = DEFAULT_MAX_EVENT_STREAMS)]
+        max_event_streams: usize,
     },
     /// Serve MCP on stdin/stdout, relaying every call to a running server's /mcp (for MCP
     /// hosts that only launch local commands).
@@ -138,6 +153,10 @@ async fn main() -> anyhow::Result<()> {
             body_limit,
             synchronous,
             allowed_hosts,
+            header_timeout,
+            idle_timeout,
+            max_connections,
+            max_event_streams,
         } => {
             serve(ServeConfig {
                 db,
@@ -145,6 +164,10 @@ async fn main() -> anyhow::Result<()> {
                 body_limit,
                 synchronous: synchronous.into(),
                 allowed_hosts,
+                header_timeout: Duration::from_secs(header_timeout),
+                idle_timeout: Duration::from_secs(idle_timeout),
+                max_connections,
+                max_event_streams,
             })
             .await
         }
@@ -233,6 +256,12 @@ async fn check(db: &Path, repair: bool) -> anyhow::Result<()> {
 }
 
 async fn serve(config: ServeConfig) -> anyhow::Result<()> {
+    // The connection cap, not the process's soft limit, should decide how many clients are
+    // served (the soft limit is often 1,024 while the hard one is far higher).
+    match quire_server::raise_fd_limit() {
+        Ok(limit) => tracing::debug!(limit, "open files"),
+        Err(e) => tracing::warn!(error = %e, "cannot raise the open-files limit"),
+    }
     let fresh = quire_server::postgres_url(&config.db).is_none() && !config.db.exists();
     let db = config.db.clone();
     let running = quire_server::serve(config)

@@ -12,11 +12,13 @@ use quire_store::{
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
-/// Who is calling: the token's name (the author in history) and its scopes.
+/// Who is calling: the token's name (the author in history), its scopes, and which token it
+/// is (what per-token limits count).
 #[derive(Debug, Clone)]
 pub struct Caller {
     pub name: String,
     pub scopes: Vec<Scope>,
+    pub token_id: i64,
 }
 
 impl From<TokenRecord> for Caller {
@@ -24,6 +26,7 @@ impl From<TokenRecord> for Caller {
         Caller {
             name: t.name,
             scopes: t.scopes,
+            token_id: t.id,
         }
     }
 }
@@ -344,6 +347,7 @@ mod tests {
         let caller = Caller {
             name: "me".to_owned(),
             scopes: vec![Scope::NotesRead, Scope::NotesWrite],
+            token_id: 1,
         };
         let (note, _) = notes
             .create_note(&caller, "t".to_owned(), None)

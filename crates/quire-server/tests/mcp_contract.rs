@@ -1143,3 +1143,54 @@ async fn tool_calls_leave_no_content_in_the_logs() {
         assert!(!log.contains(h.token()), "the {who} logged the token");
     }
 }
+
+/// A tool call's answer is not held back by Nagle's algorithm waiting for the client's delayed
+/// ACK: the answer goes out in two writes (its head, then its event), and a plain client on a
+/// keep-alive connection (as Python's httpx is) saw every call take 40 ms or more on loopback
+/// until the server set TCP_NODELAY. The bound leaves room for a debug build on a loaded
+/// machine.
+#[tokio::test]
+async fn tool_calls_are_not_held_by_delayed_acks() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let h = Harness::start();
+    let note = h.approved_note("Latency").await;
+    let session = h.raw_session().await;
+    let mut conn = tokio::net::TcpStream::connect(h.server.addr).await.unwrap();
+    let mut took = Vec::new();
+    for i in 0..40 {
+        let body = json!({"jsonrpc": "2.0", "id": i + 2, "method": "tools/call", "params": {
+            "name": "read_note_tab", "arguments": {"note_id": note, "tab_id": "markdown"}}})
+        .to_string();
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {}\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n\
+             Mcp-Session-Id: {session}\r\nMcp-Protocol-Version: 2025-11-25\r\n\
+             Content-Length: {}\r\n\r\n",
+            h.token(),
+            body.len()
+        );
+        let start = std::time::Instant::now();
+        conn.write_all(format!("{head}{body}").as_bytes())
+            .await
+            .unwrap();
+        // The answer is one event in a chunked stream that ends with the empty chunk.
+        let mut answer = Vec::new();
+        let mut buf = [0u8; 8192];
+        while !answer.ends_with(b"0\r\n\r\n") {
+            let n = conn.read(&mut buf).await.unwrap();
+            assert!(n > 0, "closed: {}", String::from_utf8_lossy(&answer));
+            answer.extend_from_slice(&buf[..n]);
+        }
+        took.push(start.elapsed());
+        let answer = String::from_utf8_lossy(&answer);
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        assert!(answer.contains("\"result\""), "{answer}");
+    }
+    took.sort();
+    let median = took[took.len() / 2];
+    assert!(
+        median < Duration::from_millis(20),
+        "median tool call {median:?}"
+    );
+}

@@ -54,6 +54,8 @@ pub enum ApiError {
     RouteNotFound(String),
     #[error("{0} is not allowed here")]
     MethodNotAllowed(String),
+    #[error("this token has {limit} event streams open, the most it may; close one first")]
+    TooManyStreams { limit: usize },
     #[error("the server is shutting down")]
     Unavailable,
     #[error("internal error: {0}")]
@@ -81,6 +83,7 @@ impl ApiError {
             ApiError::UnsupportedMediaType { .. } => "unsupported_media_type",
             ApiError::RouteNotFound(_) => "not_found",
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
+            ApiError::TooManyStreams { .. } => "too_many_streams",
             ApiError::Unavailable => "unavailable",
             ApiError::Internal(_) => "internal",
         }
@@ -108,6 +111,7 @@ impl ApiError {
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::UnsupportedMediaType { .. } => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::TooManyStreams { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }

@@ -3,7 +3,9 @@
 //! version, so a client that was away can tell it missed writes. Each event's `id` is its
 //! version: a client reconnecting with `Last-Event-ID: N` first gets every write after N.
 
+use std::collections::HashMap;
 use std::convert::Infallible;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -31,6 +33,7 @@ pub(super) async fn stream(
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
     let since = last_event_id(&headers)?;
+    let slot = StreamCounts::open(&state.streams, caller.token_id)?;
     let (current, feed) = state.notes.watch(&caller, &id, Channel::App, since).await?;
     let hello = event(
         "hello",
@@ -40,9 +43,10 @@ pub(super) async fn stream(
             version: current,
         },
     );
-    let writes = stream::unfold(feed, |mut feed| async move {
+    // The slot lives as long as the stream: it is given back when the stream is dropped.
+    let writes = stream::unfold((feed, slot), |(mut feed, slot)| async move {
         match feed.next().await {
-            Ok(Some(write)) => Some((event("write", write.version, &write), feed)),
+            Ok(Some(write)) => Some((event("write", write.version, &write), (feed, slot))),
             Ok(None) => None,
             Err(e) => {
                 tracing::error!(error = %e, "event stream ended");
@@ -85,4 +89,58 @@ fn last_event_id(headers: &HeaderMap) -> Result<Option<Version>, ApiError> {
             field: "Last-Event-ID".to_owned(),
             detail: "must be a version number, the id of the last event received".to_owned(),
         })
+}
+
+/// How many event streams each token holds open, against the most it may.
+#[derive(Debug)]
+pub struct StreamCounts {
+    limit: usize,
+    open: Mutex<HashMap<i64, usize>>,
+}
+
+impl StreamCounts {
+    pub fn new(limit: usize) -> Self {
+        StreamCounts {
+            limit,
+            open: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// One more stream for `token`, or 429 if it holds the most it may.
+    fn open(counts: &Arc<StreamCounts>, token: i64) -> Result<StreamSlot, ApiError> {
+        let mut open = counts.open.lock().unwrap_or_else(PoisonError::into_inner);
+        let held = open.entry(token).or_insert(0);
+        if *held >= counts.limit {
+            return Err(ApiError::TooManyStreams {
+                limit: counts.limit,
+            });
+        }
+        *held += 1;
+        Ok(StreamSlot {
+            counts: Arc::clone(counts),
+            token,
+        })
+    }
+}
+
+/// One open event stream of a token; dropping it gives the place back.
+struct StreamSlot {
+    counts: Arc<StreamCounts>,
+    token: i64,
+}
+
+impl Drop for StreamSlot {
+    fn drop(&mut self) {
+        let mut open = self
+            .counts
+            .open
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(held) = open.get_mut(&self.token) {
+            *held = held.saturating_sub(1);
+            if *held == 0 {
+                open.remove(&self.token);
+            }
+        }
+    }
 }

@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 pub use auth::{Auth, authenticate, require_caller};
 pub use body::{JsonBody, parse as parse_json};
 pub use error::ApiError;
+pub use events::StreamCounts;
 
 use crate::notes::Notes;
 
@@ -33,6 +34,8 @@ pub struct AppState {
     pub body_limit: usize,
     /// Names `/mcp` accepts in the `Host` header besides loopback.
     pub allowed_hosts: Arc<[String]>,
+    /// The event streams each token holds open.
+    pub streams: Arc<StreamCounts>,
 }
 
 /// The whole HTTP surface: REST, `/healthz`, and (when present) `/mcp`.

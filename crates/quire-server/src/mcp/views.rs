@@ -26,16 +26,16 @@ pub(crate) fn tab_list(note: &Note) -> Value {
     })
 }
 
-/// The tab with exactly this ID, or a refusal naming `tab_id` that lists the real IDs.
+/// The tab with exactly this ID, or a refusal naming `tab_id` that shows the first real IDs
+/// (short whatever the Note holds, and the ID sent cut to 80 characters).
 pub(crate) fn find_tab<'n>(note: &'n Note, tab_id: &TabId) -> Result<&'n Tab, Violation> {
     note.tab(tab_id).ok_or_else(|| {
-        let ids: Vec<&str> = note.tabs.iter().map(|t| t.id.as_str()).collect();
+        let sent: String = tab_id.as_str().chars().take(80).collect();
         Violation::at_field(
             "tab_id",
             format!(
-                "no tab {:?} in this note (its tabs are: {}); use an exact tab ID from list_note_tabs, never a type or a label",
-                tab_id.as_str(),
-                ids.join(", ")
+                "no tab {sent:?} in this note (its tabs: {}); use an exact tab ID from list_note_tabs, never a type or a label",
+                note.tab_ids_in_brief()
             ),
         )
     })

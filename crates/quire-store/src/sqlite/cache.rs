@@ -7,6 +7,8 @@
 //! (SQLite's `data_version`, read once per batch under the write lock).
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
+use std::sync::mpsc::{self, Sender};
 
 use quire_model::{NoteId, Version};
 use rusqlite::Connection;
@@ -100,7 +102,7 @@ impl NoteCache {
             entry.apply(change);
             self.put(entry);
         } else if let Some(entry) = self.notes.get_mut(&located.note.id) {
-            entry.located = located;
+            drop_later(std::mem::replace(&mut entry.located, located));
             entry.apply(change);
         } else {
             let mut entry = Cached::new(located);
@@ -120,5 +122,26 @@ impl NoteCache {
     pub(super) fn clear(&mut self) {
         self.notes.clear();
         self.data_version = None;
+    }
+}
+
+/// Frees a Note's state the writer has replaced on another thread: freeing a Note of millions
+/// of cells takes tens of milliseconds that the next write in the queue should not wait for.
+fn drop_later(old: Located) {
+    static FREEING: OnceLock<Option<Sender<Located>>> = OnceLock::new();
+    let freeing = FREEING.get_or_init(|| {
+        let (send, receive) = mpsc::channel::<Located>();
+        let spawned = std::thread::Builder::new()
+            .name("quire-free".to_owned())
+            .spawn(move || receive.into_iter().for_each(drop));
+        spawned.ok().map(|_| send)
+    });
+    match freeing {
+        Some(freeing) => {
+            if let Err(mpsc::SendError(old)) = freeing.send(old) {
+                drop(old);
+            }
+        }
+        None => drop(old),
     }
 }

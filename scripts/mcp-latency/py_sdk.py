@@ -1,0 +1,38 @@
+"""One MCP tool call's round trip from the official Python SDK (`pip install mcp`).
+
+python py_sdk.py URL TOKEN NOTE_ID CALLS WARMUP  ->  one line: client p50_ms p99_ms
+"""
+
+import asyncio
+import sys
+import time
+
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from stats import line
+
+
+async def main(url: str, token: str, note: str, calls: int, warmup: int) -> None:
+    headers = {"Authorization": f"Bearer {token}"}
+    async with create_mcp_http_client(headers=headers) as http:
+        async with streamable_http_client(url, http_client=http, terminate_on_close=False) as streams:
+            async with ClientSession(streams[0], streams[1]) as session:
+                await session.initialize()
+                args = {"note_id": note, "tab_id": "markdown"}
+                samples = []
+                for i in range(warmup + calls):
+                    start = time.perf_counter()
+                    result = await session.call_tool("read_note_tab", args)
+                    took = time.perf_counter() - start
+                    if result.is_error:
+                        raise SystemExit(f"read_note_tab failed: {result}")
+                    if i >= warmup:
+                        samples.append(took)
+    print(line("python-sdk", samples))
+
+
+if __name__ == "__main__":
+    url, token, note, calls, warmup = sys.argv[1:6]
+    asyncio.run(main(url, token, note, int(calls), int(warmup)))
