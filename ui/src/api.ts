@@ -21,6 +21,7 @@ import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 
 import type {
+  AgentAccess,
   AgentInfo,
   AgentToken,
   AppInfo,
@@ -94,9 +95,15 @@ export const agentInfo = (): Promise<AgentInfo> => invoke("agent_info");
 export const createAgentToken = (name: string, scopes: Scope[]): Promise<AgentToken> =>
   invoke("create_agent_token", { name, scopes });
 
-/** Approves (or withdraws) a Note for agents: only approved Notes are visible over MCP. */
-export const setAgentAccess = (noteId: string, approved: boolean): Promise<void> =>
+/**
+ * Approves (or withdraws) a Note for agents: only approved Notes are visible over MCP. Resolves
+ * to the Note's access with its record (who approved or withdrew it, when).
+ */
+export const setAgentAccess = (noteId: string, approved: boolean): Promise<AgentAccess> =>
   invoke("set_agent_access", { noteId, approved });
+
+/** Whether agents may see the Note, and every approval and withdrawal, oldest first. */
+export const agentAccess = (noteId: string): Promise<AgentAccess> => invoke("agent_access", { noteId });
 
 // ---- notes -----------------------------------------------------------------------------
 
@@ -175,7 +182,10 @@ export const applyOps = (noteId: string, ops: Op[], policy: DraftPolicy = "refus
 
 // ---- versions --------------------------------------------------------------------------
 
-/** The Note's history, oldest first: version, author (token name), time, summary. */
+/**
+ * The Note's history, oldest first: version, author (token name), `author_kind` (person or
+ * agent: what the server recorded), time, summary.
+ */
 export const history = (noteId: string): Promise<VersionInfo[]> => invoke("history", { noteId });
 
 /** The Note as it was at `version` (read-only). */
