@@ -14,7 +14,8 @@
 //   version_conflict      a restore was refused because the Note moved on
 //   offline               the server cannot be reached
 //   remote_mode           agent tokens are made on the remote server itself
-//   not_found, unauthorized, forbidden, invalid_op, tab_not_found, ... (the server's codes)
+//   not_found, unauthorized, forbidden, agent_token, invalid_op, tab_not_found, ... (the
+//                         server's codes; agent_token: an agent's token on the person's API)
 //   local_store, io, internal, stopped, timeout
 
 import { invoke } from "@tauri-apps/api/core";
