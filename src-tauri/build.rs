@@ -24,6 +24,7 @@ const COMMANDS: &[&str] = &[
     "use_embedded_server",
     "agent_info",
     "create_agent_token",
+    "agent_access",
     "set_agent_access",
     "list_notes",
     "create_note",

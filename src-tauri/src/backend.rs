@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use quire_model::{FileMeta, NoteId, NoteSummary, Op, OpOutcome, TabId, Version};
-use quire_store::Scope;
+use quire_store::{AuthorKind, Scope};
 use quire_sync::{
     DraftPolicy, Engine, EngineConfig, EngineError, EngineEvent, NoteView, SystemClock, TabState,
     WriteOutcome,
@@ -107,7 +107,8 @@ pub enum BackendError {
     Invalid(String),
     #[error(
         "agent tokens for a remote server are made on that server: \
-         quire-server token create --db <DB> --name NAME --scope notes:read [--scope notes:write]"
+         quire-server token create --db <DB> --name NAME --agent --scope notes:read \
+         [--scope notes:write]"
     )]
     RemoteMode,
     #[error("file_id: no file {file_id} in this note")]
@@ -345,7 +346,9 @@ impl Backend {
         let Some(embedded) = embedded.as_ref() else {
             return Err(BackendError::RemoteMode);
         };
-        let made = embedded.create_token(name, &scopes).await?;
+        let made = embedded
+            .create_token(name, &scopes, AuthorKind::Agent)
+            .await?;
         let mcp_url = agent::mcp_url(embedded.url());
         Ok(AgentToken {
             name: made.record.name,
@@ -514,22 +517,29 @@ async fn read_back(engine: &Engine, note_id: &NoteId, outcome: WriteOutcome) -> 
 }
 
 /// The person's token for the embedded server: the saved one if the server knows it, else a
-/// new one (first start, or a fresh database), saved into `stored`.
+/// new one (first start, or a fresh database), saved into `stored`. Tokens made before tokens
+/// had a kind are settled against it: the others were made by the agent panel.
 async fn person_token(embedded: &Embedded, stored: &mut Stored) -> Result<String> {
-    if let Some(token) = &stored.embedded_token
-        && embedded.knows(token).await?
-    {
-        return Ok(token.clone());
-    }
-    let name = stored
-        .person_name
-        .clone()
-        .unwrap_or_else(settings::default_person_name);
-    let made = embedded
-        .create_token(&name, &[Scope::NotesRead, Scope::NotesWrite])
-        .await?;
-    stored.embedded_token = Some(made.token.clone());
-    Ok(made.token)
+    let token = match &stored.embedded_token {
+        Some(token) if embedded.knows(token).await? => token.clone(),
+        _ => {
+            let name = stored
+                .person_name
+                .clone()
+                .unwrap_or_else(settings::default_person_name);
+            let made = embedded
+                .create_token(
+                    &name,
+                    &[Scope::NotesRead, Scope::NotesWrite],
+                    AuthorKind::Person,
+                )
+                .await?;
+            stored.embedded_token = Some(made.token.clone());
+            made.token
+        }
+    };
+    embedded.settle_token_kinds(&token).await?;
+    Ok(token)
 }
 
 fn start_engine(data_dir: &Path, server: Url, token: String) -> Result<Engine> {

@@ -33,6 +33,10 @@ fn export_all(cfg: &Config) -> Result<(), ts_rs::ExportError> {
     q::TabMerge::export_all(cfg)?;
     q::Content::export_all(cfg)?;
     s::VersionInfo::export_all(cfg)?;
+    s::AuthorKind::export_all(cfg)?;
+    s::AgentAccess::export_all(cfg)?;
+    s::AccessChange::export_all(cfg)?;
+    s::NoteMeta::export_all(cfg)?;
     s::WriteResult::export_all(cfg)?;
     s::Scope::export_all(cfg)?;
     m::Note::export_all(cfg)?;

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use quire_model::{Note, NoteId, NoteSummary, Op, TabId, Version};
-use quire_store::{Scope, VersionInfo};
+use quire_store::{AgentAccess, Scope, VersionInfo};
 use quire_sync::{
     ArchivedDraft, ConflictChoice, DraftPolicy, EngineError, LedgerEntry, NoteStatus, NoteView,
     TabStatus, TabView, WriteOutcome, engine::ConflictView,
@@ -234,11 +234,21 @@ pub async fn create_agent_token(
 }
 
 #[tauri::command]
+pub async fn agent_access(
+    backend: State<'_, BackendReady>,
+    note_id: String,
+) -> Result<AgentAccess> {
+    let backend = backend.wait().await?;
+    let note_id = self::note_id(&note_id)?;
+    Ok(backend.engine().agent_access(&note_id).await?)
+}
+
+#[tauri::command]
 pub async fn set_agent_access(
     backend: State<'_, BackendReady>,
     note_id: String,
     approved: bool,
-) -> Result<()> {
+) -> Result<AgentAccess> {
     let backend = backend.wait().await?;
     let note_id = self::note_id(&note_id)?;
     Ok(backend

@@ -917,3 +917,158 @@ fn the_window_may_call_only_what_its_capability_grants() {
     assert!(listen.is_ok(), "{listen:?}");
     app.stop();
 }
+
+/// A call to the embedded server as another program (an agent, a script) would make it:
+/// (status, JSON body).
+fn call_server(
+    method: reqwest::Method,
+    url: String,
+    token: &str,
+    body: Option<Value>,
+) -> (u16, Value) {
+    tauri::async_runtime::block_on(async {
+        let mut req = reqwest::Client::new()
+            .request(method, url)
+            .bearer_auth(token)
+            .header("accept", "application/json, text/event-stream");
+        if let Some(body) = body {
+            req = req.json(&body);
+        }
+        let res = req.send().await.unwrap();
+        let status = res.status().as_u16();
+        let text = res.text().await.unwrap();
+        (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+    })
+}
+
+/// `initialize` on `/mcp`: the status only (the MCP layer accepts or refuses the token).
+fn mcp_status(mcp_url: &str, token: &str) -> u16 {
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}});
+    call_server(
+        reqwest::Method::POST,
+        mcp_url.to_owned(),
+        token,
+        Some(initialize),
+    )
+    .0
+}
+
+fn person_token(data_dir: &Path) -> String {
+    let stored: Value =
+        serde_json::from_str(&std::fs::read_to_string(data_dir.join("settings.json")).unwrap())
+            .unwrap();
+    stored["embedded_token"].as_str().unwrap().to_owned()
+}
+
+/// "Connect an agent" makes an agent's token: refused by the REST API (which is the person's),
+/// accepted on MCP. The person's approvals are recorded, with the person's name and the time.
+#[test]
+fn the_agent_panel_mints_agent_tokens_and_approvals_are_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = Fixture::start(dir.path());
+    let settings = app.ok("get_settings", json!({}));
+    let server = settings["server_url"].as_str().unwrap().to_owned();
+    let person = settings["person_name"].as_str().unwrap().to_owned();
+    let note = app.create_note("Shared with the agent");
+
+    let made = app.ok(
+        "create_agent_token",
+        json!({"name": "claude", "scopes": ["notes:read", "notes:write"]}),
+    );
+    let token = made["token"].as_str().unwrap();
+    let (status, problem) =
+        call_server(reqwest::Method::GET, format!("{server}notes"), token, None);
+    assert_eq!(
+        (status, problem["error"].as_str()),
+        (403, Some("agent_token"))
+    );
+    let (status, problem) = call_server(
+        reqwest::Method::PUT,
+        format!("{server}notes/{note}/agent-access"),
+        token,
+        Some(json!({"approved": true})),
+    );
+    assert_eq!(
+        (status, problem["error"].as_str()),
+        (403, Some("agent_token"))
+    );
+    assert_eq!(mcp_status(made["mcp_url"].as_str().unwrap(), token), 200);
+
+    let access = app.ok("agent_access", json!({"noteId": note}));
+    assert_eq!(access["agent_access"], false);
+    assert_eq!(
+        access["changes"],
+        json!([]),
+        "the agent's attempt recorded nothing"
+    );
+    let approved = app.ok(
+        "set_agent_access",
+        json!({"noteId": note, "approved": true}),
+    );
+    assert_eq!(approved["agent_access"], true);
+    let changes = approved["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 1);
+    assert_eq!(
+        (&changes[0]["approved"], changes[0]["by"].as_str()),
+        (&json!(true), Some(person.as_str()))
+    );
+    assert!(changes[0]["at"].as_str().unwrap().ends_with('Z'));
+    app.ok(
+        "set_agent_access",
+        json!({"noteId": note, "approved": false}),
+    );
+    let access = app.ok("agent_access", json!({"noteId": note}));
+    let approvals: Vec<&Value> = access["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["approved"])
+        .collect();
+    assert_eq!(approvals, [&json!(true), &json!(false)]);
+    app.stop();
+}
+
+/// A data directory from before tokens had a kind: on the next start, the tokens its agent
+/// panel made become agent tokens (refused on REST, accepted on MCP); the app's own token stays
+/// the person's.
+#[test]
+fn tokens_the_agent_panel_made_before_kinds_become_agent_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = Fixture::start(dir.path());
+    app.create_note("Before the upgrade");
+    app.stop();
+
+    // The file as an older build left it: no token has a kind, and the panel had made one.
+    let legacy = format!("qk_{}", "ab".repeat(32));
+    let db = rusqlite::Connection::open(dir.path().join("server.db")).unwrap();
+    db.execute("UPDATE tokens SET kind = NULL", []).unwrap();
+    db.execute(
+        "INSERT INTO tokens (name, hash, scopes, created_at)
+         VALUES ('claude', ?1, '[\"notes:read\",\"notes:write\"]', '2026-01-01T00:00:00.000Z')",
+        [quire_server::tokens::hash(&legacy)],
+    )
+    .unwrap();
+    drop(db);
+
+    let app = Fixture::start(dir.path());
+    let settings = app.ok("get_settings", json!({}));
+    let server = settings["server_url"].as_str().unwrap().to_owned();
+    let (status, problem) = call_server(
+        reqwest::Method::GET,
+        format!("{server}notes"),
+        &legacy,
+        None,
+    );
+    assert_eq!(
+        (status, problem["error"].as_str()),
+        (403, Some("agent_token"))
+    );
+    assert_eq!(mcp_status(&format!("{server}mcp"), &legacy), 200);
+    let mine = person_token(dir.path());
+    let (status, listed) = call_server(reqwest::Method::GET, format!("{server}notes"), &mine, None);
+    assert_eq!(status, 200, "{listed}");
+    assert_eq!(app.ok("list_notes", json!({})).as_array().unwrap().len(), 1);
+    app.stop();
+}

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use quire_server::RunningServer;
 use quire_server::tokens::{self, NewToken, TokenError};
-use quire_store::{Scope, Store, Synchronous};
+use quire_store::{AuthorKind, Scope, Store, Synchronous};
 use url::Url;
 
 #[derive(Debug, thiserror::Error)]
@@ -69,13 +69,32 @@ impl Embedded {
         Ok(found.is_some())
     }
 
-    /// Makes a token named `name` (the author recorded in history).
+    /// Makes a token of `kind` named `name` (the author recorded in history).
     pub async fn create_token(
         &self,
         name: &str,
         scopes: &[Scope],
+        kind: AuthorKind,
     ) -> Result<NewToken, EmbeddedError> {
-        Ok(tokens::create(self.store.as_ref(), name, scopes).await?)
+        Ok(tokens::create(self.store.as_ref(), name, scopes, kind).await?)
+    }
+
+    /// Gives a kind to the tokens made before tokens had one: `person_token` stays the
+    /// person's, every other became an agent's (this database holds only the app's person token
+    /// and the tokens its "Connect an agent" panel made). Does nothing once done.
+    pub async fn settle_token_kinds(&self, person_token: &str) -> Result<(), EmbeddedError> {
+        let agents = self
+            .store
+            .settle_token_kinds(&tokens::hash(person_token))
+            .await
+            .map_err(TokenError::from)?;
+        if !agents.is_empty() {
+            tracing::info!(
+                ?agents,
+                "tokens made by the agent panel are now agent tokens"
+            );
+        }
+        Ok(())
     }
 
     /// Stops accepting, lets in-flight requests finish, closes the database.

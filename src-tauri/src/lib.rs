@@ -140,6 +140,7 @@ pub fn app<R: tauri::Runtime>(
             commands::use_embedded_server,
             commands::agent_info,
             commands::create_agent_token,
+            commands::agent_access,
             commands::set_agent_access,
             commands::list_notes,
             commands::create_note,

@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use std::process::{Command, Stdio};
 
 use quire_server::ServeConfig;
-use quire_store::{Scope, Synchronous};
+use quire_store::{AuthorKind, Scope, Synchronous};
 use serde_json::{Value, json};
 
 /// One JSON-RPC message per line, as MCP's stdio transport frames them.
@@ -32,9 +32,14 @@ fn the_claude_desktop_snippet_runs_a_bridge_that_takes_its_token_from_env() {
         let store = quire_server::open_store(&db, Synchronous::Normal)
             .await
             .unwrap();
-        let made = quire_server::tokens::create(store.as_ref(), "claude", &[Scope::NotesRead])
-            .await
-            .unwrap();
+        let made = quire_server::tokens::create(
+            store.as_ref(),
+            "claude",
+            &[Scope::NotesRead],
+            AuthorKind::Agent,
+        )
+        .await
+        .unwrap();
         store.close().await.unwrap();
         made.token
     });

@@ -14,13 +14,15 @@
 //   version_conflict      a restore was refused because the Note moved on
 //   offline               the server cannot be reached
 //   remote_mode           agent tokens are made on the remote server itself
-//   not_found, unauthorized, forbidden, invalid_op, tab_not_found, ... (the server's codes)
+//   not_found, unauthorized, forbidden, agent_token, invalid_op, tab_not_found, ... (the
+//                         server's codes; agent_token: an agent's token on the person's API)
 //   local_store, io, internal, stopped, timeout
 
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 
 import type {
+  AgentAccess,
   AgentInfo,
   AgentToken,
   AppInfo,
@@ -95,9 +97,15 @@ export const agentInfo = (): Promise<AgentInfo> => invoke("agent_info");
 export const createAgentToken = (name: string, scopes: Scope[]): Promise<AgentToken> =>
   invoke("create_agent_token", { name, scopes });
 
-/** Approves (or withdraws) a Note for agents: only approved Notes are visible over MCP. */
-export const setAgentAccess = (noteId: string, approved: boolean): Promise<void> =>
+/**
+ * Approves (or withdraws) a Note for agents: only approved Notes are visible over MCP. Resolves
+ * to the Note's access with its record (who approved or withdrew it, when).
+ */
+export const setAgentAccess = (noteId: string, approved: boolean): Promise<AgentAccess> =>
   invoke("set_agent_access", { noteId, approved });
+
+/** Whether agents may see the Note, and every approval and withdrawal, oldest first. */
+export const agentAccess = (noteId: string): Promise<AgentAccess> => invoke("agent_access", { noteId });
 
 // ---- notes -----------------------------------------------------------------------------
 
@@ -176,7 +184,10 @@ export const applyOps = (noteId: string, ops: Op[], policy: DraftPolicy = "refus
 
 // ---- versions --------------------------------------------------------------------------
 
-/** The Note's history, oldest first: version, author (token name), time, summary. */
+/**
+ * The Note's history, oldest first: version, author (token name), `author_kind` (person or
+ * agent: what the server recorded), time, summary.
+ */
 export const history = (noteId: string): Promise<VersionInfo[]> => invoke("history", { noteId });
 
 /** The Note as it was at `version` (read-only). */

@@ -4,7 +4,7 @@
 
 import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { NoteView, TabStatus } from "./api";
+import type { NoteView, TabStatus, VersionInfo } from "./api";
 
 // api.ts talks to `window.__TAURI_INTERNALS__`; in Node the global object stands in for window.
 (globalThis as unknown as { window: typeof globalThis }).window = globalThis;
@@ -37,12 +37,14 @@ interface Call {
 let calls: Call[] = [];
 let server: NoteView = view(3, "alpha");
 let theirs = "";
+let history: VersionInfo[] = [];
 
 beforeEach(() => {
   vi.useFakeTimers();
   NOTE = `01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f${String(++n).padStart(2, "0")}`;
   calls = [];
   server = view(3, "alpha");
+  history = [];
   mockIPC((cmd, args) => {
     calls.push({ cmd, args: (args ?? {}) as Record<string, unknown> });
     switch (cmd) {
@@ -51,7 +53,7 @@ beforeEach(() => {
       case "open_note":
         return server;
       case "history":
-        return [];
+        return history;
       case "conflict":
         return {
           tab_id: "markdown",
@@ -145,6 +147,31 @@ describe("a conflict", () => {
     onEngineEvent({ kind: "conflict_shown", note_id: NOTE, tab_id: "markdown" });
     await vi.advanceTimersByTimeAsync(1);
     expect(calls.some((c) => c.cmd === "resolve_conflict")).toBe(false);
+  });
+});
+
+describe("another writer's edit", () => {
+  const version = (v: number, author: string, author_kind: VersionInfo["author_kind"]): VersionInfo => ({
+    version: v,
+    author,
+    author_kind,
+    created_at: "2026-11-30T10:00:00.000Z",
+    summary: "replaced the text of markdown",
+    changed_tab_ids: ["markdown"],
+  });
+
+  // The server records who wrote each version; a name says nothing (an agent's token may carry
+  // the person's name, and another person is not an agent).
+  it.each([
+    ["an agent named like the person", version(4, "ana", "agent"), true],
+    ["another person", version(4, "ben", "person"), false],
+  ])("is marked from the version's author kind: %s", async (_who, last, agent) => {
+    app.set({ settings: { person_name: "ana" } as never });
+    history = [version(3, "ana", "person"), last];
+    server = view(4, "alpha (changed)");
+    onEngineEvent({ kind: "remote_applied", note_id: NOTE, tab_ids: ["markdown"] });
+    await vi.waitFor(() => expect(app.get().remoteEdits.markdown).toBeDefined());
+    expect(app.get().remoteEdits.markdown).toMatchObject({ author: last.author, agent });
   });
 });
 

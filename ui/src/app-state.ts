@@ -12,6 +12,7 @@
 
 import * as api from "./api";
 import type {
+  AgentAccess,
   AppInfo,
   ConflictChoice,
   DraftPolicy,
@@ -36,7 +37,7 @@ export interface RemoteEdit {
   author: string;
   at: string;
   version: number;
-  /** Written by someone other than the person (an agent's token name). */
+  /** Written by an agent (the version's `author_kind`, as the server recorded it). */
   agent: boolean;
 }
 
@@ -663,7 +664,6 @@ async function remoteApplied(noteId: string, tabIds: string[]): Promise<void> {
   await refreshView();
   try {
     const versions = await api.history(noteId);
-    const person = app.get().settings?.person_name ?? null;
     const marks: Record<string, RemoteEdit> = {};
     for (const tabId of tabIds) {
       const last = latestTouching(versions, tabId);
@@ -672,7 +672,7 @@ async function remoteApplied(noteId: string, tabIds: string[]): Promise<void> {
           author: last.author,
           at: last.created_at,
           version: last.version,
-          agent: person === null ? true : last.author !== person,
+          agent: last.author_kind === "agent",
         };
       }
     }
@@ -955,14 +955,17 @@ export async function saveAttachmentCopy(fileId: string): Promise<void> {
 
 // ---- agents ------------------------------------------------------------------------------
 
-export async function setAgentAccess(noteId: string, approved: boolean): Promise<boolean> {
+/** Approves (or withdraws) a Note for agents: the Note's access and its record, or null. */
+export async function setAgentAccess(noteId: string, approved: boolean): Promise<AgentAccess | null> {
   try {
-    await api.setAgentAccess(noteId, approved);
-    app.set((s) => ({ notes: s.notes.map((n) => (n.id === noteId ? { ...n, agent_access: approved } : n)) }));
-    return true;
+    const access = await api.setAgentAccess(noteId, approved);
+    app.set((s) => ({
+      notes: s.notes.map((n) => (n.id === noteId ? { ...n, agent_access: access.agent_access } : n)),
+    }));
+    return access;
   } catch (error) {
     toastError(error, "Agent access could not be changed.");
-    return false;
+    return null;
   }
 }
 

@@ -74,7 +74,8 @@
 //                              agent-token-readonly (checkbox), agent-token-create,
 //                              agent-token (the new token), agent-config (data-client per
 //                              snippet), agent-copy (data-client), agent-approval per Note
-//                              (checkbox, data-note-id)
+//                              (checkbox, data-note-id), agent-approval-record per Note (who
+//                              approved or withdrew it, when; data-note-id, data-approved)
 //
 //   quick-switcher / quick-switcher-input / quick-switcher-item (data-note-id)   Ctrl+K, Ctrl+P
 //   confirm-dialog / confirm-ok / confirm-cancel
@@ -199,6 +200,7 @@ export const TID = {
   agentConfig: "agent-config",
   agentCopy: "agent-copy",
   agentApproval: "agent-approval",
+  agentApprovalRecord: "agent-approval-record",
 
   quickSwitcher: "quick-switcher",
   quickSwitcherInput: "quick-switcher-input",

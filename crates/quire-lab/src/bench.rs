@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use quire_model::{NewTabKind, NoteId, Op, TabId, Version};
-use quire_store::Synchronous;
+use quire_store::{AuthorKind, Synchronous};
 use serde_json::{Value, json};
 
 use crate::client::{Client, Direct, Mcp, Reply};
@@ -396,6 +396,7 @@ pub async fn latencies(p: &Params) -> anyhow::Result<Vec<[String; 3]>> {
                 expected_version: version,
                 idempotency_key: Some(harness::key(&mut keys)),
                 author: "lab".to_owned(),
+                author_kind: AuthorKind::Person,
                 change: quire_store::Change::Ops(vec![Op::ReplaceText {
                     tab_id: TabId::new(TabId::MARKDOWN),
                     text: format!("line one\nedit {i}\nline three"),

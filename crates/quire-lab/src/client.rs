@@ -7,7 +7,7 @@ use std::sync::Arc;
 use anyhow::{Context, anyhow, bail};
 use async_trait::async_trait;
 use quire_model::{NoteId, Op, OpOutcome, TabId, TabKind, Version};
-use quire_store::{Change, Store, StoreError, WriteRequest, WriteResult};
+use quire_store::{AuthorKind, Change, Store, StoreError, WriteRequest, WriteResult};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::{RoleClient, RunningService};
@@ -144,6 +144,7 @@ impl Client for Direct {
             expected_version: expected,
             idempotency_key: key,
             author: self.author.clone(),
+            author_kind: AuthorKind::Person,
             change: Change::Ops(ops),
             now: harness::now(),
         };

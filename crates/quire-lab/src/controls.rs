@@ -10,10 +10,10 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use quire_model::{Note, NoteId, NoteSummary, Op, TabId, Version};
+use quire_model::{Note, NoteId, NoteSummary, Op, TabId, Timestamp, Version};
 use quire_store::{
-    Change, Clock, Conflict, NewNote, NoteMeta, Result, Scope, Store, StoreError, StoredNote,
-    TokenRecord, VersionInfo, WriteRequest, WriteResult,
+    AccessChange, AuthorKind, Change, Clock, Conflict, NewNote, NoteMeta, Result, Scope, Store,
+    StoreError, StoredNote, TokenRecord, VersionInfo, WriteRequest, WriteResult,
 };
 use tokio::sync::Mutex;
 
@@ -67,8 +67,21 @@ macro_rules! wrap_store {
     };
     (@munch $ty:ty, [$($done:tt)*], [set_agent_access $(, $rest:ident)*]) => {
         wrap_store!(@munch $ty, [$($done)*
-            async fn set_agent_access(&self, id: &NoteId, approved: bool) -> Result<NoteMeta> {
-                self.inner.set_agent_access(id, approved).await
+            async fn set_agent_access(
+                &self,
+                id: &NoteId,
+                approved: bool,
+                by: &str,
+                now: Timestamp,
+            ) -> Result<NoteMeta> {
+                self.inner.set_agent_access(id, approved, by, now).await
+            }
+        ], [$($rest),*]);
+    };
+    (@munch $ty:ty, [$($done:tt)*], [agent_access_changes $(, $rest:ident)*]) => {
+        wrap_store!(@munch $ty, [$($done)*
+            async fn agent_access_changes(&self, id: &NoteId) -> Result<Vec<AccessChange>> {
+                self.inner.agent_access_changes(id).await
             }
         ], [$($rest),*]);
     };
@@ -78,9 +91,17 @@ macro_rules! wrap_store {
                 &self,
                 name: &str,
                 scopes: &[Scope],
+                kind: AuthorKind,
                 token_hash: &str,
             ) -> Result<TokenRecord> {
-                self.inner.create_token(name, scopes, token_hash).await
+                self.inner.create_token(name, scopes, kind, token_hash).await
+            }
+        ], [$($rest),*]);
+    };
+    (@munch $ty:ty, [$($done:tt)*], [settle_token_kinds $(, $rest:ident)*]) => {
+        wrap_store!(@munch $ty, [$($done)*
+            async fn settle_token_kinds(&self, person_hash: &str) -> Result<Vec<String>> {
+                self.inner.settle_token_kinds(person_hash).await
             }
         ], [$($rest),*]);
     };
@@ -104,8 +125,8 @@ macro_rules! wrap_store {
 macro_rules! wrap_store_but_write {
     ($ty:ty, { $($custom:tt)* }) => {
         wrap_store!($ty, forward: [
-            create_note, list_notes, get_note, history, note_at, set_agent_access, create_token,
-            find_token, close,
+            create_note, list_notes, get_note, history, note_at, set_agent_access,
+            agent_access_changes, create_token, find_token, settle_token_kinds, close,
         ], { $($custom)* });
     };
 }
@@ -220,7 +241,8 @@ impl MillisVersions {
 }
 
 wrap_store!(MillisVersions, forward: [
-    list_notes, history, note_at, set_agent_access, create_token, find_token, close,
+    list_notes, history, note_at, set_agent_access, agent_access_changes, create_token,
+    find_token, settle_token_kinds, close,
 ], {
     async fn create_note(&self, new: NewNote) -> Result<(StoredNote, bool)> {
         let mut stamps = self.stamps.lock().await;

@@ -11,7 +11,7 @@ use anyhow::Context;
 use quire_model::{NoteId, Timestamp};
 use quire_server::RunningServer;
 use quire_store::{
-    Clock, NewNote, Scope, SqliteOptions, SqliteStore, Store, Synchronous, SystemClock,
+    AuthorKind, Clock, NewNote, Scope, SqliteOptions, SqliteStore, Store, Synchronous, SystemClock,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -119,13 +119,14 @@ pub async fn create_note(
             id: id.clone(),
             title: title.to_owned(),
             author: "lab".to_owned(),
+            author_kind: AuthorKind::Person,
             now: now(),
             idempotency_key: None,
         })
         .await
         .context("create_note")?;
     store
-        .set_agent_access(&created.note.id, true)
+        .set_agent_access(&created.note.id, true, "lab", now())
         .await
         .context("set_agent_access")?;
     Ok(created.note.id)
@@ -143,14 +144,16 @@ impl LabServer {
     pub async fn start(store: Arc<dyn Store>) -> anyhow::Result<Self> {
         let listen: SocketAddr = SocketAddr::from(([127, 0, 0, 1], 0));
         let scopes = [Scope::NotesRead, Scope::NotesWrite];
-        let person_token = quire_server::tokens::create(&*store, "person", &scopes)
-            .await
-            .context("cannot make the person's token")?
-            .token;
-        let agent_token = quire_server::tokens::create(&*store, "claude", &scopes)
-            .await
-            .context("cannot make the agent's token")?
-            .token;
+        let person_token =
+            quire_server::tokens::create(&*store, "person", &scopes, AuthorKind::Person)
+                .await
+                .context("cannot make the person's token")?
+                .token;
+        let agent_token =
+            quire_server::tokens::create(&*store, "claude", &scopes, AuthorKind::Agent)
+                .await
+                .context("cannot make the agent's token")?
+                .token;
         let running = quire_server::serve_store(store, listen, quire_server::DEFAULT_BODY_LIMIT)
             .await
             .context("cannot start the server")?;

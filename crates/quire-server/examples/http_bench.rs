@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::time::Instant;
 
 use quire_server::{ServeConfig, ShutdownHandle};
-use quire_store::{Scope, SqliteOptions, SqliteStore, Store, Synchronous};
+use quire_store::{AuthorKind, Scope, SqliteOptions, SqliteStore, Store, Synchronous};
 use quire_testkit::bench::{Samples, micros, text_200};
 use serde_json::{Value, json};
 
@@ -124,10 +124,14 @@ fn make_token(db: &std::path::Path) -> String {
         .build()
         .unwrap();
     rt.block_on(async {
-        let made =
-            quire_server::tokens::create(&store, "bench", &[Scope::NotesRead, Scope::NotesWrite])
-                .await
-                .unwrap();
+        let made = quire_server::tokens::create(
+            &store,
+            "bench",
+            &[Scope::NotesRead, Scope::NotesWrite],
+            AuthorKind::Person,
+        )
+        .await
+        .unwrap();
         store.close().await.unwrap();
         made.token
     })

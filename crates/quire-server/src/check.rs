@@ -4,7 +4,7 @@
 //! version that fails here is one the API answers with an error: this finds them all at once.
 
 use quire_model::{NoteId, Timestamp, Version};
-use quire_store::{Change, Store, StoreError, WriteRequest};
+use quire_store::{AuthorKind, Change, Store, StoreError, WriteRequest};
 
 /// What a check read, and what it could not.
 #[derive(Debug, Default)]
@@ -140,6 +140,8 @@ async fn repair_note(
             expected_version: broken,
             idempotency_key: None,
             author: author.to_owned(),
+            // The operator's repair: a person's act, not an agent's.
+            author_kind: AuthorKind::Person,
             change: Change::Restore { version: restored },
             now,
         })

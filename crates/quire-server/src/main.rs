@@ -11,7 +11,7 @@ use quire_server::{
     DEFAULT_BODY_LIMIT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_EVENT_STREAMS, ServeConfig,
 };
-use quire_store::{Scope, Synchronous};
+use quire_store::{AuthorKind, Scope, Synchronous};
 
 /// The author `check --repair` records in history.
 const REPAIR_AUTHOR: &str = "quire-server check --repair";
@@ -111,6 +111,10 @@ enum TokenCommand {
         /// notes:read and/or notes:write; repeat the flag for both.
         #[arg(long = "scope", required = true, value_parser = parse_scope)]
         scopes: Vec<Scope>,
+        /// An agent's token: it works on /mcp only (every REST route refuses it with 403) and
+        /// sees only the Notes the person approved. Without it: the person's token.
+        #[arg(long)]
+        agent: bool,
     },
 }
 
@@ -185,8 +189,21 @@ async fn main() -> anyhow::Result<()> {
         }
         Command::Check { db, repair } => check(&db, repair).await,
         Command::Token {
-            command: TokenCommand::Create { db, name, scopes },
-        } => create_token(&db, &name, &scopes).await,
+            command:
+                TokenCommand::Create {
+                    db,
+                    name,
+                    scopes,
+                    agent,
+                },
+        } => {
+            let kind = if agent {
+                AuthorKind::Agent
+            } else {
+                AuthorKind::Person
+            };
+            create_token(&db, &name, &scopes, kind).await
+        }
     }
 }
 
@@ -318,16 +335,25 @@ async fn shutdown_signal() -> &'static str {
     }
 }
 
-async fn create_token(db: &Path, name: &str, scopes: &[Scope]) -> anyhow::Result<()> {
+async fn create_token(
+    db: &Path,
+    name: &str,
+    scopes: &[Scope],
+    kind: AuthorKind,
+) -> anyhow::Result<()> {
     let store = quire_server::open_store(db, Synchronous::Full)
         .await
         .with_context(|| format!("cannot open {}", db.display()))?;
-    let made = quire_server::tokens::create(store.as_ref(), name, scopes).await?;
+    let made = quire_server::tokens::create(store.as_ref(), name, scopes, kind).await?;
     store.close().await?;
     println!("{}", made.token);
     let scopes: Vec<&str> = made.record.scopes.iter().map(|s| s.as_str()).collect();
+    let usage = match kind {
+        AuthorKind::Person => "a person's token, for the REST API and MCP",
+        AuthorKind::Agent => "an agent's token, for MCP at /mcp only",
+    };
     eprintln!(
-        "quire-server: token for {:?} ({}); it is shown only now. Send it as \
+        "quire-server: token for {:?} ({}): {usage}; it is shown only now. Send it as \
          Authorization: Bearer <token>",
         made.record.name,
         scopes.join(", ")

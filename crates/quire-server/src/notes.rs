@@ -6,19 +6,20 @@ use std::sync::Arc;
 
 use quire_model::{Note, NoteId, NoteSummary, TabId, Version};
 use quire_store::{
-    Change, Clock, NewNote, NoteMeta, Scope, Store, StoreError, StoredNote, TokenRecord,
-    VersionInfo, WriteRequest, WriteResult,
+    AgentAccess, AuthorKind, Change, Clock, NewNote, NoteMeta, Scope, Store, StoreError,
+    StoredNote, TokenRecord, VersionInfo, WriteRequest, WriteResult,
 };
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
-/// Who is calling: the token's name (the author in history), its scopes, and which token it
-/// is (what per-token limits count).
+/// Who is calling: the token's name (the author in history), its scopes, whose it is, and
+/// which token it is (what per-token limits count).
 #[derive(Debug, Clone)]
 pub struct Caller {
     pub name: String,
     pub scopes: Vec<Scope>,
     pub token_id: i64,
+    pub kind: AuthorKind,
 }
 
 impl From<TokenRecord> for Caller {
@@ -27,12 +28,25 @@ impl From<TokenRecord> for Caller {
             name: t.name,
             scopes: t.scopes,
             token_id: t.id,
+            kind: t.kind,
         }
     }
 }
 
-/// Which door a call came through. Agents (MCP) see only the Notes the person approved; any
-/// other Note is indistinguishable from a missing one.
+impl Caller {
+    /// Who a call through `channel` acts as: the person only with the person's token on the
+    /// person's door; every call through MCP is the agent's, whoever's token it carries. An
+    /// agent sees only the Notes the person approved, and its writes are the agent's in history.
+    pub fn acts_as(&self, channel: Channel) -> AuthorKind {
+        match (self.kind, channel) {
+            (AuthorKind::Person, Channel::App) => AuthorKind::Person,
+            _ => AuthorKind::Agent,
+        }
+    }
+}
+
+/// Which door a call came through: the person's app (REST) or an agent's connector (MCP).
+/// Together with the token's kind it decides who the call acts as ([`Caller::acts_as`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Channel {
     App,
@@ -53,6 +67,11 @@ pub struct NoteEvent {
 pub enum NotesError {
     #[error("this token lacks the {} scope", .0.as_str())]
     MissingScope(Scope),
+    /// Only the person decides what agents may see.
+    #[error(
+        "this is an agent's token: only the person's token may see or change a Note's agent access"
+    )]
+    PersonOnly,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -125,6 +144,7 @@ impl Notes {
     pub async fn create_note(
         &self,
         caller: &Caller,
+        channel: Channel,
         title: String,
         idempotency_key: Option<String>,
     ) -> Result<(StoredNote, bool)> {
@@ -137,6 +157,7 @@ impl Notes {
                 id,
                 title,
                 author: caller.name.clone(),
+                author_kind: caller.acts_as(channel),
                 now,
                 idempotency_key,
             })
@@ -147,7 +168,7 @@ impl Notes {
     pub async fn list_notes(&self, caller: &Caller, channel: Channel) -> Result<Vec<NoteSummary>> {
         require(caller, Scope::NotesRead)?;
         let mut notes = self.store.list_notes().await?;
-        if channel == Channel::Agent {
+        if caller.acts_as(channel) == AuthorKind::Agent {
             notes.retain(|n| n.agent_access);
         }
         Ok(notes)
@@ -160,8 +181,14 @@ impl Notes {
         channel: Channel,
     ) -> Result<StoredNote> {
         require(caller, Scope::NotesRead)?;
+        // A Note an agent may not see is refused from its metadata, before its content is
+        // read: the answer takes as long as for a Note that does not exist.
+        if caller.acts_as(channel) == AuthorKind::Agent {
+            self.check_visible(caller, id, channel).await?;
+        }
         let note = self.store.get_note(id).await?;
-        visible(&note.meta, id, channel)?;
+        // The approval may have been withdrawn meanwhile.
+        visible(caller, &note.meta, id, channel)?;
         Ok(note)
     }
 
@@ -177,8 +204,9 @@ impl Notes {
         change: Change,
     ) -> Result<WriteResult> {
         require(caller, Scope::NotesWrite)?;
-        if channel == Channel::Agent {
-            self.check_visible(&note_id, channel).await?;
+        let author_kind = caller.acts_as(channel);
+        if author_kind == AuthorKind::Agent {
+            self.check_visible(caller, &note_id, channel).await?;
         }
         let now = self.clock.now();
         let result = self
@@ -188,6 +216,7 @@ impl Notes {
                 expected_version,
                 idempotency_key,
                 author: caller.name.clone(),
+                author_kind,
                 change,
                 now,
             })
@@ -212,7 +241,7 @@ impl Notes {
         channel: Channel,
     ) -> Result<Vec<VersionInfo>> {
         require(caller, Scope::NotesRead)?;
-        self.check_visible(id, channel).await?;
+        self.check_visible(caller, id, channel).await?;
         Ok(self.store.history(id).await?)
     }
 
@@ -224,25 +253,61 @@ impl Notes {
         channel: Channel,
     ) -> Result<Note> {
         require(caller, Scope::NotesRead)?;
-        self.check_visible(id, channel).await?;
+        self.check_visible(caller, id, channel).await?;
         Ok(self.store.note_at(id, version).await?)
     }
 
-    /// The Note exists and this channel may see it; reads its metadata only, never its tabs.
-    async fn check_visible(&self, id: &NoteId, channel: Channel) -> Result<()> {
+    /// The Note exists and this caller may see it through `channel`; reads its metadata only,
+    /// never its tabs.
+    async fn check_visible(&self, caller: &Caller, id: &NoteId, channel: Channel) -> Result<()> {
         let meta = self.store.note_meta(id).await?;
-        visible(&meta, id, channel)
+        visible(caller, &meta, id, channel)
     }
 
-    /// The person approves (or withdraws) a Note for agents. App only.
+    /// The person approves (or withdraws) a Note for agents, recorded with their name and the
+    /// time. Only the person's token, on the person's door, may.
     pub async fn set_agent_access(
         &self,
         caller: &Caller,
+        channel: Channel,
         id: &NoteId,
         approved: bool,
-    ) -> Result<NoteMeta> {
+    ) -> Result<AgentAccess> {
         require(caller, Scope::NotesWrite)?;
-        Ok(self.store.set_agent_access(id, approved).await?)
+        if caller.acts_as(channel) != AuthorKind::Person {
+            return Err(NotesError::PersonOnly);
+        }
+        let now = self.clock.now();
+        let meta = self
+            .store
+            .set_agent_access(id, approved, &caller.name, now)
+            .await?;
+        let changes = self.store.agent_access_changes(id).await?;
+        Ok(AgentAccess {
+            id: id.clone(),
+            meta,
+            changes,
+        })
+    }
+
+    /// Whether agents may see the Note, and who approved or withdrew it when. The person's.
+    pub async fn agent_access(
+        &self,
+        caller: &Caller,
+        channel: Channel,
+        id: &NoteId,
+    ) -> Result<AgentAccess> {
+        require(caller, Scope::NotesRead)?;
+        if caller.acts_as(channel) != AuthorKind::Person {
+            return Err(NotesError::PersonOnly);
+        }
+        let meta = self.store.note_meta(id).await?;
+        let changes = self.store.agent_access_changes(id).await?;
+        Ok(AgentAccess {
+            id: id.clone(),
+            meta,
+            changes,
+        })
     }
 }
 
@@ -306,11 +371,13 @@ fn require(caller: &Caller, scope: Scope) -> Result<()> {
     }
 }
 
-fn visible(meta: &NoteMeta, id: &NoteId, channel: Channel) -> Result<()> {
-    match channel {
-        Channel::Agent if !meta.agent_access => Err(StoreError::NoteNotFound(id.clone()).into()),
-        _ => Ok(()),
+/// An agent sees only the Notes the person approved: any other is indistinguishable from a
+/// missing one.
+fn visible(caller: &Caller, meta: &NoteMeta, id: &NoteId, channel: Channel) -> Result<()> {
+    if caller.acts_as(channel) == AuthorKind::Agent && !meta.agent_access {
+        return Err(StoreError::NoteNotFound(id.clone()).into());
     }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -348,9 +415,10 @@ mod tests {
             name: "me".to_owned(),
             scopes: vec![Scope::NotesRead, Scope::NotesWrite],
             token_id: 1,
+            kind: AuthorKind::Person,
         };
         let (note, _) = notes
-            .create_note(&caller, "t".to_owned(), None)
+            .create_note(&caller, Channel::App, "t".to_owned(), None)
             .await
             .unwrap();
         let id = note.note.id;
@@ -365,6 +433,7 @@ mod tests {
                     expected_version: Version(v),
                     idempotency_key: None,
                     author: "elsewhere".to_owned(),
+                    author_kind: AuthorKind::Person,
                     change: text(t),
                     now: FixedClock.now(),
                 })
@@ -397,5 +466,114 @@ mod tests {
             .unwrap();
         assert_eq!(resumed.next().await.unwrap().unwrap().version, Version(3));
         assert_eq!(resumed.next().await.unwrap().unwrap().version, Version(4));
+    }
+
+    fn caller(name: &str, kind: AuthorKind) -> Caller {
+        Caller {
+            name: name.to_owned(),
+            scopes: vec![Scope::NotesRead, Scope::NotesWrite],
+            kind,
+            token_id: 1,
+        }
+    }
+
+    /// Only the person's token, on the person's door, changes what agents may see: an agent's
+    /// token is refused whatever the door, and so is the person's token on the agent's door.
+    /// A refusal records nothing; an accepted change records who and when.
+    #[tokio::test]
+    async fn only_the_persons_token_changes_agent_access() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("n.db"), SqliteOptions::default()).unwrap();
+        let notes = Notes::new(Arc::new(store), Arc::new(FixedClock));
+        let person = caller("Ana", AuthorKind::Person);
+        let agent = caller("claude", AuthorKind::Agent);
+        let (note, _) = notes
+            .create_note(&person, Channel::App, "Plans".to_owned(), None)
+            .await
+            .unwrap();
+        let id = note.note.id;
+        for (who, channel) in [
+            (&agent, Channel::App),
+            (&agent, Channel::Agent),
+            (&person, Channel::Agent),
+        ] {
+            let refused = notes.set_agent_access(who, channel, &id, true).await;
+            assert!(
+                matches!(refused, Err(NotesError::PersonOnly)),
+                "{} on {channel:?}: {refused:?}",
+                who.name
+            );
+            let seen = notes.agent_access(who, channel, &id).await;
+            assert!(matches!(seen, Err(NotesError::PersonOnly)), "{seen:?}");
+        }
+        let access = notes
+            .agent_access(&person, Channel::App, &id)
+            .await
+            .unwrap();
+        assert!(!access.meta.agent_access);
+        assert_eq!(access.changes, [], "nothing recorded");
+
+        let access = notes
+            .set_agent_access(&person, Channel::App, &id, true)
+            .await
+            .unwrap();
+        assert!(access.meta.agent_access);
+        assert_eq!(
+            access.changes,
+            [quire_store::AccessChange {
+                approved: true,
+                by: "Ana".to_owned(),
+                at: FixedClock.now().to_rfc3339(),
+            }]
+        );
+    }
+
+    /// A version records who made it: the person only through the person's door with the
+    /// person's token; through MCP every write is the agent's.
+    #[tokio::test]
+    async fn each_write_records_whether_the_person_or_an_agent_made_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("n.db"), SqliteOptions::default()).unwrap();
+        let notes = Notes::new(Arc::new(store), Arc::new(FixedClock));
+        let person = caller("Ana", AuthorKind::Person);
+        let agent = caller("claude", AuthorKind::Agent);
+        let (note, _) = notes
+            .create_note(&person, Channel::App, "Plans".to_owned(), None)
+            .await
+            .unwrap();
+        let id = note.note.id;
+        notes
+            .set_agent_access(&person, Channel::App, &id, true)
+            .await
+            .unwrap();
+        for (v, (who, channel)) in [
+            (&person, Channel::App),
+            (&person, Channel::Agent),
+            (&agent, Channel::Agent),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            notes
+                .write(
+                    who,
+                    channel,
+                    id.clone(),
+                    Version(v as u64 + 1),
+                    None,
+                    text(&v.to_string()),
+                )
+                .await
+                .unwrap();
+        }
+        let kinds: Vec<AuthorKind> = notes
+            .history(&person, &id, Channel::App)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|v| v.author_kind)
+            .collect();
+        use AuthorKind::{Agent, Person};
+        assert_eq!(kinds, [Person, Person, Agent, Agent]);
     }
 }

@@ -1,7 +1,8 @@
 //! Bearer tokens: `qk_` and 64 hex digits (32 random bytes). Only the SHA-256 of a token is
-//! stored; the token itself is shown once, when it is made.
+//! stored; the token itself is shown once, when it is made. A token is the person's or an
+//! agent's ([`AuthorKind`]): an agent's works on `/mcp` only.
 
-use quire_store::{Scope, Store, StoreError, TokenRecord};
+use quire_store::{AuthorKind, Scope, Store, StoreError, TokenRecord};
 use sha2::{Digest, Sha256};
 
 const PREFIX: &str = "qk_";
@@ -26,11 +27,13 @@ pub struct NewToken {
     pub record: TokenRecord,
 }
 
-/// Makes a token named `name` (the author in history) with `scopes`, and stores its hash.
+/// Makes a token of `kind` named `name` (the author in history) with `scopes`, and stores its
+/// hash.
 pub async fn create(
     store: &dyn Store,
     name: &str,
     scopes: &[Scope],
+    kind: AuthorKind,
 ) -> Result<NewToken, TokenError> {
     let name = name.trim();
     if name.is_empty() {
@@ -42,7 +45,9 @@ pub async fn create(
     let mut secret = [0u8; 32];
     getrandom::fill(&mut secret).map_err(TokenError::Random)?;
     let token = format!("{PREFIX}{}", hex::encode(secret));
-    let record = store.create_token(name, scopes, &hash(&token)).await?;
+    let record = store
+        .create_token(name, scopes, kind, &hash(&token))
+        .await?;
     Ok(NewToken { token, record })
 }
 

@@ -1003,9 +1003,10 @@ async fn the_server_embeds_in_process() {
         quire_store::Scope::NotesRead,
         quire_store::Scope::NotesWrite,
     ];
-    let made = quire_server::tokens::create(&store, "app", &scopes)
-        .await
-        .unwrap();
+    let made =
+        quire_server::tokens::create(&store, "app", &scopes, quire_store::AuthorKind::Person)
+            .await
+            .unwrap();
     quire_store::Store::close(&store).await.unwrap();
     drop(store);
 

@@ -33,12 +33,13 @@ async fn served(tweak: impl FnOnce(&mut ServeConfig)) -> Served {
         quire_store::Scope::NotesRead,
         quire_store::Scope::NotesWrite,
     ];
-    let made = quire_server::tokens::create(&store, "me", &scopes)
+    let made = quire_server::tokens::create(&store, "me", &scopes, quire_store::AuthorKind::Person)
         .await
         .unwrap();
-    let other = quire_server::tokens::create(&store, "other", &scopes)
-        .await
-        .unwrap();
+    let other =
+        quire_server::tokens::create(&store, "other", &scopes, quire_store::AuthorKind::Person)
+            .await
+            .unwrap();
     quire_store::Store::close(&store).await.unwrap();
     drop(store);
     let mut config = ServeConfig::new(&db, SocketAddr::from(([127, 0, 0, 1], 0)));

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use quire_model::{NoteId, Op, TabId, Timestamp, Version};
-use quire_store::{Change, NewNote, Store, WriteRequest};
+use quire_store::{AuthorKind, Change, NewNote, Store, WriteRequest};
 use quire_store_postgres::cluster::{Cluster, Durability};
 use quire_store_postgres::{PgOptions, PgStore};
 use quire_testkit::bench::{Samples, Stats, micros, text_200};
@@ -46,6 +46,7 @@ fn request(id: &NoteId, version: u64, i: usize) -> WriteRequest {
         expected_version: Version(version),
         idempotency_key: Some(format!("bench-{i}")),
         author: "bench".to_owned(),
+        author_kind: AuthorKind::Person,
         change: Change::Ops(vec![Op::ReplaceText {
             tab_id: TabId::new(TabId::MARKDOWN),
             text: text_200(i),
@@ -61,6 +62,7 @@ async fn new_note(store: &dyn Store, n: usize) -> NoteId {
             id: id.clone(),
             title: format!("Bench {n}"),
             author: "bench".to_owned(),
+            author_kind: AuthorKind::Person,
             now: Timestamp(1_796_019_881_000),
             idempotency_key: None,
         })

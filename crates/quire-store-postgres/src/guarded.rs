@@ -5,10 +5,12 @@
 use std::sync::Arc;
 
 use deadpool_postgres::Object;
-use quire_model::{Applied, ApplyCtx, Note, NoteId, OpError, OpErrorCode, Version, limits};
+use quire_model::{
+    Applied, ApplyCtx, Note, NoteId, OpError, OpErrorCode, Timestamp, Version, limits,
+};
 use quire_store::{
-    Change, Conflict, NewNote, NoteMeta, Scope, StoreError, StoredNote, TokenRecord, WriteRequest,
-    WriteResult,
+    AuthorKind, Change, Conflict, NewNote, NoteMeta, Scope, StoreError, StoredNote, TokenRecord,
+    WriteRequest, WriteResult,
 };
 use sha2::{Digest, Sha256};
 use tokio_postgres::error::SqlState;
@@ -216,8 +218,8 @@ WITH bumped AS (
 ), history AS (
     INSERT INTO versions
         (note_id, version, author, created_at, summary, changed_tab_ids, title, seq, strip,
-         tab_ids)
-    SELECT $1, version, $8, $7, $9, $10, $3, $4, $5, $6 FROM bumped
+         tab_ids, author_kind)
+    SELECT $1, version, $8, $7, $9, $10, $3, $4, $5, $6, $16 FROM bumped
 ), contents AS (
     INSERT INTO tab_versions (note_id, tab_id, version, data)
     SELECT $1, t.tab_id, b.version, t.data
@@ -278,6 +280,7 @@ async fn commit(
                 &claim.map(|c| c.key),
                 &claim.map(|c| c.fingerprint),
                 &claim.map(|c| c.result.as_str()),
+                &req.author_kind.as_str(),
             ],
         )
         .await?;
@@ -294,8 +297,8 @@ WITH note AS (
 ), history AS (
     INSERT INTO versions
         (note_id, version, author, created_at, summary, changed_tab_ids, title, seq, strip,
-         tab_ids)
-    SELECT id, 1, $7, $6, 'created', $5, $2, $3, $4, $5 FROM note
+         tab_ids, author_kind)
+    SELECT id, 1, $7, $6, 'created', $5, $2, $3, $4, $5, $10 FROM note
 ), contents AS (
     INSERT INTO tab_versions (note_id, tab_id, version, data)
     SELECT n.id, t.tab_id, 1, t.data FROM note n, unnest($5::text[], $8::text[]) AS t(tab_id, data)
@@ -347,6 +350,7 @@ pub(crate) async fn create_note(db: &Object, new: &NewNote) -> Result<(StoredNot
                 &new.author,
                 &contents,
                 &key,
+                &new.author_kind.as_str(),
             ],
         )
         .await
@@ -400,21 +404,32 @@ async fn created_before(db: &Object, author: &str, key: &str) -> Result<Option<S
     }))
 }
 
+/// Sets the Note's agent access and, if that changes it, records who changed it and when, in
+/// one statement: the record is written only if the `UPDATE` changed the row (a concurrent
+/// request setting the same value waits for the row lock, then finds nothing to change).
+const SET_AGENT_ACCESS: &str = "
+WITH changed AS (
+    UPDATE notes SET agent_access = $2 WHERE id = $1 AND agent_access IS DISTINCT FROM $2
+    RETURNING id
+), record AS (
+    INSERT INTO agent_access_changes (note_id, approved, changed_by, changed_at)
+    SELECT id, $2, $3, $4 FROM changed
+)
+SELECT id FROM changed";
+
 pub(crate) async fn set_agent_access(
     db: &Object,
     id: &NoteId,
     approved: bool,
+    by: &str,
+    now: Timestamp,
 ) -> Result<NoteMeta, Fail> {
-    let stmt = db
-        .prepare_cached(
-            "UPDATE notes SET agent_access = $2 WHERE id = $1
-             RETURNING agent_access, created_at, updated_at",
-        )
+    let stmt = db.prepare_cached(SET_AGENT_ACCESS).await?;
+    db.execute(&stmt, &[&id.as_str(), &approved, &by, &now.to_rfc3339()])
         .await?;
-    match db.query_opt(&stmt, &[&id.as_str(), &approved]).await? {
-        Some(row) => read::meta_of(&row),
-        None => Err(StoreError::NoteNotFound(id.clone()).into()),
-    }
+    read::note_meta(db, id)
+        .await?
+        .ok_or_else(|| StoreError::NoteNotFound(id.clone()).into())
 }
 
 /// Stores a token by its hash. Its `created_at` is metadata, read from the database's clock.
@@ -422,12 +437,13 @@ pub(crate) async fn create_token(
     db: &Object,
     name: &str,
     scopes: &[Scope],
+    kind: AuthorKind,
     token_hash: &str,
 ) -> Result<TokenRecord, Fail> {
     let stmt = db
         .prepare_cached(
-            "INSERT INTO tokens (name, hash, scopes, created_at)
-             VALUES ($1, $2, $3,
+            "INSERT INTO tokens (name, hash, scopes, kind, created_at)
+             VALUES ($1, $2, $3, $4,
                      to_char(clock_timestamp() AT TIME ZONE 'UTC',
                              'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'))
              RETURNING id, created_at",
@@ -436,13 +452,42 @@ pub(crate) async fn create_token(
     let row = db
         .query_one(
             &stmt,
-            &[&name, &token_hash, &serde_json::to_string(scopes)?],
+            &[
+                &name,
+                &token_hash,
+                &serde_json::to_string(scopes)?,
+                &kind.as_str(),
+            ],
         )
         .await?;
     Ok(TokenRecord {
         id: row.try_get(0)?,
         name: name.to_owned(),
         scopes: scopes.to_vec(),
+        kind,
         created_at: row.try_get(1)?,
     })
+}
+
+/// See [`quire_store::Store::settle_token_kinds`].
+pub(crate) async fn settle_token_kinds(
+    db: &Object,
+    person_hash: &str,
+) -> Result<Vec<String>, Fail> {
+    let stmt = db
+        .prepare_cached(
+            "UPDATE tokens SET kind = CASE WHEN hash = $1 THEN 'person' ELSE 'agent' END
+             WHERE kind IS NULL
+             RETURNING name, kind",
+        )
+        .await?;
+    let mut agents = Vec::new();
+    for row in db.query(&stmt, &[&person_hash]).await? {
+        let kind: String = row.try_get(1)?;
+        if kind == AuthorKind::Agent.as_str() {
+            agents.push(row.try_get(0)?);
+        }
+    }
+    agents.sort();
+    Ok(agents)
 }

@@ -36,10 +36,10 @@ use async_trait::async_trait;
 pub use crate::notify::Committed;
 use crate::recent::Recent;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
-use quire_model::{Note, NoteId, NoteSummary, OpError, Version};
+use quire_model::{Note, NoteId, NoteSummary, OpError, Timestamp, Version};
 use quire_store::{
-    NewNote, NoteMeta, Result, Scope, Store, StoreError, StoredNote, TokenRecord, VersionInfo,
-    WriteRequest, WriteResult,
+    AccessChange, AuthorKind, NewNote, NoteMeta, Result, Scope, Store, StoreError, StoredNote,
+    TokenRecord, VersionInfo, WriteRequest, WriteResult,
 };
 use tokio::sync::{RwLock, RwLockReadGuard, mpsc};
 use tokio::task::JoinHandle;
@@ -301,19 +301,36 @@ impl Store for PgStore {
         }
     }
 
-    async fn set_agent_access(&self, id: &NoteId, approved: bool) -> Result<NoteMeta> {
+    async fn set_agent_access(
+        &self,
+        id: &NoteId,
+        approved: bool,
+        by: &str,
+        now: Timestamp,
+    ) -> Result<NoteMeta> {
         let w = self.writer().await?;
-        Ok(guarded::set_agent_access(&w.db, id, approved).await?)
+        Ok(guarded::set_agent_access(&w.db, id, approved, by, now).await?)
+    }
+
+    async fn agent_access_changes(&self, id: &NoteId) -> Result<Vec<AccessChange>> {
+        let db = self.client().await?;
+        Ok(read::agent_access_changes(&db, id).await?)
     }
 
     async fn create_token(
         &self,
         name: &str,
         scopes: &[Scope],
+        kind: AuthorKind,
         token_hash: &str,
     ) -> Result<TokenRecord> {
         let w = self.writer().await?;
-        Ok(guarded::create_token(&w.db, name, scopes, token_hash).await?)
+        Ok(guarded::create_token(&w.db, name, scopes, kind, token_hash).await?)
+    }
+
+    async fn settle_token_kinds(&self, person_hash: &str) -> Result<Vec<String>> {
+        let w = self.writer().await?;
+        Ok(guarded::settle_token_kinds(&w.db, person_hash).await?)
     }
 
     async fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>> {

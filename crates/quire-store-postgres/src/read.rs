@@ -2,7 +2,9 @@
 
 use deadpool_postgres::Object;
 use quire_model::{Note, NoteId, NoteSummary, Tab, TabData, TabId, TabKind, Version};
-use quire_store::{NoteMeta, Scope, StoreError, TokenRecord, VersionInfo};
+use quire_store::{
+    AccessChange, AuthorKind, NoteMeta, Scope, StoreError, TokenRecord, VersionInfo,
+};
 use serde::{Deserialize, Serialize};
 use tokio_postgres::Row;
 
@@ -196,7 +198,7 @@ pub(crate) async fn note_exists(db: &Object, id: &NoteId) -> Result<bool, Fail> 
 pub(crate) async fn history(db: &Object, id: &NoteId) -> Result<Vec<VersionInfo>, Fail> {
     let stmt = db
         .prepare_cached(
-            "SELECT version, author, created_at, summary, changed_tab_ids
+            "SELECT version, author, created_at, summary, changed_tab_ids, author_kind
              FROM versions WHERE note_id = $1 ORDER BY version",
         )
         .await?;
@@ -205,15 +207,76 @@ pub(crate) async fn history(db: &Object, id: &NoteId) -> Result<Vec<VersionInfo>
         // Every Note has its creation as version 1.
         return Err(StoreError::NoteNotFound(id.clone()).into());
     }
-    rows.iter()
+    let mut agent_names = None;
+    let mut out = Vec::with_capacity(rows.len());
+    for r in &rows {
+        let changed: Vec<String> = r.try_get(4)?;
+        let author: String = r.try_get(1)?;
+        let author_kind = match r.try_get::<_, Option<String>>(5)? {
+            Some(kind) => parse_kind(&kind)?,
+            None => {
+                let agents = match &agent_names {
+                    Some(names) => names,
+                    None => agent_names.insert(agent_only_names(db).await?),
+                };
+                AuthorKind::of_legacy_version(&author, agents)
+            }
+        };
+        out.push(VersionInfo {
+            version: Version(to_u64(r.try_get(0)?)?),
+            author,
+            author_kind,
+            created_at: r.try_get(2)?,
+            summary: r.try_get(3)?,
+            changed_tab_ids: changed.into_iter().map(TabId::new).collect(),
+        });
+    }
+    Ok(out)
+}
+
+fn parse_kind(kind: &str) -> Result<AuthorKind, Fail> {
+    AuthorKind::parse(kind)
+        .ok_or_else(|| StoreError::Backend(format!("stored author kind {kind:?}")).into())
+}
+
+/// The names of agent tokens that no person token also has: the authors of versions stored
+/// before versions recorded their author's kind that count as agents.
+async fn agent_only_names(db: &Object) -> Result<Vec<String>, Fail> {
+    let stmt = db
+        .prepare_cached(
+            "SELECT name FROM tokens WHERE kind = 'agent'
+             EXCEPT SELECT name FROM tokens WHERE kind IS DISTINCT FROM 'agent'",
+        )
+        .await?;
+    db.query(&stmt, &[])
+        .await?
+        .iter()
+        .map(|r| Ok(r.try_get(0)?))
+        .collect()
+}
+
+/// Every recorded change of the Note's agent access, oldest first.
+pub(crate) async fn agent_access_changes(
+    db: &Object,
+    id: &NoteId,
+) -> Result<Vec<AccessChange>, Fail> {
+    if !note_exists(db, id).await? {
+        return Err(StoreError::NoteNotFound(id.clone()).into());
+    }
+    let stmt = db
+        .prepare_cached(
+            "SELECT approved, changed_by, changed_at FROM agent_access_changes
+             WHERE note_id = $1 ORDER BY id",
+        )
+        .await?;
+    db.query(&stmt, &[&id.as_str()])
+        .await?
+        .iter()
         .map(|r| {
-            let changed: Vec<String> = r.try_get(4)?;
-            Ok(VersionInfo {
-                version: Version(to_u64(r.try_get(0)?)?),
-                author: r.try_get(1)?,
-                created_at: r.try_get(2)?,
-                summary: r.try_get(3)?,
-                changed_tab_ids: changed.into_iter().map(TabId::new).collect(),
+            Ok(AccessChange {
+                approved: r.try_get(0)?,
+                by: r.try_get(1)?,
+                at: r.try_get(2)?,
             })
         })
         .collect()
@@ -283,17 +346,20 @@ pub(crate) fn meta_of(row: &Row) -> Result<NoteMeta, Fail> {
 
 pub(crate) async fn find_token(db: &Object, hash: &str) -> Result<Option<TokenRecord>, Fail> {
     let stmt = db
-        .prepare_cached("SELECT id, name, scopes, created_at FROM tokens WHERE hash = $1")
+        .prepare_cached("SELECT id, name, scopes, created_at, kind FROM tokens WHERE hash = $1")
         .await?;
     let Some(row) = db.query_opt(&stmt, &[&hash]).await? else {
         return Ok(None);
     };
     let scopes: String = row.try_get(2)?;
     let scopes: Vec<Scope> = serde_json::from_str(&scopes)?;
+    let kind: Option<String> = row.try_get(4)?;
     Ok(Some(TokenRecord {
         id: row.try_get(0)?,
         name: row.try_get(1)?,
         scopes,
+        // Made before tokens had a kind: the person's, until settled.
+        kind: kind.as_deref().map_or(Ok(AuthorKind::Person), parse_kind)?,
         created_at: row.try_get(3)?,
     }))
 }

@@ -8,7 +8,10 @@ use quire_store::StoreError;
 
 /// Every schema change ever made, oldest first, named by number beside the SQLite ones
 /// (`crates/quire-store/src/sqlite/migrations/`). Never edit or reorder an entry: add one.
-const MIGRATIONS: &[&str] = &[include_str!("../migrations/0001_init.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../migrations/0001_init.sql"),
+    include_str!("../migrations/0002_author_kinds.sql"),
+];
 
 /// The advisory lock that serialises migrations ("quire" in ASCII).
 const LOCK: i64 = 0x71_75_69_72_65;

@@ -2,7 +2,7 @@
 //! check runs before every MCP call and must not load every tab's content.
 
 use quire_model::{NoteId, Timestamp};
-use quire_store::{NewNote, Store, StoreError};
+use quire_store::{AuthorKind, NewNote, Store, StoreError};
 use quire_store_postgres::cluster::Cluster;
 use quire_store_postgres::{PgOptions, PgStore};
 use tokio_postgres::NoTls;
@@ -20,12 +20,16 @@ async fn note_meta_reads_no_tab_content() {
             id: id.clone(),
             title: "Meta".to_owned(),
             author: "person".to_owned(),
+            author_kind: AuthorKind::Person,
             now: Timestamp(1_796_019_881_000),
             idempotency_key: None,
         })
         .await
         .expect("create_note");
-    let approved = store.set_agent_access(&id, true).await.expect("approve");
+    let approved = store
+        .set_agent_access(&id, true, "person", Timestamp(1_796_019_882_000))
+        .await
+        .expect("approve");
 
     // Take every tab's content away: the whole Note can no longer be read, its metadata can.
     let (client, connection) = tokio_postgres::connect(db.url(), NoTls)

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use quire_model::{NoteId, Op, OpOutcome, TabId, Timestamp, Version};
-use quire_store::{Change, NewNote, Store, StoreError, WriteRequest, WriteResult};
+use quire_store::{AuthorKind, Change, NewNote, Store, StoreError, WriteRequest, WriteResult};
 use quire_store_postgres::cluster::{Cluster, TestDatabase};
 use quire_store_postgres::{PgOptions, PgStore};
 use tokio::task::JoinSet;
@@ -39,6 +39,7 @@ async fn create(store: &PgStore) -> NoteId {
             id: id.clone(),
             title: "Race".to_owned(),
             author: "person".to_owned(),
+            author_kind: AuthorKind::Person,
             now: T0,
             idempotency_key: None,
         })
@@ -53,6 +54,7 @@ fn request(id: &NoteId, expected: u64, key: &str, op: Op) -> WriteRequest {
         expected_version: Version(expected),
         idempotency_key: Some(key.to_owned()),
         author: "agent".to_owned(),
+        author_kind: AuthorKind::Agent,
         change: Change::Ops(vec![op]),
         now: T0,
     }
@@ -337,6 +339,7 @@ async fn a_long_announcement_arrives_whole() {
     stores[1]
         .write(WriteRequest {
             author: author.clone(),
+            author_kind: AuthorKind::Person,
             ..request(
                 &id,
                 1,

@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 use quire_model::{
     NewTabKind, NoteId, Op, OpOutcome, SlideInput, TabId, Timestamp, Version, limits,
 };
-use quire_store::{Change, NewNote, SqliteOptions, SqliteStore, Store, WriteRequest, WriteResult};
+use quire_store::{
+    AuthorKind, Change, NewNote, SqliteOptions, SqliteStore, Store, WriteRequest, WriteResult,
+};
 use serde_json::{Value, json};
 
 const NOW: Timestamp = Timestamp(1_796_019_882_000);
@@ -27,6 +29,7 @@ async fn new_note(store: &SqliteStore, title: &str) -> NoteId {
     let id = NoteId::from_uuid(uuid::Uuid::now_v7());
     store
         .create_note(NewNote {
+            author_kind: AuthorKind::Person,
             id: id.clone(),
             title: title.to_owned(),
             author: "bench".to_owned(),
@@ -41,6 +44,7 @@ async fn new_note(store: &SqliteStore, title: &str) -> NoteId {
 async fn write(store: &SqliteStore, id: &NoteId, version: Version, ops: Vec<Op>) -> WriteResult {
     store
         .write(WriteRequest {
+            author_kind: AuthorKind::Person,
             note_id: id.clone(),
             expected_version: version,
             idempotency_key: Some(format!("k-{}", uuid::Uuid::now_v7())),

@@ -8,7 +8,9 @@
 use std::time::Instant;
 
 use quire_model::{NoteId, Op, TabId, Timestamp, Version};
-use quire_store::{Change, NewNote, SqliteOptions, SqliteStore, Store, Synchronous, WriteRequest};
+use quire_store::{
+    AuthorKind, Change, NewNote, SqliteOptions, SqliteStore, Store, Synchronous, WriteRequest,
+};
 use quire_testkit::bench::{Samples, micros as us};
 
 fn arg(name: &str, default: usize) -> usize {
@@ -25,6 +27,7 @@ fn replace(id: &NoteId, expected: u64, text: String) -> WriteRequest {
         expected_version: Version(expected),
         idempotency_key: Some(format!("edit-{expected}")),
         author: "bench".to_owned(),
+        author_kind: AuthorKind::Person,
         change: Change::Ops(vec![Op::ReplaceText {
             tab_id: TabId::new(TabId::MARKDOWN),
             text,
@@ -60,6 +63,7 @@ async fn main() {
                 id: id.clone(),
                 title: "Long".to_owned(),
                 author: "bench".to_owned(),
+                author_kind: AuthorKind::Person,
                 now: Timestamp(1_796_019_881_000),
                 idempotency_key: None,
             })

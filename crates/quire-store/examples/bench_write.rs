@@ -22,7 +22,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use quire_model::{NoteId, Op, TabId, Timestamp, Version};
-use quire_store::{Change, NewNote, SqliteOptions, SqliteStore, Store, Synchronous, WriteRequest};
+use quire_store::{
+    AuthorKind, Change, NewNote, SqliteOptions, SqliteStore, Store, Synchronous, WriteRequest,
+};
 use quire_testkit::bench::{Samples, Stats, micros as us, text_200};
 
 struct Args {
@@ -67,6 +69,7 @@ async fn new_note(store: &dyn Store, n: usize) -> NoteId {
             id: id.clone(),
             title: format!("Bench {n}"),
             author: "bench".to_owned(),
+            author_kind: AuthorKind::Person,
             now: Timestamp(1_796_019_881_000),
             idempotency_key: None,
         })
@@ -81,6 +84,7 @@ fn request(id: &NoteId, version: u64, i: usize) -> WriteRequest {
         expected_version: Version(version),
         idempotency_key: Some(format!("bench-{i}")),
         author: "bench".to_owned(),
+        author_kind: AuthorKind::Person,
         change: Change::Ops(vec![Op::ReplaceText {
             tab_id: TabId::new(TabId::MARKDOWN),
             text: text_200(i),

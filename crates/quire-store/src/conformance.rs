@@ -19,7 +19,10 @@ use quire_model::{
     Version,
 };
 
-use crate::{Change, Conflict, NewNote, Scope, Store, StoreError, WriteRequest, WriteResult};
+use crate::{
+    AccessChange, AuthorKind, Change, Conflict, NewNote, Scope, Store, StoreError, WriteRequest,
+    WriteResult,
+};
 
 /// Expands one `#[tokio::test]` per conformance case. `$open` is an expression evaluated in
 /// each test: an `async` value resolving to `(Arc<dyn Store>, guard)`.
@@ -41,6 +44,8 @@ macro_rules! conformance_tests {
             citing_a_page_again_is_a_noop,
             create_note_is_idempotent_per_author,
             agent_access_toggles_without_a_new_version,
+            agent_access_changes_are_recorded,
+            history_records_each_authors_kind,
             tokens_are_found_by_hash,
             missing_notes_are_reported,
             concurrent_writers_each_get_their_own_verdict,
@@ -74,6 +79,7 @@ async fn create(store: &dyn Store, title: &str) -> NoteId {
             id: id.clone(),
             title: title.to_owned(),
             author: "person".to_owned(),
+            author_kind: AuthorKind::Person,
             now: T0,
             idempotency_key: None,
         })
@@ -91,6 +97,7 @@ fn request(id: &NoteId, expected: u64, key: Option<&str>, ops: Vec<Op>) -> Write
         expected_version: Version(expected),
         idempotency_key: key.map(str::to_owned),
         author: "agent".to_owned(),
+        author_kind: AuthorKind::Agent,
         change: Change::Ops(ops),
         now: at(expected as i64),
     }
@@ -454,6 +461,7 @@ pub async fn bad_keys_are_refused(store: Arc<dyn Store>) {
             id: new_id(),
             title: "t".to_owned(),
             author: "person".to_owned(),
+            author_kind: AuthorKind::Person,
             now: T0,
             idempotency_key: Some(String::new()),
         })
@@ -800,6 +808,7 @@ pub async fn create_note_is_idempotent_per_author(store: Arc<dyn Store>) {
         id: new_id(),
         title: title.to_owned(),
         author: author.to_owned(),
+        author_kind: AuthorKind::Person,
         now: T0,
         idempotency_key: Some("create-1".to_owned()),
     };
@@ -863,7 +872,10 @@ pub async fn agent_access_toggles_without_a_new_version(store: Arc<dyn Store>) {
             .meta
             .agent_access
     );
-    let meta = store.set_agent_access(&id, true).await.expect("approve");
+    let meta = store
+        .set_agent_access(&id, true, "person", at(1))
+        .await
+        .expect("approve");
     assert!(meta.agent_access);
     let stored = store.get_note(&id).await.expect("get_note");
     assert!(stored.meta.agent_access);
@@ -877,7 +889,7 @@ pub async fn agent_access_toggles_without_a_new_version(store: Arc<dyn Store>) {
     assert!(listed.iter().any(|n| n.id == id && n.agent_access));
     assert!(
         !store
-            .set_agent_access(&id, false)
+            .set_agent_access(&id, false, "person", at(2))
             .await
             .expect("withdraw")
             .agent_access
@@ -893,20 +905,113 @@ pub async fn agent_access_toggles_without_a_new_version(store: Arc<dyn Store>) {
     assert_eq!(store.history(&id).await.expect("history").len(), 1);
     let missing = new_id();
     assert!(matches!(
-        store.set_agent_access(&missing, true).await,
+        store.set_agent_access(&missing, true, "person", at(3)).await,
         Err(StoreError::NoteNotFound(m)) if m == missing
     ));
+}
+
+/// Each approval and each withdrawal is recorded, with who and when; setting what is already
+/// set records nothing.
+pub async fn agent_access_changes_are_recorded(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let id = create(store, "Shared").await;
+    let other = create(store, "Other").await;
+    assert_eq!(
+        store.agent_access_changes(&id).await.expect("changes"),
+        vec![]
+    );
+    let steps = [
+        (true, "ana", 1),
+        (true, "ana", 2),
+        (false, "ben", 3),
+        (false, "ana", 4),
+        (true, "ben", 5),
+    ];
+    for (approved, by, step) in steps {
+        let meta = store
+            .set_agent_access(&id, approved, by, at(step))
+            .await
+            .expect("set_agent_access");
+        assert_eq!(meta.agent_access, approved);
+    }
+    let change = |approved: bool, by: &str, step: i64| AccessChange {
+        approved,
+        by: by.to_owned(),
+        at: at(step).to_rfc3339(),
+    };
+    assert_eq!(
+        store.agent_access_changes(&id).await.expect("changes"),
+        vec![
+            change(true, "ana", 1),
+            change(false, "ben", 3),
+            change(true, "ben", 5)
+        ]
+    );
+    assert_eq!(
+        store.agent_access_changes(&other).await.expect("changes"),
+        vec![],
+        "per Note"
+    );
+    let missing = new_id();
+    assert!(matches!(
+        store.agent_access_changes(&missing).await,
+        Err(StoreError::NoteNotFound(m)) if m == missing
+    ));
+}
+
+/// Each version records the kind of its author, as the write said, restores included.
+pub async fn history_records_each_authors_kind(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let id = create(store, "Kinds").await;
+    write(store, request(&id, 1, Some("a"), vec![text("agent's")])).await;
+    let person = WriteRequest {
+        author: "person".to_owned(),
+        author_kind: AuthorKind::Person,
+        ..request(&id, 2, Some("p"), vec![text("person's")])
+    };
+    write(store, person).await;
+    let restore = WriteRequest {
+        change: Change::Restore {
+            version: Version(2),
+        },
+        ..request(&id, 3, Some("r"), vec![])
+    };
+    write(store, restore).await;
+    let kinds: Vec<(String, AuthorKind)> = store
+        .history(&id)
+        .await
+        .expect("history")
+        .into_iter()
+        .map(|v| (v.author, v.author_kind))
+        .collect();
+    let want = [
+        ("person", AuthorKind::Person),
+        ("agent", AuthorKind::Agent),
+        ("person", AuthorKind::Person),
+        ("agent", AuthorKind::Agent),
+    ];
+    assert_eq!(kinds, want.map(|(a, k)| (a.to_owned(), k)));
 }
 
 /// Tokens are stored and found by hash.
 pub async fn tokens_are_found_by_hash(store: Arc<dyn Store>) {
     let store = store.as_ref();
     let made = store
-        .create_token("claude", &[Scope::NotesRead, Scope::NotesWrite], "hash-one")
+        .create_token(
+            "claude",
+            &[Scope::NotesRead, Scope::NotesWrite],
+            AuthorKind::Agent,
+            "hash-one",
+        )
         .await
         .expect("create_token");
     store
-        .create_token("reader", &[Scope::NotesRead], "hash-two")
+        .create_token(
+            "reader",
+            &[Scope::NotesRead],
+            AuthorKind::Person,
+            "hash-two",
+        )
         .await
         .expect("create_token");
     let found = store
@@ -917,14 +1022,33 @@ pub async fn tokens_are_found_by_hash(store: Arc<dyn Store>) {
     assert_eq!(found, made);
     assert_eq!(found.name, "claude");
     assert_eq!(found.scopes, vec![Scope::NotesRead, Scope::NotesWrite]);
+    assert_eq!(found.kind, AuthorKind::Agent);
     let reader = store
         .find_token("hash-two")
         .await
         .expect("find_token")
         .expect("a token");
     assert_eq!(reader.scopes, vec![Scope::NotesRead]);
+    assert_eq!(reader.kind, AuthorKind::Person);
     assert_ne!(reader.id, found.id);
     assert_eq!(store.find_token("claude").await.expect("find_token"), None);
+
+    // Tokens made with a kind keep it: settling concerns only tokens made before kinds.
+    assert_eq!(
+        store
+            .settle_token_kinds("hash-two")
+            .await
+            .expect("settle_token_kinds"),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        store.find_token("hash-one").await.expect("find_token"),
+        Some(made)
+    );
+    assert_eq!(
+        store.find_token("hash-two").await.expect("find_token"),
+        Some(reader)
+    );
 }
 
 /// Every call on a Note that does not exist says so.

@@ -14,12 +14,12 @@ mod types;
 pub use clock::{Clock, SystemClock};
 pub use sqlite::{SqliteOptions, SqliteStore, Synchronous};
 pub use types::{
-    Change, Committed, Conflict, NewNote, NoteMeta, Scope, StoreError, StoredNote, TokenRecord,
-    VersionInfo, WriteRequest, WriteResult,
+    AccessChange, AgentAccess, AuthorKind, Change, Committed, Conflict, NewNote, NoteMeta, Scope,
+    StoreError, StoredNote, TokenRecord, VersionInfo, WriteRequest, WriteResult,
 };
 
 use async_trait::async_trait;
-use quire_model::{Note, NoteId, NoteSummary, Version};
+use quire_model::{Note, NoteId, NoteSummary, Timestamp, Version};
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
@@ -58,19 +58,38 @@ pub trait Store: Send + Sync + 'static {
     /// The Note as it was at `version`.
     async fn note_at(&self, id: &NoteId, version: Version) -> Result<Note>;
 
-    /// Whether agents (MCP) may see this Note. Not a content change: no new version.
-    async fn set_agent_access(&self, id: &NoteId, approved: bool) -> Result<NoteMeta>;
+    /// Whether agents (MCP) may see this Note. Not a content change: no new version. A change
+    /// (approving an unapproved Note, or withdrawing an approval) is recorded with who made it
+    /// and when, in the same transaction; setting what is already set records nothing.
+    async fn set_agent_access(
+        &self,
+        id: &NoteId,
+        approved: bool,
+        by: &str,
+        now: Timestamp,
+    ) -> Result<NoteMeta>;
+
+    /// Every recorded change of the Note's agent access, oldest first.
+    async fn agent_access_changes(&self, id: &NoteId) -> Result<Vec<AccessChange>>;
 
     /// Stores a bearer token by its hash (the token itself is never stored).
     async fn create_token(
         &self,
         name: &str,
         scopes: &[Scope],
+        kind: AuthorKind,
         token_hash: &str,
     ) -> Result<TokenRecord>;
 
     /// The token with this hash, if any.
     async fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>>;
+
+    /// Gives a kind to the tokens made before tokens had one (until then they count as the
+    /// person's): the one whose hash is `person_hash` stays the person's, every other becomes
+    /// an agent's. For the desktop app, whose own database holds its person token and the
+    /// tokens its "Connect an agent" panel made, and nothing else. Returns the names of the
+    /// tokens that became agent tokens; once done, does nothing.
+    async fn settle_token_kinds(&self, person_hash: &str) -> Result<Vec<String>>;
 
     /// Stops taking writes and waits until every write already queued is committed and
     /// acknowledged. Later writes fail with [`StoreError::Closed`]. Dropping the store does the

@@ -7,6 +7,7 @@ pub struct NewNote {
     pub id: NoteId,
     pub title: String,
     pub author: String,
+    pub author_kind: AuthorKind,
     pub now: Timestamp,
     pub idempotency_key: Option<String>,
 }
@@ -21,6 +22,7 @@ pub struct StoredNote {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct NoteMeta {
     pub agent_access: bool,
     pub created_at: String,
@@ -45,6 +47,8 @@ pub struct WriteRequest {
     pub idempotency_key: Option<String>,
     /// The token's name; recorded in history.
     pub author: String,
+    /// Recorded in history beside the name.
+    pub author_kind: AuthorKind,
     pub change: Change,
     pub now: Timestamp,
 }
@@ -80,6 +84,10 @@ pub struct Conflict {
 pub struct VersionInfo {
     pub version: Version,
     pub author: String,
+    /// Whether the person or an agent made this version. Versions stored before authors had a
+    /// kind are an agent's when their author is the name of an agent token and of no person
+    /// token, else the person's.
+    pub author_kind: AuthorKind,
     pub created_at: String,
     pub summary: String,
     pub changed_tab_ids: Vec<TabId>,
@@ -112,13 +120,79 @@ impl Scope {
     }
 }
 
+/// Who wrote, or who holds a token: the person, or an agent. A token's kind decides what it
+/// may do (an agent's token is refused on the person's REST API and sees only the Notes the
+/// person approved); a version's kind says which of them made it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum AuthorKind {
+    Person,
+    Agent,
+}
+
+impl AuthorKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AuthorKind::Person => "person",
+            AuthorKind::Agent => "agent",
+        }
+    }
+
+    /// The stored spelling back; `None` for anything else.
+    pub fn parse(s: &str) -> Option<AuthorKind> {
+        match s {
+            "person" => Some(AuthorKind::Person),
+            "agent" => Some(AuthorKind::Agent),
+            _ => None,
+        }
+    }
+
+    /// The kind of a version stored before versions recorded it: an agent's when its author is
+    /// one of `agent_only_names` (the names of agent tokens that no person token has; the app
+    /// used to call every author but the person an agent), else the person's.
+    pub fn of_legacy_version(author: &str, agent_only_names: &[String]) -> AuthorKind {
+        if agent_only_names.iter().any(|name| name == author) {
+            AuthorKind::Agent
+        } else {
+            AuthorKind::Person
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TokenRecord {
     pub id: i64,
     /// The author name recorded in history for this token's writes.
     pub name: String,
     pub scopes: Vec<Scope>,
+    /// Tokens made before tokens had a kind are the person's, until the desktop app settles
+    /// those it made for agents ([`crate::Store::settle_token_kinds`]).
+    pub kind: AuthorKind,
     pub created_at: String,
+}
+
+/// A Note's agent access, as `GET` and `PUT /notes/{id}/agent-access` answer: whether agents
+/// may see it now, and every approval and withdrawal, oldest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct AgentAccess {
+    pub id: NoteId,
+    #[serde(flatten)]
+    pub meta: NoteMeta,
+    pub changes: Vec<AccessChange>,
+}
+
+/// One approval of a Note for agents, or its withdrawal, as recorded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct AccessChange {
+    /// True: approved; false: withdrawn.
+    pub approved: bool,
+    /// The name of the token that changed it (a person's).
+    pub by: String,
+    /// RFC 3339.
+    pub at: String,
 }
 
 #[derive(Debug, thiserror::Error)]

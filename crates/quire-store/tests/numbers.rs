@@ -7,7 +7,9 @@ use std::path::Path;
 
 use proptest::prelude::*;
 use quire_model::{ApplyCtx, Note, NoteId, Op, OpOutcome, TabId, Timestamp, Version};
-use quire_store::{Change, NewNote, SqliteOptions, SqliteStore, Store, WriteRequest, WriteResult};
+use quire_store::{
+    AuthorKind, Change, NewNote, SqliteOptions, SqliteStore, Store, WriteRequest, WriteResult,
+};
 
 const NOW: Timestamp = Timestamp(1_796_019_881_000);
 
@@ -70,6 +72,7 @@ impl Story {
                 id: NoteId::from_uuid(uuid::Uuid::now_v7()),
                 title: "Numbers".to_owned(),
                 author: "person".to_owned(),
+                author_kind: AuthorKind::Person,
                 now: NOW,
                 idempotency_key: None,
             })
@@ -102,6 +105,7 @@ impl Story {
                 expected_version: current.version,
                 idempotency_key: None,
                 author: "person".to_owned(),
+                author_kind: AuthorKind::Person,
                 change: Change::Ops(ops),
                 now: NOW,
             })

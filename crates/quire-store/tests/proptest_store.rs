@@ -12,7 +12,8 @@ use std::path::Path;
 use proptest::prelude::*;
 use quire_model::{NoteId, Op, TabData, TabId, Timestamp, Version, normalize_url};
 use quire_store::{
-    Change, NewNote, SqliteOptions, SqliteStore, Store, StoreError, WriteRequest, WriteResult,
+    AuthorKind, Change, NewNote, SqliteOptions, SqliteStore, Store, StoreError, WriteRequest,
+    WriteResult,
 };
 
 #[derive(Debug, Clone)]
@@ -141,6 +142,7 @@ fn request(
         expected_version: Version(expected),
         idempotency_key: key,
         author: "agent".to_owned(),
+        author_kind: AuthorKind::Agent,
         change: Change::Ops(vec![edit.op()]),
         now: Timestamp(1_796_019_881_000 + step),
     }
@@ -183,6 +185,7 @@ async fn run(actions: Vec<Action>) {
             id: id.clone(),
             title: "Model".to_owned(),
             author: "person".to_owned(),
+            author_kind: AuthorKind::Person,
             now: Timestamp(1_796_019_881_000),
             idempotency_key: None,
         })

@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use quire_model::{NoteId, Op, TabData, TabId, Timestamp, Version};
 use quire_store::{
-    Change, NewNote, SqliteOptions, SqliteStore, Store, StoreError, Synchronous, WriteRequest,
+    AuthorKind, Change, NewNote, SqliteOptions, SqliteStore, Store, StoreError, Synchronous,
+    WriteRequest,
 };
 
 fn new_note(n: usize) -> NewNote {
@@ -14,6 +15,7 @@ fn new_note(n: usize) -> NewNote {
         id: NoteId::from_uuid(uuid::Uuid::now_v7()),
         title: format!("Note {n}"),
         author: "person".to_owned(),
+        author_kind: AuthorKind::Person,
         now: Timestamp(1_796_019_881_000),
         idempotency_key: None,
     }
@@ -25,6 +27,7 @@ fn text(id: &NoteId, expected: u64, text: &str) -> WriteRequest {
         expected_version: Version(expected),
         idempotency_key: Some(format!("{text}-{expected}")),
         author: "agent".to_owned(),
+        author_kind: AuthorKind::Agent,
         change: Change::Ops(vec![Op::ReplaceText {
             tab_id: TabId::new(TabId::MARKDOWN),
             text: text.to_owned(),
@@ -633,6 +636,7 @@ async fn write_step(
             expected_version: current.version,
             idempotency_key: Some(format!("step-{n}")),
             author: "agent".to_owned(),
+            author_kind: AuthorKind::Agent,
             change,
             now,
         })

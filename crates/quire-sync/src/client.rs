@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use futures::{Stream, StreamExt};
 use quire_model::{Note, NoteId, NoteSummary, Op, TabId, Version};
-use quire_store::{NoteMeta, StoredNote, VersionInfo, WriteResult};
+use quire_store::{AgentAccess, StoredNote, VersionInfo, WriteResult};
 use reqwest::{Method, RequestBuilder, Response, StatusCode};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -205,12 +205,17 @@ impl Client {
         serde_json::from_value(body).map_err(|e| bad_body("note", e))
     }
 
-    pub async fn set_agent_access(&self, id: &NoteId, approved: bool) -> Result<NoteMeta> {
+    /// Whether agents may see the Note, and who approved or withdrew it when.
+    pub async fn agent_access(&self, id: &NoteId) -> Result<AgentAccess> {
+        let req = self.request(Method::GET, &format!("notes/{id}/agent-access"))?;
+        decode(send(req).await?).await
+    }
+
+    pub async fn set_agent_access(&self, id: &NoteId, approved: bool) -> Result<AgentAccess> {
         let req = self
             .request(Method::PUT, &format!("notes/{id}/agent-access"))?
             .json(&json!({ "approved": approved }));
-        let body: Value = decode(send(req).await?).await?;
-        serde_json::from_value(body).map_err(|e| bad_body("agent access", e))
+        decode(send(req).await?).await
     }
 
     /// The Note's event stream. Ends (or yields an error) when the connection drops.

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use quire_model::{Note, NoteId, NoteSummary, Op, TabData, TabId, TabKind, Version};
-use quire_store::{Clock, VersionInfo, WriteResult};
+use quire_store::{AgentAccess, Clock, VersionInfo, WriteResult};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
@@ -805,12 +805,18 @@ impl Engine {
         Ok(self.inner.client.note_at(note_id, version).await?)
     }
 
-    pub async fn set_agent_access(&self, note_id: &NoteId, approved: bool) -> Result<()> {
-        self.inner
+    /// Whether agents may see the Note, and who approved or withdrew it when.
+    pub async fn agent_access(&self, note_id: &NoteId) -> Result<AgentAccess> {
+        Ok(self.inner.client.agent_access(note_id).await?)
+    }
+
+    /// Approves (or withdraws) the Note for agents; the answer carries the record.
+    pub async fn set_agent_access(&self, note_id: &NoteId, approved: bool) -> Result<AgentAccess> {
+        Ok(self
+            .inner
             .client
             .set_agent_access(note_id, approved)
-            .await?;
-        Ok(())
+            .await?)
     }
 
     /// Every unsynced draft across all Notes, open or not.

@@ -138,6 +138,7 @@ impl ServerProcess {
             &db_path,
             &options.token_name,
             &["notes:read", "notes:write"],
+            &[],
         )?;
         let listen: SocketAddr = SocketAddr::from(([127, 0, 0, 1], 0));
         let (child, addr) = start(&options, &db_path, &log_path, listen)?;
@@ -162,9 +163,14 @@ impl ServerProcess {
         self.child.as_ref().map(Child::id)
     }
 
-    /// Another token on the same database (the server may be running).
+    /// Another person's token on the same database (the server may be running).
     pub fn create_token(&self, name: &str, scopes: &[&str]) -> Result<String> {
-        create_token(&self.options.bin, &self.db_path, name, scopes)
+        create_token(&self.options.bin, &self.db_path, name, scopes, &[])
+    }
+
+    /// An agent's token (`token create --agent`) on the same database.
+    pub fn create_agent_token(&self, name: &str, scopes: &[&str]) -> Result<String> {
+        create_token(&self.options.bin, &self.db_path, name, scopes, &["--agent"])
     }
 
     /// SIGKILL: the process dies at once, mid-write if it was writing.
@@ -221,11 +227,19 @@ impl Drop for ServerProcess {
     }
 }
 
-fn create_token(bin: &Path, db: &Path, name: &str, scopes: &[&str]) -> Result<String> {
+/// `token create` with `extra` arguments after the name and scopes.
+fn create_token(
+    bin: &Path,
+    db: &Path,
+    name: &str,
+    scopes: &[&str],
+    extra: &[&str],
+) -> Result<String> {
     let mut cmd = Command::new(bin);
     cmd.args(["token", "create", "--db"])
         .arg(db)
-        .args(["--name", name]);
+        .args(["--name", name])
+        .args(extra);
     for scope in scopes {
         cmd.args(["--scope", scope]);
     }

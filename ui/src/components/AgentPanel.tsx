@@ -1,13 +1,15 @@
 // "Connect an agent": the MCP URL, a token for the agent (read-write or read-only), config ready
-// to paste into Claude Code or Claude Desktop, and which Notes agents may see.
+// to paste into Claude Code or Claude Desktop, and which Notes agents may see, with who approved
+// or withdrew each and when (the server's record).
 
 import { useEffect, useState } from "preact/hooks";
 import * as api from "../api";
-import type { AgentInfo, AgentToken } from "../api";
+import type { AgentAccess, AgentInfo, AgentToken } from "../api";
 import { setAgentAccess, useApp } from "../app-state";
 import { copyText } from "../lib/clipboard";
 import { explain } from "../lib/errors";
 import { byRecent, displayTitle } from "../lib/notes";
+import { relativeTime, toDate } from "../lib/status";
 import { TID } from "../testids";
 import { Icon } from "./Icon";
 
@@ -30,6 +32,28 @@ function CopyButton(props: { text: string; client: string; label?: string }) {
   );
 }
 
+/** The last approval or withdrawal of a Note, with the whole record on hover. */
+export function ApprovalRecord(props: { noteId: string; access: AgentAccess | undefined; now: Date }) {
+  const changes = props.access?.changes ?? [];
+  const last = changes[changes.length - 1];
+  if (!last) return null;
+  const line = (c: AgentAccess["changes"][number]) =>
+    `${c.approved ? "Approved" : "Withdrawn"} by ${c.by} · ${relativeTime(toDate(c.at), props.now)}`;
+  return (
+    <span
+      class="muted small approval-record"
+      data-testid={TID.agentApprovalRecord}
+      data-note-id={props.noteId}
+      data-approved={String(last.approved)}
+      title={changes
+        .map((c) => `${c.approved ? "Approved" : "Withdrawn"} by ${c.by}, ${toDate(c.at).toLocaleString()}`)
+        .join("\n")}
+    >
+      {line(last)}
+    </span>
+  );
+}
+
 export function AgentPanel() {
   const notes = useApp((s) => s.notes);
   const [info, setInfo] = useState<AgentInfo | null>(null);
@@ -38,10 +62,33 @@ export function AgentPanel() {
   const [readOnly, setReadOnly] = useState(false);
   const [token, setToken] = useState<AgentToken | null>(null);
   const [busy, setBusy] = useState(false);
+  const [access, setAccess] = useState<Record<string, AgentAccess>>({});
+  const noteIds = notes.map((n) => n.id).join(" ");
 
   useEffect(() => {
     api.agentInfo().then(setInfo, (e: unknown) => setError(explain(e).text));
   }, []);
+
+  // Who approved or withdrew each Note, and when. A record that cannot be read is left out: the
+  // switch still shows whether the Note is approved.
+  useEffect(() => {
+    let live = true;
+    for (const id of noteIds.split(" ").filter(Boolean)) {
+      api.agentAccess(id).then(
+        (a) => live && setAccess((all) => ({ ...all, [id]: a })),
+        () => undefined,
+      );
+    }
+    return () => {
+      live = false;
+    };
+  }, [noteIds]);
+
+  const approve = async (noteId: string, approved: boolean) => {
+    const changed = await setAgentAccess(noteId, approved);
+    if (changed) setAccess((all) => ({ ...all, [noteId]: changed }));
+  };
+  const now = new Date();
 
   const create = async (e: Event) => {
     e.preventDefault();
@@ -160,11 +207,12 @@ export function AgentPanel() {
                   data-testid={TID.agentApproval}
                   data-note-id={n.id}
                   checked={n.agent_access}
-                  onChange={(e) => void setAgentAccess(n.id, e.currentTarget.checked)}
+                  onChange={(e) => void approve(n.id, e.currentTarget.checked)}
                 />
                 <span class="switch-track" aria-hidden="true" />
                 <span>{displayTitle(n.title)}</span>
               </label>
+              <ApprovalRecord noteId={n.id} access={access[n.id]} now={now} />
             </li>
           ))}
         </ul>

@@ -79,7 +79,6 @@ export function VersionsPanel() {
       {noteId && !versions && !error && <p class="muted panel-intro">Loading…</p>}
       <ol class="versions">
         {newestFirst.map((v) => {
-          const agent = person !== null && v.author !== person;
           const isCurrent = v.version === current;
           const at = toDate(v.created_at);
           return (
@@ -88,14 +87,11 @@ export function VersionsPanel() {
               class={`version-row${isCurrent ? " is-current" : ""}`}
               data-testid={TID.versionsRow}
               data-version={v.version}
-              data-author-kind={agent ? "agent" : "person"}
+              data-author-kind={v.author_kind}
             >
               <div class="version-line">
                 <span class="version-num">v{v.version}</span>
-                <span class={`author ${agent ? "is-agent" : "is-person"}`} title={agent ? `Agent token “${v.author}”` : "You"}>
-                  {agent ? <Icon name="agent" size={13} /> : null}
-                  {agent ? v.author : "You"}
-                </span>
+                <VersionAuthor version={v} person={person} />
                 <time class="muted" dateTime={v.created_at} title={at.toLocaleString()}>
                   {relativeTime(at, now)}
                 </time>
@@ -135,6 +131,22 @@ export function VersionsPanel() {
         })}
       </ol>
     </aside>
+  );
+}
+
+/**
+ * Who made a version. Whether that was an agent is what the server recorded (`author_kind`),
+ * never a guess from the name: an agent's token may carry the person's name.
+ */
+export function VersionAuthor(props: { version: VersionInfo; person: string | null }) {
+  const { author, author_kind } = props.version;
+  const agent = author_kind === "agent";
+  const you = !agent && author === props.person;
+  return (
+    <span class={`author ${agent ? "is-agent" : "is-person"}`} title={agent ? `Agent “${author}”` : you ? "You" : `Person “${author}”`}>
+      {agent ? <Icon name="agent" size={13} /> : null}
+      {you ? "You" : author}
+    </span>
   );
 }
 

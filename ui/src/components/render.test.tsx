@@ -3,14 +3,16 @@
 
 import { render } from "preact-render-to-string";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { NoteStatus, NoteView as NoteViewData, Stats, TabStatus, TabView } from "../api";
+import type { NoteStatus, NoteView as NoteViewData, Stats, TabStatus, TabView, VersionInfo } from "../api";
 import { app } from "../app-state";
 import { TID } from "../testids";
+import { ApprovalRecord } from "./AgentPanel";
 import { TabBanner } from "./Banners";
 import { DraftsLedger } from "./DraftsLedger";
 import { SyncStatus } from "./Header";
 import { NoteView } from "./NoteView";
 import { TabStrip } from "./TabStrip";
+import { VersionAuthor } from "./VersionsPanel";
 
 const NOTE = "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f50";
 
@@ -170,5 +172,59 @@ describe("DraftsLedger", () => {
   it("says so when everything is on the server", () => {
     app.set({ ledger: [] });
     expect(render(<DraftsLedger />)).toContain(`data-testid="${TID.draftsEmpty}"`);
+  });
+});
+
+describe("ApprovalRecord", () => {
+  const now = new Date("2026-11-30T12:00:00.000Z");
+  const access = (changes: { approved: boolean; by: string; at: string }[]) => ({
+    id: NOTE,
+    agent_access: changes[changes.length - 1]?.approved ?? false,
+    created_at: "2026-11-01T00:00:00.000Z",
+    updated_at: "2026-11-01T00:00:00.000Z",
+    changes,
+  });
+
+  it("says who last approved or withdrew the Note, and when, with the whole record on hover", () => {
+    const html = render(
+      <ApprovalRecord
+        noteId={NOTE}
+        access={access([
+          { approved: true, by: "ana", at: "2026-11-30T09:00:00.000Z" },
+          { approved: false, by: "ben", at: "2026-11-30T11:50:00.000Z" },
+        ])}
+        now={now}
+      />,
+    );
+    expect(html).toContain(`data-testid="${TID.agentApprovalRecord}" data-note-id="${NOTE}" data-approved="false"`);
+    expect(html).toContain(">Withdrawn by ben · 10 min ago<");
+    expect(html).toMatch(/title="Approved by ana, [^"]+\nWithdrawn by ben, /);
+  });
+
+  it("shows nothing for a Note nobody approved yet", () => {
+    expect(render(<ApprovalRecord noteId={NOTE} access={access([])} now={now} />)).toBe("");
+    expect(render(<ApprovalRecord noteId={NOTE} access={undefined} now={now} />)).toBe("");
+  });
+});
+
+describe("VersionAuthor", () => {
+  const version = (author: string, author_kind: "person" | "agent"): VersionInfo => ({
+    version: 4,
+    author,
+    author_kind,
+    created_at: "2026-11-30T10:00:00.000Z",
+    summary: "edited markdown",
+    changed_tab_ids: ["markdown"],
+  });
+
+  it.each([
+    ["an agent, even one named like the person", version("ana", "agent"), "is-agent", "ana", true],
+    ["the person", version("ana", "person"), "is-person", "You", false],
+    ["another person", version("ben", "person"), "is-person", "ben", false],
+  ])("shows %s as the server recorded", (_who, v, cls, label, icon) => {
+    const html = render(<VersionAuthor version={v} person="ana" />);
+    expect(html).toContain(`class="author ${cls}"`);
+    expect(html.replace(/<svg[\s\S]*<\/svg>/, "")).toMatch(new RegExp(`>${label}</span>$`));
+    expect(html.includes("<svg")).toBe(icon);
   });
 });

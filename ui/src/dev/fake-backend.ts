@@ -9,6 +9,8 @@
 import { emit } from "@tauri-apps/api/event";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import type {
+  AgentAccess,
+  AuthorKind,
   ConflictView,
   EngineEvent,
   LedgerEntry,
@@ -36,12 +38,21 @@ interface FakeNote {
   note: Note;
   updatedAt: string;
   agentAccess: boolean;
+  accessChanges: AgentAccess["changes"];
   history: Entry[];
   states: Map<string, TabState>;
   conflicts: Map<string, ConflictView>;
 }
 
 const PERSON = "you";
+
+/** Who writes: a version's author and whether that is the person or an agent. */
+interface Author {
+  name: string;
+  kind: AuthorKind;
+}
+const YOU: Author = { name: PERSON, kind: "person" };
+const CLAUDE: Author = { name: "claude", kind: "agent" };
 /** The seeded Note's fixed ID, so dev links (`#/notes/<id>/tabs/markdown`) stay valid. */
 export const DEMO_NOTE = "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f50";
 const notes = new Map<string, FakeNote>();
@@ -77,14 +88,31 @@ function tabOf(n: FakeNote, tabId: string): Tab {
   );
 }
 
-function commit(n: FakeNote, author: string, summary: string, changed: string[]): number {
+function commit(n: FakeNote, by: Author, summary: string, changed: string[]): number {
   n.note.version += 1;
   n.updatedAt = now();
   n.history.push({
-    info: { version: n.note.version, author, created_at: n.updatedAt, summary, changed_tab_ids: changed },
+    info: {
+      version: n.note.version,
+      author: by.name,
+      author_kind: by.kind,
+      created_at: n.updatedAt,
+      summary,
+      changed_tab_ids: changed,
+    },
     snapshot: clone(n.note),
   });
   return n.note.version;
+}
+
+function agentAccess(n: FakeNote): AgentAccess {
+  return {
+    id: n.note.id,
+    agent_access: n.agentAccess,
+    created_at: n.history[0]?.info.created_at ?? n.updatedAt,
+    updated_at: n.updatedAt,
+    changes: clone(n.accessChanges),
+  };
 }
 
 function status(n: FakeNote, tabId: string): TabStatus {
@@ -143,7 +171,7 @@ function sendStatus(n: FakeNote): void {
   send({ kind: "status", ...noteStatus(n) });
 }
 
-function newNote(title: string, author = PERSON, id = uuid()): FakeNote {
+function newNote(title: string, by: Author = YOU, id = uuid()): FakeNote {
   const note: Note = {
     id,
     title,
@@ -159,19 +187,27 @@ function newNote(title: string, author = PERSON, id = uuid()): FakeNote {
     note,
     updatedAt: now(),
     agentAccess: false,
+    accessChanges: [],
     history: [],
     states: new Map(),
     conflicts: new Map(),
   };
   n.history.push({
-    info: { version: 1, author, created_at: n.updatedAt, summary: `created "${title}"`, changed_tab_ids: [] },
+    info: {
+      version: 1,
+      author: by.name,
+      author_kind: by.kind,
+      created_at: n.updatedAt,
+      summary: `created "${title}"`,
+      changed_tab_ids: [],
+    },
     snapshot: clone(note),
   });
   notes.set(note.id, n);
   return n;
 }
 
-function applyOp(n: FakeNote, op: Op, author: string): { outcome: OpOutcome; summary: string; tab?: string } {
+function applyOp(n: FakeNote, op: Op, by: Author): { outcome: OpOutcome; summary: string; tab?: string } {
   const note = n.note;
   const id = (prefix: string) => `${prefix}-${++note.seq}-${clock.toString(36)}`;
   switch (op.op) {
@@ -212,7 +248,7 @@ function applyOp(n: FakeNote, op: Op, author: string): { outcome: OpOutcome; sum
       const existing = list.find((s) => s.normalized_url === key.url);
       if (existing) return { outcome: { kind: "source_added", source_id: existing.id, already_attached: true }, summary: "source already attached" };
       const sid = id("source");
-      list.push({ id: sid, title: op.title, url: op.url, normalized_url: key.url, added_by: author, added_at: new Date(clock).toISOString() });
+      list.push({ id: sid, title: op.title, url: op.url, normalized_url: key.url, added_by: by.name, added_at: new Date(clock).toISOString() });
       return { outcome: { kind: "source_added", source_id: sid, already_attached: false }, summary: `added source "${op.title}"`, tab: "sources" };
     }
     case "remove_source": {
@@ -235,7 +271,7 @@ function applyOp(n: FakeNote, op: Op, author: string): { outcome: OpOutcome; sum
   }
 }
 
-function writeOps(n: FakeNote, ops: Op[], author: string): WriteOutcome {
+function writeOps(n: FakeNote, ops: Op[], by: Author): WriteOutcome {
   if (offline) return { status: "queued", id: `q-${clock}` };
   const backup = clone(n.note);
   const outcomes: OpOutcome[] = [];
@@ -243,7 +279,7 @@ function writeOps(n: FakeNote, ops: Op[], author: string): WriteOutcome {
   const summaries: string[] = [];
   try {
     for (const op of ops) {
-      const r = applyOp(n, op, author);
+      const r = applyOp(n, op, by);
       outcomes.push(r.outcome);
       summaries.push(r.summary);
       if (r.tab) changed.push(r.tab);
@@ -252,7 +288,7 @@ function writeOps(n: FakeNote, ops: Op[], author: string): WriteOutcome {
     n.note = backup;
     throw e;
   }
-  const version = commit(n, author, summaries.join("; "), changed);
+  const version = commit(n, by, summaries.join("; "), changed);
   return { status: "committed", result: { note_id: n.note.id, version, changed_tab_ids: changed, outcomes, replayed: false } };
 }
 
@@ -296,7 +332,7 @@ function editTab(n: FakeNote, tabId: string, content: unknown): TabStatus {
   sendStatus(n);
   setTimeout(() => {
     if (n.conflicts.has(tabId)) return;
-    const version = commit(n, PERSON, `edited ${tabId}`, [tabId]);
+    const version = commit(n, YOU, `edited ${tabId}`, [tabId]);
     n.states.set(tabId, "saved");
     sendStatus(n);
     send({ kind: "saved", note_id: n.note.id, tab_id: tabId, version, replayed: false });
@@ -305,8 +341,9 @@ function editTab(n: FakeNote, tabId: string, content: unknown): TabStatus {
 }
 
 function seed(): void {
-  const trip = newNote("Trip to Lisbon", PERSON, DEMO_NOTE);
+  const trip = newNote("Trip to Lisbon", YOU, DEMO_NOTE);
   trip.agentAccess = true;
+  trip.accessChanges.push({ approved: true, by: PERSON, at: now() });
   const t = trip.note;
   (t.tabs[0] as Tab).data = `# Trip to Lisbon
 
@@ -400,11 +437,11 @@ See the [tourism office](https://www.visitlisboa.com/) for opening hours.
     },
   ];
   t.seq = 8;
-  commit(trip, PERSON, "wrote the plan, budget and pitch", t.tabs.map((x) => x.id));
-  commit(trip, "claude", 'added source "Visit Lisboa"', ["sources"]);
+  commit(trip, YOU, "wrote the plan, budget and pitch", t.tabs.map((x) => x.id));
+  commit(trip, CLAUDE, 'added source "Visit Lisboa"', ["sources"]);
   const reading = newNote("Reading list");
   (reading.note.tabs[0] as Tab).data = "# Reading list\n\n- *The Book of Disquiet*, Pessoa\n- *Night Train to Lisbon*, Mercier\n";
-  commit(reading, PERSON, "edited markdown", ["markdown"]);
+  commit(reading, YOU, "edited markdown", ["markdown"]);
   newNote("Budget 2027");
 }
 
@@ -424,7 +461,7 @@ function demoConflict(noteId: string, tabId: string): void {
   const theirs = theirsLines.join("\n");
   const baseVersion = n.note.version;
   tab.data = theirs;
-  commit(n, "claude", "replaced the text of markdown", [tabId]);
+  commit(n, CLAUDE, "replaced the text of markdown", [tabId]);
   n.conflicts.set(tabId, {
     tab_id: tabId,
     base_version: baseVersion,
@@ -491,15 +528,21 @@ function handle(cmd: string, args: Record<string, unknown>): unknown {
       }
       return { name: args.name, scopes: args.scopes, token, mcp_url: "http://127.0.0.1:7391/mcp", snippets };
     }
-    case "set_agent_access":
-      get(noteId).agentAccess = args.approved as boolean;
-      return null;
+    case "set_agent_access": {
+      const n = get(noteId);
+      const approved = args.approved as boolean;
+      if (n.agentAccess !== approved) n.accessChanges.push({ approved, by: PERSON, at: now() });
+      n.agentAccess = approved;
+      return agentAccess(n);
+    }
+    case "agent_access":
+      return agentAccess(get(noteId));
     case "list_notes":
       return [...notes.values()].map(summary);
     case "create_note":
       return noteView(newNote(args.title as string));
     case "rename_note":
-      return writeOps(get(noteId), [{ op: "set_title", title: args.title as string }], PERSON);
+      return writeOps(get(noteId), [{ op: "set_title", title: args.title as string }], YOU);
     case "open_note":
       return noteView(get(noteId));
     case "close_note":
@@ -539,7 +582,7 @@ function handle(cmd: string, args: Record<string, unknown>): unknown {
         tab.data = out.join("\n") as never;
       }
       n.conflicts.delete(tabId);
-      if (choice.choice !== "take_theirs") commit(n, PERSON, `resolved a conflict in ${tabId}`, [tabId]);
+      if (choice.choice !== "take_theirs") commit(n, YOU, `resolved a conflict in ${tabId}`, [tabId]);
       n.states.set(tabId, choice.choice === "take_theirs" ? "clean" : "saved");
       sendStatus(n);
       return status(n, tabId);
@@ -553,7 +596,7 @@ function handle(cmd: string, args: Record<string, unknown>): unknown {
     }
     case "apply_ops": {
       const n = get(noteId);
-      const out = writeOps(n, args.ops as Op[], PERSON);
+      const out = writeOps(n, args.ops as Op[], YOU);
       sendStatus(n);
       return out;
     }
@@ -568,7 +611,7 @@ function handle(cmd: string, args: Record<string, unknown>): unknown {
       const e = n.history.find((x) => x.info.version === args.version) ?? fail("not_found", "version: no such version");
       if (offline) return { status: "queued", id: `q-${clock}` };
       n.note = { ...clone(e.snapshot), version: n.note.version, seq: n.note.seq };
-      const version = commit(n, PERSON, `restored version ${e.info.version}`, n.note.tabs.map((t) => t.id));
+      const version = commit(n, YOU, `restored version ${e.info.version}`, n.note.tabs.map((t) => t.id));
       sendStatus(n);
       return { status: "committed", result: { note_id: noteId, version, changed_tab_ids: [], outcomes: [], replayed: false } };
     }
@@ -591,7 +634,7 @@ function handle(cmd: string, args: Record<string, unknown>): unknown {
         added_by: PERSON,
         added_at: new Date(clock).toISOString(),
       });
-      const version = commit(n, PERSON, `attached ${name}`, ["files"]);
+      const version = commit(n, YOU, `attached ${name}`, ["files"]);
       const attached = {
         file_id: fid,
         name,
@@ -623,7 +666,7 @@ export function installDevBackend(): void {
       const n = get(noteId);
       const tab = tabOf(n, tabId);
       if (tab.type === "markdown") tab.data = text ?? `${tab.data}\n- Added by the agent at ${new Date().toLocaleTimeString()}`;
-      commit(n, "claude", `replaced the text of ${tabId}`, [tabId]);
+      commit(n, CLAUDE, `replaced the text of ${tabId}`, [tabId]);
       send({ kind: "remote_applied", note_id: noteId, tab_ids: [tabId] });
       sendStatus(n);
     },

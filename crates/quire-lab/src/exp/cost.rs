@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use quire_model::{Op, TabId};
-use quire_store::{Change, SqliteOptions, Synchronous, WriteRequest};
+use quire_store::{AuthorKind, Change, SqliteOptions, Synchronous, WriteRequest};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use crate::harness::{self, LabStore, percentiles, rng};
@@ -104,6 +104,7 @@ pub async fn product(
             expected_version: version,
             idempotency_key: Some(harness::key(&mut keys)),
             author: "lab".to_owned(),
+            author_kind: AuthorKind::Person,
             change: Change::Ops(vec![Op::ReplaceText {
                 tab_id: TabId::new(TabId::MARKDOWN),
                 text: text(i, p.text_chars),

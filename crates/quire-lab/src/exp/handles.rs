@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use quire_model::{NewTabKind, Note, NoteId, Op, TabId, TabKind, Version};
-use quire_store::{Change, Store, StoreError, Synchronous, WriteRequest, WriteResult};
+use quire_store::{AuthorKind, Change, Store, StoreError, Synchronous, WriteRequest, WriteResult};
 use rand::Rng;
 
 use crate::harness::{self, LabRng, LabStore, rng};
@@ -132,6 +132,7 @@ impl Lab<'_> {
                 expected_version: expected,
                 idempotency_key: None,
                 author: author.to_owned(),
+                author_kind: AuthorKind::Person,
                 change: Change::Ops(ops),
                 now: harness::now(),
             })
@@ -219,6 +220,7 @@ pub async fn run_k(p: &Params, k: usize) -> anyhow::Result<KResult> {
                     expected_version: current,
                     idempotency_key: None,
                     author: "lab".to_owned(),
+                    author_kind: AuthorKind::Person,
                     change: Change::Restore { version: base },
                     now: harness::now(),
                 })

@@ -1,9 +1,10 @@
 //! Bearer tokens: `Authorization: Bearer <token>`, looked up by hash. Scopes are checked by
 //! [`crate::notes::Notes`], the one place that knows which call needs which.
 //!
-//! Three ways in, for REST handlers and for the MCP transport alike: [`authenticate`] (a plain
-//! function), the [`Auth`] extractor, and the [`require_caller`] middleware, which puts the
-//! [`Caller`] into the request's extensions for services that read them.
+//! Three ways in: [`authenticate`] (a plain function), the [`Auth`] extractor every REST
+//! handler takes, and the [`require_caller`] middleware in front of `/mcp`, which puts the
+//! [`Caller`] into the request's extensions for services that read them. The REST API is the
+//! person's: [`Auth`] refuses an agent's token (403 `agent_token`), whatever the route.
 
 use axum::extract::{FromRequestParts, Request, State};
 use axum::http::request::Parts;
@@ -15,6 +16,7 @@ use super::AppState;
 use super::error::ApiError;
 use crate::notes::Caller;
 use crate::tokens;
+use quire_store::AuthorKind;
 
 /// The caller behind the request's bearer token.
 pub async fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Caller, ApiError> {
@@ -51,7 +53,8 @@ fn bearer(headers: &HeaderMap) -> Result<&str, ApiError> {
     Ok(token)
 }
 
-/// Extractor: the authenticated caller, or 401.
+/// Extractor for the REST API: the authenticated caller if it holds a person's token; 401
+/// without a known token, 403 with an agent's.
 #[derive(Debug, Clone)]
 pub struct Auth(pub Caller);
 
@@ -59,10 +62,14 @@ impl FromRequestParts<AppState> for Auth {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        if let Some(caller) = parts.extensions.get::<Caller>() {
-            return Ok(Auth(caller.clone()));
+        let caller = match parts.extensions.get::<Caller>() {
+            Some(caller) => caller.clone(),
+            None => authenticate(state, &parts.headers).await?,
+        };
+        match caller.kind {
+            AuthorKind::Person => Ok(Auth(caller)),
+            AuthorKind::Agent => Err(ApiError::AgentToken),
         }
-        authenticate(state, &parts.headers).await.map(Auth)
     }
 }
 

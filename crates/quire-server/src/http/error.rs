@@ -17,6 +17,15 @@ pub enum ApiError {
     Unauthorized(&'static str),
     #[error("this token lacks the {} scope", .0.as_str())]
     Forbidden(Scope),
+    #[error(
+        "this is an agent's token: agents work through MCP at /mcp, which shows them only the \
+         Notes the person approved; the REST API is the person's"
+    )]
+    AgentToken,
+    #[error(
+        "this is an agent's token: only the person's token may see or change a Note's agent access"
+    )]
+    PersonOnly,
     #[error("no note {0}")]
     NoteNotFound(String),
     #[error("note {note_id} has no version {version}")]
@@ -68,6 +77,7 @@ impl ApiError {
         match self {
             ApiError::Unauthorized(_) => "unauthorized",
             ApiError::Forbidden(_) => "forbidden",
+            ApiError::AgentToken | ApiError::PersonOnly => "agent_token",
             ApiError::NoteNotFound(_) => "note_not_found",
             ApiError::VersionNotFound { .. } => "version_not_found",
             ApiError::Conflict { .. } => "version_conflict",
@@ -92,7 +102,9 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::Forbidden(_) | ApiError::AgentToken | ApiError::PersonOnly => {
+                StatusCode::FORBIDDEN
+            }
             ApiError::NoteNotFound(_)
             | ApiError::VersionNotFound { .. }
             | ApiError::RouteNotFound(_) => StatusCode::NOT_FOUND,
@@ -175,6 +187,7 @@ impl From<NotesError> for ApiError {
     fn from(e: NotesError) -> Self {
         match e {
             NotesError::MissingScope(scope) => ApiError::Forbidden(scope),
+            NotesError::PersonOnly => ApiError::PersonOnly,
             NotesError::Store(e) => e.into(),
         }
     }

@@ -7,10 +7,10 @@ use axum::extract::{FromRequestParts, Path, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post, put};
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use quire_model::{NoteId, NoteSummary, Op, Version};
-use quire_store::{Change, NoteMeta, StoredNote, VersionInfo};
+use quire_store::{AgentAccess, Change, StoredNote, VersionInfo};
 use serde::{Deserialize, Serialize};
 
 use super::AppState;
@@ -24,7 +24,10 @@ pub(super) fn routes() -> Router<AppState> {
     Router::new()
         .route("/notes", post(create_note).get(list_notes))
         .route("/notes/{id}", get(get_note).patch(patch_note))
-        .route("/notes/{id}/agent-access", put(set_agent_access))
+        .route(
+            "/notes/{id}/agent-access",
+            get(agent_access).put(set_agent_access),
+        )
         .route("/notes/{id}/versions", get(history))
         .route("/notes/{id}/versions/{version}", get(note_at))
         .route("/notes/{id}/restore", post(restore))
@@ -55,7 +58,7 @@ struct RestoreNote {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct AgentAccess {
+struct SetAgentAccess {
     approved: bool,
 }
 
@@ -69,13 +72,6 @@ struct VersionList {
     versions: Vec<VersionInfo>,
 }
 
-#[derive(Serialize)]
-struct AgentAccessSet {
-    id: NoteId,
-    #[serde(flatten)]
-    meta: NoteMeta,
-}
-
 async fn create_note(
     State(state): State<AppState>,
     Auth(caller): Auth,
@@ -83,7 +79,10 @@ async fn create_note(
     JsonBody(body): JsonBody<CreateNote>,
 ) -> Result<Response, ApiError> {
     let key = idempotency_key(&headers)?;
-    let (note, replayed) = state.notes.create_note(&caller, body.title, key).await?;
+    let (note, replayed) = state
+        .notes
+        .create_note(&caller, Channel::App, body.title, key)
+        .await?;
     let status = if replayed {
         StatusCode::OK
     } else {
@@ -171,17 +170,26 @@ async fn guarded_write(
     Ok(with_etag(result.version, Json(result).into_response()))
 }
 
+async fn agent_access(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    NotePath { id, .. }: NotePath,
+) -> Result<Json<AgentAccess>, ApiError> {
+    let access = state.notes.agent_access(&caller, Channel::App, &id).await?;
+    Ok(Json(access))
+}
+
 async fn set_agent_access(
     State(state): State<AppState>,
     Auth(caller): Auth,
     NotePath { id, .. }: NotePath,
-    JsonBody(body): JsonBody<AgentAccess>,
-) -> Result<Json<AgentAccessSet>, ApiError> {
-    let meta = state
+    JsonBody(body): JsonBody<SetAgentAccess>,
+) -> Result<Json<AgentAccess>, ApiError> {
+    let access = state
         .notes
-        .set_agent_access(&caller, &id, body.approved)
+        .set_agent_access(&caller, Channel::App, &id, body.approved)
         .await?;
-    Ok(Json(AgentAccessSet { id, meta }))
+    Ok(Json(access))
 }
 
 async fn history(

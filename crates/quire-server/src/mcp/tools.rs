@@ -55,6 +55,10 @@ impl ToolError {
                     scope.as_str()
                 ),
             }),
+            ToolError::Notes(NotesError::PersonOnly) => json!({
+                "error": "agent_token",
+                "message": "only the person decides which Notes agents may see",
+            }),
             ToolError::Notes(NotesError::Store(e)) => match e {
                 StoreError::Conflict(c) => json!({
                     "error": "version_conflict",

@@ -6,7 +6,8 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use quire_model::{
-    ApplyCtx, Note, NoteId, OpError, OpErrorCode, OpOutcome, TabData, TabId, Version, limits,
+    ApplyCtx, Note, NoteId, OpError, OpErrorCode, OpOutcome, TabData, TabId, Timestamp, Version,
+    limits,
 };
 use rusqlite::{Connection, OptionalExtension};
 use serde::ser::{Serialize, SerializeMap, Serializer};
@@ -16,8 +17,8 @@ use super::cache::{Keys, KeysChange, NoteCache, PendingKey};
 use super::read::{self, Located, StoredStrip, StripEntry};
 use super::splice::{self, NewSplice};
 use crate::{
-    Change, Conflict, NewNote, NoteMeta, Result, Scope, StoreError, StoredNote, TokenRecord,
-    WriteRequest, WriteResult,
+    AuthorKind, Change, Conflict, NewNote, NoteMeta, Result, Scope, StoreError, StoredNote,
+    TokenRecord, WriteRequest, WriteResult,
 };
 
 /// What a resent request is compared with: its expected version and its change, hashed.
@@ -149,6 +150,7 @@ pub(super) fn write(
     let created_at = req.now.to_rfc3339();
     let entry_fields = NewVersion {
         author: &req.author,
+        author_kind: req.author_kind,
         created_at: &created_at,
         summary: &applied.summary,
         changed_tab_ids: &applied.changed_tab_ids,
@@ -278,6 +280,7 @@ fn replay(
 /// The history entry's own fields.
 struct NewVersion<'a> {
     author: &'a str,
+    author_kind: AuthorKind,
     created_at: &'a str,
     summary: &'a str,
     changed_tab_ids: &'a [TabId],
@@ -451,8 +454,8 @@ fn insert_version(
     let mut stmt = conn.prepare_cached(
         "INSERT INTO versions
            (key, author, created_at, summary, changed_tab_ids, title, seq, strip, data, outcomes,
-            idem_key, idem_fingerprint, deltas)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+            idem_key, idem_fingerprint, deltas, author_kind)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
     )?;
     stmt.execute(rusqlite::params![
         key,
@@ -468,6 +471,7 @@ fn insert_version(
         entry.key.map(|(k, _)| k),
         entry.key.map(|(_, f)| &f[..]),
         deltas(located, splices)?,
+        entry.author_kind.as_str(),
     ])?;
     Ok(())
 }
@@ -514,6 +518,7 @@ pub(super) fn create_note(
         &[],
         &NewVersion {
             author: &new.author,
+            author_kind: new.author_kind,
             created_at: &at,
             summary: "created",
             changed_tab_ids: &located.note.tab_ids(),
@@ -539,10 +544,27 @@ pub(super) fn create_note(
     Ok((stored, false))
 }
 
-pub(super) fn set_agent_access(conn: &Connection, id: &NoteId, approved: bool) -> Result<NoteMeta> {
-    let mut stmt = conn.prepare_cached("UPDATE notes SET agent_access = ?2 WHERE id = ?1")?;
-    if stmt.execute(rusqlite::params![id.as_str(), approved])? == 0 {
-        return Err(StoreError::NoteNotFound(id.clone()));
+/// Sets the Note's agent access and, if that changes it, records who changed it and when.
+pub(super) fn set_agent_access(
+    conn: &Connection,
+    id: &NoteId,
+    approved: bool,
+    by: &str,
+    now: Timestamp,
+) -> Result<NoteMeta> {
+    let mut stmt = conn.prepare_cached(
+        "UPDATE notes SET agent_access = ?2 WHERE id = ?1 AND agent_access IS NOT ?2
+         RETURNING nid",
+    )?;
+    let changed: Option<i64> = stmt
+        .query_row(rusqlite::params![id.as_str(), approved], |r| r.get(0))
+        .optional()?;
+    if let Some(nid) = changed {
+        let mut stmt = conn.prepare_cached(
+            "INSERT INTO agent_access_changes (nid, approved, changed_by, changed_at)
+             VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        stmt.execute(rusqlite::params![nid, approved, by, now.to_rfc3339()])?;
     }
     read::meta(conn, id)
 }
@@ -552,21 +574,49 @@ pub(super) fn create_token(
     conn: &Connection,
     name: &str,
     scopes: &[Scope],
+    kind: AuthorKind,
     token_hash: &str,
 ) -> Result<TokenRecord> {
     let mut stmt = conn.prepare_cached(
-        "INSERT INTO tokens (name, hash, scopes, created_at)
-         VALUES (?1, ?2, ?3, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+        "INSERT INTO tokens (name, hash, scopes, kind, created_at)
+         VALUES (?1, ?2, ?3, ?4, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
          RETURNING id, created_at",
     )?;
     let (id, created_at) = stmt.query_row(
-        rusqlite::params![name, token_hash, serde_json::to_string(scopes)?],
+        rusqlite::params![
+            name,
+            token_hash,
+            serde_json::to_string(scopes)?,
+            kind.as_str()
+        ],
         |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)),
     )?;
     Ok(TokenRecord {
         id,
         name: name.to_owned(),
         scopes: scopes.to_vec(),
+        kind,
         created_at,
     })
+}
+
+/// See [`crate::Store::settle_token_kinds`].
+pub(super) fn settle_token_kinds(conn: &Connection, person_hash: &str) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare_cached(
+        "UPDATE tokens SET kind = CASE WHEN hash = ?1 THEN 'person' ELSE 'agent' END
+         WHERE kind IS NULL
+         RETURNING name, kind",
+    )?;
+    let rows = stmt.query_map([person_hash], |r| {
+        Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+    })?;
+    let mut agents = Vec::new();
+    for row in rows {
+        let (name, kind) = row?;
+        if kind == AuthorKind::Agent.as_str() {
+            agents.push(name);
+        }
+    }
+    agents.sort();
+    Ok(agents)
 }

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use async_trait::async_trait;
-use quire_model::{Note, NoteId, NoteSummary, Version};
+use quire_model::{Note, NoteId, NoteSummary, Timestamp, Version};
 use rusqlite::Connection;
 use tokio::sync::oneshot;
 
@@ -22,8 +22,8 @@ use self::checkpoint::Checkpointer;
 use self::pool::ReadPool;
 use self::writer::{Job, Writer};
 use crate::{
-    NewNote, NoteMeta, Result, Scope, Store, StoreError, StoredNote, TokenRecord, VersionInfo,
-    WriteRequest, WriteResult,
+    AccessChange, AuthorKind, NewNote, NoteMeta, Result, Scope, Store, StoreError, StoredNote,
+    TokenRecord, VersionInfo, WriteRequest, WriteResult,
 };
 
 /// How long a commit waits for the disk.
@@ -254,22 +254,41 @@ impl Store for SqliteStore {
         self.read(move |c| read::note_at(c, &id, version)).await
     }
 
-    async fn set_agent_access(&self, id: &NoteId, approved: bool) -> Result<NoteMeta> {
+    async fn set_agent_access(
+        &self,
+        id: &NoteId,
+        approved: bool,
+        by: &str,
+        now: Timestamp,
+    ) -> Result<NoteMeta> {
+        let (id, by) = (id.clone(), by.to_owned());
+        self.submit(|reply| Job::SetAgentAccess {
+            id,
+            approved,
+            by,
+            now,
+            reply,
+        })
+        .await
+    }
+
+    async fn agent_access_changes(&self, id: &NoteId) -> Result<Vec<AccessChange>> {
         let id = id.clone();
-        self.submit(|reply| Job::SetAgentAccess(id, approved, reply))
-            .await
+        self.read(move |c| read::agent_access_changes(c, &id)).await
     }
 
     async fn create_token(
         &self,
         name: &str,
         scopes: &[Scope],
+        kind: AuthorKind,
         token_hash: &str,
     ) -> Result<TokenRecord> {
         let (name, scopes, token_hash) = (name.to_owned(), scopes.to_vec(), token_hash.to_owned());
         self.submit(|reply| Job::CreateToken {
             name,
             scopes,
+            kind,
             token_hash,
             reply,
         })
@@ -279,6 +298,12 @@ impl Store for SqliteStore {
     async fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>> {
         let hash = token_hash.to_owned();
         self.read(move |c| read::find_token(c, &hash)).await
+    }
+
+    async fn settle_token_kinds(&self, person_hash: &str) -> Result<Vec<String>> {
+        let hash = person_hash.to_owned();
+        self.submit(|reply| Job::SettleTokenKinds(hash, reply))
+            .await
     }
 
     async fn close(&self) -> Result<()> {

@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 use super::cache::{Keys, PendingKey};
 use super::splice::{self, Misfit, Splice};
 use crate::{
-    NoteMeta, Result, Scope, StoreError, StoredNote, TokenRecord, VersionInfo, WriteResult,
+    AccessChange, AuthorKind, NoteMeta, Result, Scope, StoreError, StoredNote, TokenRecord,
+    VersionInfo, WriteResult,
 };
 
 /// The `versions` key of a Note's version: `nid << 32 | version`.
@@ -462,7 +463,7 @@ pub(super) fn note_at(conn: &Connection, id: &NoteId, version: Version) -> Resul
 pub(super) fn history(conn: &Connection, id: &NoteId) -> Result<Vec<VersionInfo>> {
     let (first, last) = span(nid(conn, id)?);
     let mut stmt = conn.prepare_cached(
-        "SELECT key, author, created_at, summary, changed_tab_ids
+        "SELECT key, author, created_at, summary, changed_tab_ids, author_kind
          FROM versions WHERE key BETWEEN ?1 AND ?2 ORDER BY key",
     )?;
     let rows = stmt.query_map([first, last], |r| {
@@ -472,20 +473,66 @@ pub(super) fn history(conn: &Connection, id: &NoteId) -> Result<Vec<VersionInfo>
             r.get::<_, String>(2)?,
             r.get::<_, String>(3)?,
             r.get::<_, String>(4)?,
+            r.get::<_, Option<String>>(5)?,
         ))
     })?;
     let mut out = Vec::new();
+    let mut agent_names = None;
     for row in rows {
-        let (key, author, created_at, summary, changed) = row?;
+        let (key, author, created_at, summary, changed, kind) = row?;
+        let author_kind = match kind {
+            Some(kind) => parse_kind(&kind)?,
+            None => {
+                let agents = match &agent_names {
+                    Some(names) => names,
+                    None => agent_names.insert(agent_only_names(conn)?),
+                };
+                AuthorKind::of_legacy_version(&author, agents)
+            }
+        };
         out.push(VersionInfo {
             version: version_of(key),
             author,
+            author_kind,
             created_at,
             summary,
             changed_tab_ids: serde_json::from_str(&changed)?,
         });
     }
     Ok(out)
+}
+
+fn parse_kind(kind: &str) -> Result<AuthorKind> {
+    AuthorKind::parse(kind)
+        .ok_or_else(|| StoreError::Backend(format!("stored author kind {kind:?}")))
+}
+
+/// The names of agent tokens that no person token also has: the authors of versions stored
+/// before versions recorded their author's kind that count as agents.
+fn agent_only_names(conn: &Connection) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT DISTINCT name FROM tokens WHERE kind = 'agent'
+         EXCEPT SELECT name FROM tokens WHERE kind IS NOT 'agent'",
+    )?;
+    let names = stmt.query_map([], |r| r.get::<_, String>(0))?;
+    Ok(names.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Every recorded change of the Note's agent access, oldest first.
+pub(super) fn agent_access_changes(conn: &Connection, id: &NoteId) -> Result<Vec<AccessChange>> {
+    let nid = nid(conn, id)?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT approved, changed_by, changed_at FROM agent_access_changes
+         WHERE nid = ?1 ORDER BY id",
+    )?;
+    let rows = stmt.query_map([nid], |r| {
+        Ok(AccessChange {
+            approved: r.get(0)?,
+            by: r.get(1)?,
+            at: r.get(2)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// The Note's keys not in `write_keys` yet: those its versions after `notes.keys_through` hold.
@@ -615,8 +662,8 @@ pub(super) fn created_note_id(
 }
 
 pub(super) fn find_token(conn: &Connection, hash: &str) -> Result<Option<TokenRecord>> {
-    let mut stmt =
-        conn.prepare_cached("SELECT id, name, scopes, created_at FROM tokens WHERE hash = ?1")?;
+    let mut stmt = conn
+        .prepare_cached("SELECT id, name, scopes, created_at, kind FROM tokens WHERE hash = ?1")?;
     let row = stmt
         .query_row([hash], |r| {
             Ok((
@@ -624,10 +671,11 @@ pub(super) fn find_token(conn: &Connection, hash: &str) -> Result<Option<TokenRe
                 r.get::<_, String>(1)?,
                 r.get::<_, String>(2)?,
                 r.get::<_, String>(3)?,
+                r.get::<_, Option<String>>(4)?,
             ))
         })
         .optional()?;
-    let Some((id, name, scopes, created_at)) = row else {
+    let Some((id, name, scopes, created_at, kind)) = row else {
         return Ok(None);
     };
     let scopes: Vec<Scope> = serde_json::from_str(&scopes)?;
@@ -635,6 +683,8 @@ pub(super) fn find_token(conn: &Connection, hash: &str) -> Result<Option<TokenRe
         id,
         name,
         scopes,
+        // Made before tokens had a kind: the person's, until settled.
+        kind: kind.as_deref().map_or(Ok(AuthorKind::Person), parse_kind)?,
         created_at,
     }))
 }

@@ -14,7 +14,7 @@
 use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError, TryLockError};
 
-use quire_model::NoteId;
+use quire_model::{NoteId, Timestamp};
 use rusqlite::Connection;
 use tokio::runtime::{Handle, RuntimeFlavor};
 use tokio::sync::oneshot;
@@ -22,8 +22,8 @@ use tokio::sync::oneshot;
 use super::cache::NoteCache;
 use super::guarded;
 use crate::{
-    NewNote, NoteMeta, Result, Scope, StoreError, StoredNote, TokenRecord, WriteRequest,
-    WriteResult,
+    AuthorKind, NewNote, NoteMeta, Result, Scope, StoreError, StoredNote, TokenRecord,
+    WriteRequest, WriteResult,
 };
 
 type Reply<T> = oneshot::Sender<Result<T>>;
@@ -32,13 +32,21 @@ type Reply<T> = oneshot::Sender<Result<T>>;
 pub(super) enum Job {
     Write(Box<WriteRequest>, Reply<WriteResult>),
     CreateNote(Box<NewNote>, Reply<(StoredNote, bool)>),
-    SetAgentAccess(NoteId, bool, Reply<NoteMeta>),
+    SetAgentAccess {
+        id: NoteId,
+        approved: bool,
+        by: String,
+        now: Timestamp,
+        reply: Reply<NoteMeta>,
+    },
     CreateToken {
         name: String,
         scopes: Vec<Scope>,
+        kind: AuthorKind,
         token_hash: String,
         reply: Reply<TokenRecord>,
     },
+    SettleTokenKinds(String, Reply<Vec<String>>),
 }
 
 /// A job's verdict, held until the batch's fate is known. Called with `None` after a
@@ -90,20 +98,33 @@ impl Job {
                     guarded(conn, undo, |c| guarded::create_note(c, cache, &new));
                 (settle(reply, verdict), outcome)
             }
-            Job::SetAgentAccess(id, approved, reply) => {
-                let (verdict, outcome) =
-                    guarded(conn, undo, |c| guarded::set_agent_access(c, &id, approved));
+            Job::SetAgentAccess {
+                id,
+                approved,
+                by,
+                now,
+                reply,
+            } => {
+                let (verdict, outcome) = guarded(conn, undo, |c| {
+                    guarded::set_agent_access(c, &id, approved, &by, now)
+                });
                 (settle(reply, verdict), outcome)
             }
             Job::CreateToken {
                 name,
                 scopes,
+                kind,
                 token_hash,
                 reply,
             } => {
                 let (verdict, outcome) = guarded(conn, undo, |c| {
-                    guarded::create_token(c, &name, &scopes, &token_hash)
+                    guarded::create_token(c, &name, &scopes, kind, &token_hash)
                 });
+                (settle(reply, verdict), outcome)
+            }
+            Job::SettleTokenKinds(person_hash, reply) => {
+                let (verdict, outcome) =
+                    guarded(conn, undo, |c| guarded::settle_token_kinds(c, &person_hash));
                 (settle(reply, verdict), outcome)
             }
         }
@@ -115,8 +136,9 @@ impl Job {
         match self {
             Job::Write(_, reply) => settle(reply, Err(StoreError::Closed))(lost),
             Job::CreateNote(_, reply) => settle(reply, Err(StoreError::Closed))(lost),
-            Job::SetAgentAccess(_, _, reply) => settle(reply, Err(StoreError::Closed))(lost),
+            Job::SetAgentAccess { reply, .. } => settle(reply, Err(StoreError::Closed))(lost),
             Job::CreateToken { reply, .. } => settle(reply, Err(StoreError::Closed))(lost),
+            Job::SettleTokenKinds(_, reply) => settle(reply, Err(StoreError::Closed))(lost),
         }
     }
 }
@@ -432,6 +454,7 @@ mod tests {
             id: id.clone(),
             title: "t".to_owned(),
             author: "a".to_owned(),
+            author_kind: AuthorKind::Person,
             now: Timestamp(0),
             idempotency_key: None,
         };
@@ -444,6 +467,7 @@ mod tests {
             expected_version: Version(expected),
             idempotency_key: Some(key.to_owned()),
             author: "a".to_owned(),
+            author_kind: AuthorKind::Person,
             change: Change::Ops(ops),
             now: Timestamp(1),
         }

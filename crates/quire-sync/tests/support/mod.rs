@@ -127,7 +127,7 @@ pub type Agent = RunningService<RoleClient, ClientConfig>;
 
 pub async fn agent(server: &ServerProcess, name: &str) -> Agent {
     let token = server
-        .create_token(name, &["notes:read", "notes:write"])
+        .create_agent_token(name, &["notes:read", "notes:write"])
         .unwrap();
     let transport = StreamableHttpClientTransport::from_config(
         StreamableHttpClientTransportConfig::with_uri(format!("{}/mcp", server.url()))

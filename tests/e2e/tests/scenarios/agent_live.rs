@@ -1,5 +1,6 @@
 //! An agent (a real MCP client) edits another tab while the person types: no conflict is shown,
-//! the person's text is saved, and the agent's change appears live, marked as the agent's.
+//! the person's text is saved, and the agent's change appears live, marked as the agent's (from
+//! the author kind the server recorded); the versions panel and the agent panel say who did what.
 
 use anyhow::{Context, Result, ensure};
 use quire_e2e::{App, Harness, scenario, tid_tab};
@@ -34,7 +35,7 @@ async fn an_agent_edit_of_another_tab_appears_live_without_a_conflict() -> Resul
         );
         let typed = app.type_markdown("the agent is filling in the data.");
         let (written, typed) = tokio::join!(written, typed);
-        written?;
+        let agents_version = written?["version"].as_u64().context("the agent's version")?;
         typed?;
 
         app.wait_synced(&note).await?;
@@ -60,6 +61,31 @@ async fn an_agent_edit_of_another_tab_appears_live_without_a_conflict() -> Resul
         let marker = app.wait_for(&tid_tab("remote-edit", &sheet)).await?;
         let author = marker.attr("data-author").await?.unwrap_or_default();
         ensure!(author == "claude", "the edit is marked as the agent's: {author:?}");
+        let class = marker.attr("class").await?.unwrap_or_default();
+        ensure!(class.contains("is-agent"), "marked as an agent's edit: {class:?}");
+
+        // The versions panel shows the agent's version as the agent's.
+        app.click("versions-toggle").await?;
+        let row = app
+            .wait_for(&By::Css(format!(
+                "[data-testid=\"versions-row\"][data-version=\"{agents_version}\"]"
+            )))
+            .await?;
+        let kind = row.attr("data-author-kind").await?.unwrap_or_default();
+        ensure!(kind == "agent", "version {agents_version} is the agent's: {kind:?}");
+
+        // The agent panel says who approved the Note, and when.
+        app.click("agent-open").await?;
+        let record = app
+            .wait_text(
+                &By::Css(format!(
+                    "[data-testid=\"agent-approval-record\"][data-note-id=\"{note}\"]"
+                )),
+                "the approval record",
+                |t| t.starts_with("Approved by "),
+            )
+            .await?;
+        ensure!(record.contains(" · "), "who and when: {record:?}");
         agent.cancel().await?;
         Ok(())
     })

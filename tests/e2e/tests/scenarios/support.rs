@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use quire_e2e::App;
 use quire_server::{RunningServer, ServeConfig};
-use quire_store::{Scope, Synchronous};
+use quire_store::{AuthorKind, Scope, Synchronous};
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, ProtocolVersion};
 use rmcp::service::RunningService;
 use rmcp::transport::StreamableHttpClientTransport;
@@ -102,6 +102,7 @@ impl Remote {
             store.as_ref(),
             "remote person",
             &[Scope::NotesRead, Scope::NotesWrite],
+            AuthorKind::Person,
         )
         .await?;
         store.close().await?;

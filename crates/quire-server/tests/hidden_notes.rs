@@ -1,0 +1,221 @@
+//! An agent learns nothing about a Note the person did not approve, not even from how long the
+//! answer takes: every MCP tool decides visibility from the Note's metadata before it loads the
+//! content. The server runs on port 0 over a real SQLite store wrapped in a recorder of the
+//! store calls made for each Note; the agent speaks MCP through the rmcp client.
+#![allow(clippy::unwrap_used)]
+
+mod mcp_support;
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use mcp_support::{Protocol, connect, key, merged, ok, refused};
+use quire_model::{Note, NoteId, NoteSummary, Timestamp, Version};
+use quire_server::notes::{Caller, Channel, Notes};
+use quire_store::{
+    AccessChange, AuthorKind, NewNote, NoteMeta, Result, Scope, SqliteOptions, SqliteStore, Store,
+    StoredNote, TokenRecord, VersionInfo, WriteRequest, WriteResult,
+};
+use serde_json::json;
+
+/// The real store, recording which of its methods ran for which Note.
+struct Recorder {
+    inner: SqliteStore,
+    calls: Mutex<Vec<(&'static str, NoteId)>>,
+}
+
+impl Recorder {
+    fn record(&self, method: &'static str, id: &NoteId) {
+        self.calls.lock().unwrap().push((method, id.clone()));
+    }
+
+    /// The methods that ran for Note `id`, in order; forgets every call recorded so far.
+    fn take_for(&self, id: &NoteId) -> Vec<&'static str> {
+        std::mem::take(&mut *self.calls.lock().unwrap())
+            .into_iter()
+            .filter(|(_, of)| of == id)
+            .map(|(method, _)| method)
+            .collect()
+    }
+}
+
+#[async_trait]
+impl Store for Recorder {
+    async fn create_note(&self, new: NewNote) -> Result<(StoredNote, bool)> {
+        self.record("create_note", &new.id);
+        self.inner.create_note(new).await
+    }
+
+    async fn list_notes(&self) -> Result<Vec<NoteSummary>> {
+        self.inner.list_notes().await
+    }
+
+    async fn get_note(&self, id: &NoteId) -> Result<StoredNote> {
+        self.record("get_note", id);
+        self.inner.get_note(id).await
+    }
+
+    async fn note_meta(&self, id: &NoteId) -> Result<NoteMeta> {
+        self.record("note_meta", id);
+        self.inner.note_meta(id).await
+    }
+
+    async fn write(&self, req: WriteRequest) -> Result<WriteResult> {
+        self.record("write", &req.note_id);
+        self.inner.write(req).await
+    }
+
+    async fn history(&self, id: &NoteId) -> Result<Vec<VersionInfo>> {
+        self.record("history", id);
+        self.inner.history(id).await
+    }
+
+    async fn note_at(&self, id: &NoteId, version: Version) -> Result<Note> {
+        self.record("note_at", id);
+        self.inner.note_at(id, version).await
+    }
+
+    async fn set_agent_access(
+        &self,
+        id: &NoteId,
+        approved: bool,
+        by: &str,
+        now: Timestamp,
+    ) -> Result<NoteMeta> {
+        self.record("set_agent_access", id);
+        self.inner.set_agent_access(id, approved, by, now).await
+    }
+
+    async fn agent_access_changes(&self, id: &NoteId) -> Result<Vec<AccessChange>> {
+        self.record("agent_access_changes", id);
+        self.inner.agent_access_changes(id).await
+    }
+
+    async fn create_token(
+        &self,
+        name: &str,
+        scopes: &[Scope],
+        kind: AuthorKind,
+        token_hash: &str,
+    ) -> Result<TokenRecord> {
+        self.inner
+            .create_token(name, scopes, kind, token_hash)
+            .await
+    }
+
+    async fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>> {
+        self.inner.find_token(token_hash).await
+    }
+
+    async fn settle_token_kinds(&self, person_hash: &str) -> Result<Vec<String>> {
+        self.inner.settle_token_kinds(person_hash).await
+    }
+
+    async fn close(&self) -> Result<()> {
+        self.inner.close().await
+    }
+}
+
+#[tokio::test]
+async fn no_tool_loads_a_note_the_person_did_not_approve() {
+    let dir = tempfile::tempdir().unwrap();
+    let recorder = Arc::new(Recorder {
+        inner: SqliteStore::open(&dir.path().join("notes.db"), SqliteOptions::default()).unwrap(),
+        calls: Mutex::new(Vec::new()),
+    });
+    let store: Arc<dyn Store> = recorder.clone();
+    let scopes = [Scope::NotesRead, Scope::NotesWrite];
+    let token = quire_server::tokens::create(store.as_ref(), "claude", &scopes, AuthorKind::Agent)
+        .await
+        .unwrap()
+        .token;
+    let notes = Notes::new(store.clone(), Arc::new(quire_store::SystemClock));
+    let person = Caller {
+        name: "Ana".to_owned(),
+        scopes: scopes.to_vec(),
+        kind: AuthorKind::Person,
+        token_id: 1,
+    };
+    let mut ids = Vec::new();
+    for title in ["Private", "Shared"] {
+        let (created, _) = notes
+            .create_note(&person, Channel::App, title.to_owned(), None)
+            .await
+            .unwrap();
+        ids.push(created.note.id);
+    }
+    let [hidden, shared] = <[NoteId; 2]>::try_from(ids).unwrap();
+    notes
+        .set_agent_access(&person, Channel::App, &shared, true)
+        .await
+        .unwrap();
+
+    let server = quire_server::serve_store(
+        store,
+        SocketAddr::from(([127, 0, 0, 1], 0)),
+        quire_server::DEFAULT_BODY_LIMIT,
+    )
+    .await
+    .unwrap();
+    let agent = connect(
+        &format!("{}/mcp", server.url()),
+        &token,
+        Protocol::Stateless,
+    )
+    .await
+    .unwrap();
+
+    let calls = [
+        ("list_note_tabs", json!({})),
+        ("read_note_tab", json!({"tab_id": "markdown"})),
+        (
+            "read_sheet_range",
+            json!({"tab_id": "markdown", "start_row": 0, "start_col": 0, "rows": 1, "cols": 1}),
+        ),
+        ("list_note_attachments", json!({})),
+        (
+            "edit_note_tab",
+            json!({"tab_id": "markdown", "expected_version": 1, "idempotency_key": key(),
+                   "operation": "replace_text", "text": "x"}),
+        ),
+        (
+            "create_note_tab",
+            json!({"expected_version": 1, "idempotency_key": key(), "tab_type": "sheet"}),
+        ),
+        (
+            "add_note_source",
+            json!({"expected_version": 1, "idempotency_key": key(),
+                   "title": "x", "url": "https://example.org"}),
+        ),
+    ];
+    recorder.take_for(&hidden);
+    for (tool, args) in &calls {
+        let out = refused(
+            &agent,
+            tool,
+            merged(json!({"note_id": hidden.to_string()}), args.clone()),
+        )
+        .await;
+        assert_eq!(out["error"], "note_not_found", "{tool}: {out}");
+        assert_eq!(
+            recorder.take_for(&hidden),
+            ["note_meta"],
+            "{tool} on a Note the person did not approve may read its metadata only"
+        );
+    }
+
+    // The recorder sees what the tools do: on the approved Note, the reads load the Note.
+    ok(
+        &agent,
+        "read_note_tab",
+        json!({"note_id": shared.to_string(), "tab_id": "markdown"}),
+    )
+    .await;
+    assert!(
+        recorder.take_for(&shared).contains(&"get_note"),
+        "the recorder is in the path"
+    );
+    agent.cancel().await.unwrap();
+    server.shutdown().await.unwrap();
+}
