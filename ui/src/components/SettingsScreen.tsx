@@ -18,11 +18,13 @@ export function SettingsScreen() {
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
 
+  // The form follows the saved choice when it changes, not when a server check comes back
+  // (that would undo a choice being made).
   useEffect(() => {
     if (!settings) return;
     setMode(settings.mode);
     setUrl(settings.remote_url ?? "");
-  }, [settings]);
+  }, [settings?.mode, settings?.remote_url]);
 
   // Whom the app reaches now: asked each time the screen opens.
   useEffect(() => {

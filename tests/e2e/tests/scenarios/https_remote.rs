@@ -46,7 +46,10 @@ async fn connect(app: &App, url: &str, token: &str) -> Result<String> {
     let field = app.testid("settings-url").await?;
     field.clear().await?;
     field.send_keys(url).await?;
-    app.testid("settings-token").await?.send_keys(token).await?;
+    // A refused token stays in its field, for the person to correct.
+    let field = app.testid("settings-token").await?;
+    field.clear().await?;
+    field.send_keys(token).await?;
     app.click("settings-save").await?;
     app.wait_text(&tid("settings-message"), "the save's outcome", |t| {
         !t.trim().is_empty()
