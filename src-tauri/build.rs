@@ -21,6 +21,7 @@ const COMMANDS: &[&str] = &[
     "report_first_paint",
     "get_settings",
     "set_remote_server",
+    "check_server",
     "use_embedded_server",
     "agent_info",
     "create_agent_token",

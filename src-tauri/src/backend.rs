@@ -12,8 +12,8 @@ use std::time::Duration;
 use quire_model::{FileMeta, NoteId, NoteSummary, Op, OpOutcome, TabId, Version};
 use quire_store::{AuthorKind, Scope};
 use quire_sync::{
-    DraftPolicy, Engine, EngineConfig, EngineError, EngineEvent, NoteView, SystemClock, TabState,
-    WriteOutcome,
+    Client, ClientError, DraftPolicy, Engine, EngineConfig, EngineError, EngineEvent, ErrorBody,
+    NoteView, ServerIdentity, SystemClock, TabState, Trust, WriteOutcome, http_client,
 };
 use serde::Serialize;
 use tokio::sync::broadcast::error::RecvError;
@@ -46,6 +46,34 @@ pub struct Settings {
     pub preferred_port: u16,
     /// The app's data directory (databases, settings, attachment contents).
     pub data_dir: String,
+    /// Certificate authorities trusted besides the system's store, for a team server whose
+    /// certificate comes from its own CA: `QUIRE_CA_FILE`, else `ca_file` in settings.json.
+    pub ca_file: Option<String>,
+    /// What the app last learned from the server it talks to.
+    pub server_check: ServerCheck,
+}
+
+/// Whether the server the app talks to answered, and who it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum ServerCheck {
+    /// Not asked since the app started or switched servers.
+    Unchecked,
+    /// It answered and took the token; over HTTPS, with the certificate the engine verified.
+    Reached { identity: ServerIdentity },
+    /// It did not: `error.code` says why (`offline`, `certificate_untrusted`,
+    /// `certificate_expired`, `certificate_wrong_host`, `tls_handshake`, `unauthorized`, ...).
+    Failed { error: ErrorBody },
+}
+
+impl ServerCheck {
+    fn of(identified: Result<ServerIdentity, EngineError>) -> Self {
+        match identified {
+            Ok(identity) => ServerCheck::Reached { identity },
+            Err(e) => ServerCheck::Failed { error: e.to_body() },
+        }
+    }
 }
 
 /// The "Connect an agent" panel.
@@ -127,6 +155,7 @@ struct Connection {
     engine: Engine,
     server: Url,
     forwarder: JoinHandle<()>,
+    check: ServerCheck,
 }
 
 pub struct Backend {
@@ -140,6 +169,8 @@ pub struct Backend {
     switching: tokio::sync::Mutex<()>,
     files: FileStore,
     sink: EventSink,
+    /// Whom the engine trusts over HTTPS (the system's store, plus the CA file).
+    trust: Trust,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -184,7 +215,8 @@ impl Backend {
             }
         };
         settings::save(&settings_path, &stored)?;
-        let engine = start_engine(&data_dir, server.clone(), token)?;
+        let trust = trust(&stored);
+        let engine = start_engine(&data_dir, server.clone(), token, &trust)?;
         let forwarder = forward(&engine, sink.clone());
         Ok(Backend {
             files: FileStore::new(&data_dir),
@@ -196,9 +228,11 @@ impl Backend {
                 engine,
                 server,
                 forwarder,
+                check: ServerCheck::Unchecked,
             }),
             switching: tokio::sync::Mutex::new(()),
             sink,
+            trust,
         })
     }
 
@@ -214,6 +248,7 @@ impl Backend {
     pub async fn settings(&self) -> Settings {
         let embedded_port = self.embedded.lock().await.as_ref().map(Embedded::port);
         let stored = lock(&self.stored).clone();
+        let server_check = lock(&self.connection).check.clone();
         Settings {
             mode: stored.mode,
             server_url: self.server().to_string(),
@@ -223,11 +258,35 @@ impl Backend {
             embedded_port,
             preferred_port: self.port_override.unwrap_or(stored.embedded_port),
             data_dir: self.data_dir.display().to_string(),
+            ca_file: self.trust.ca_file().map(|p| p.display().to_string()),
+            server_check,
         }
+    }
+
+    /// Asks the server the engine talks to who it is ([`Engine::identify`]); the answer, or
+    /// why there was none, is the settings' `server_check`.
+    pub async fn check_server(&self) -> Settings {
+        let (engine, server) = {
+            let connection = lock(&self.connection);
+            (connection.engine.clone(), connection.server.clone())
+        };
+        let check = ServerCheck::of(engine.identify().await);
+        {
+            let mut connection = lock(&self.connection);
+            // A switch meanwhile has its own check.
+            if connection.server == server {
+                connection.check = check;
+            }
+        }
+        self.settings().await
     }
 
     /// Points the app at a remote server: saved, the engine reconnects, the embedded server
     /// stops. `None` keeps the saved URL / token.
+    ///
+    /// The server is asked first. A certificate or a token it refuses is the person's to fix:
+    /// refused, nothing changes. A server that does not answer may be down for now: the switch
+    /// goes ahead (drafts wait for it, as offline) and `server_check` says it was unreachable.
     pub async fn use_remote(&self, url: Option<String>, token: Option<String>) -> Result<Settings> {
         let _switch = self.switching.lock().await;
         let saved = lock(&self.stored).remote.clone();
@@ -248,6 +307,18 @@ impl Backend {
                         .into(),
                 )
             })?;
+        let probe = Client::with_http(
+            http_client(&self.trust).map_err(EngineError::from)?,
+            server.clone(),
+            token.clone(),
+        );
+        let check = match probe.identify().await {
+            Ok(identity) => ServerCheck::Reached { identity },
+            Err(unreachable @ ClientError::Offline(_)) => ServerCheck::Failed {
+                error: EngineError::from(unreachable).to_body(),
+            },
+            Err(refused) => return Err(EngineError::from(refused).into()),
+        };
         {
             let mut stored = lock(&self.stored);
             stored.mode = ServerMode::Remote;
@@ -257,7 +328,7 @@ impl Backend {
             });
             settings::save(&self.data_dir.join(SETTINGS_FILE), &stored)?;
         }
-        self.connect(server, token)?;
+        self.connect(server, token, check)?;
         if let Some(embedded) = self.embedded.lock().await.take() {
             embedded.stop().await?;
         }
@@ -287,13 +358,14 @@ impl Backend {
             *lock(&self.stored) = stored;
             (embedded.url().clone(), token)
         };
-        self.connect(url, token)?;
-        Ok(self.settings().await)
+        self.connect(url, token, ServerCheck::Unchecked)?;
+        Ok(self.check_server().await)
     }
 
-    /// Starts a new engine on `server` (same local store) and stops the old one.
-    fn connect(&self, server: Url, token: String) -> Result<()> {
-        let engine = start_engine(&self.data_dir, server.clone(), token)?;
+    /// Starts a new engine on `server` (same local store) and stops the old one; `check` is
+    /// what is known of the server so far.
+    fn connect(&self, server: Url, token: String, check: ServerCheck) -> Result<()> {
+        let engine = start_engine(&self.data_dir, server.clone(), token, &self.trust)?;
         let forwarder = forward(&engine, self.sink.clone());
         let old = std::mem::replace(
             &mut *lock(&self.connection),
@@ -301,6 +373,7 @@ impl Backend {
                 engine,
                 server,
                 forwarder,
+                check,
             },
         );
         old.forwarder.abort();
@@ -542,13 +615,23 @@ async fn person_token(embedded: &Embedded, stored: &mut Stored) -> Result<String
     Ok(token)
 }
 
-fn start_engine(data_dir: &Path, server: Url, token: String) -> Result<Engine> {
+/// Whom the engine trusts: the system's CA store, plus the CA file `QUIRE_CA_FILE` names, else
+/// the one `ca_file` in settings.json names.
+fn trust(stored: &Stored) -> Trust {
+    let saved = match &stored.ca_file {
+        Some(path) => Trust::with_ca_file(path, "ca_file (settings.json)"),
+        None => Trust::system(),
+    };
+    Trust::from_env().or(saved)
+}
+
+fn start_engine(data_dir: &Path, server: Url, token: String, trust: &Trust) -> Result<Engine> {
     let config = EngineConfig {
         server,
         token,
         db_path: data_dir.join(SYNC_DB),
         timing: Default::default(),
-        http: None,
+        http: Some(http_client(trust).map_err(EngineError::from)?),
         key_prefix: EngineConfig::fresh_key_prefix(),
     };
     Ok(Engine::start(config, Arc::new(SystemClock))?)

@@ -210,6 +210,13 @@ pub async fn set_remote_server(
     Ok(backend.use_remote(url, token).await?)
 }
 
+/// Asks the server the app talks to who it is: the settings, with `server_check` fresh.
+#[tauri::command]
+pub async fn check_server(backend: State<'_, BackendReady>) -> Result<Settings> {
+    let backend = backend.wait().await?;
+    Ok(backend.check_server().await)
+}
+
 #[tauri::command]
 pub async fn use_embedded_server(backend: State<'_, BackendReady>) -> Result<Settings> {
     let backend = backend.wait().await?;

@@ -686,6 +686,11 @@ fn a_stopped_remote_keeps_drafts_which_save_once_back_on_the_embedded_server() {
     );
     assert_eq!(settings["mode"], "remote");
     assert_eq!(
+        settings["server_check"],
+        json!({"status": "failed", "error": {"code": "offline", "message": settings["server_check"]["error"]["message"]}}),
+        "a server that does not answer is switched to, and said to be unreachable"
+    );
+    assert_eq!(
         settings["embedded_port"],
         Value::Null,
         "the embedded server stopped"
@@ -738,6 +743,94 @@ fn a_stopped_remote_keeps_drafts_which_save_once_back_on_the_embedded_server() {
     assert_eq!(tab["data"], "written offline");
     assert_eq!(app.ok("drafts", json!({})), json!([]));
     app.stop();
+}
+
+/// A team server over HTTPS, its certificate from a CA made in the test: asked before the
+/// switch. Not trusting the CA, or with a token it refuses, the app says which and stays where
+/// it was; trusting it (`ca_file` in settings.json), the settings show whom it reached.
+#[test]
+fn a_remote_server_over_https_is_checked_before_the_switch() {
+    use quire_testkit::tls::{TestCa, Validity};
+
+    let mut ca = TestCa::new("Team CA").unwrap();
+    let issued = ca.issue(&["localhost"], Validity::Current).unwrap();
+    let server_dir = tempfile::tempdir().unwrap();
+    let db = server_dir.path().join("team.db");
+    let (running, token) = tauri::async_runtime::block_on(async {
+        let store = quire_server::open_store(&db, quire_store::Synchronous::Normal)
+            .await
+            .unwrap();
+        let made = quire_server::tokens::create(
+            store.as_ref(),
+            "ada",
+            &[
+                quire_store::Scope::NotesRead,
+                quire_store::Scope::NotesWrite,
+            ],
+            quire_store::AuthorKind::Person,
+        )
+        .await
+        .unwrap();
+        store.close().await.unwrap();
+        let config = quire_server::ServeConfig {
+            tls: Some(quire_server::TlsFiles {
+                cert: issued.cert.clone(),
+                key: issued.key.clone(),
+            }),
+            ..quire_server::ServeConfig::new(&db, "127.0.0.1:0".parse().unwrap())
+        };
+        (quire_server::serve(config).await.unwrap(), made.token)
+    });
+    let url = format!("https://localhost:{}", running.addr().port());
+
+    // The system's store alone does not trust the team's CA.
+    let dir = tempfile::tempdir().unwrap();
+    let app = Fixture::start(dir.path());
+    let error = app.err("set_remote_server", json!({"url": url, "token": token}));
+    assert_eq!(error["code"], "certificate_untrusted", "{error}");
+    let settings = app.ok("get_settings", json!({}));
+    assert_eq!(settings["mode"], "embedded", "nothing changed");
+    assert_eq!(settings["remote_url"], Value::Null, "nothing saved");
+    app.stop();
+
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("settings.json"),
+        json!({"ca_file": ca.ca_file()}).to_string(),
+    )
+    .unwrap();
+    let app = Fixture::start(dir.path());
+    let error = app.err(
+        "set_remote_server",
+        json!({"url": url, "token": "qk_not_the_token"}),
+    );
+    assert_eq!(error["code"], "unauthorized", "{error}");
+    assert_eq!(app.ok("get_settings", json!({}))["mode"], "embedded");
+
+    let settings = app.ok("set_remote_server", json!({"url": url, "token": token}));
+    assert_eq!(settings["mode"], "remote");
+    assert_eq!(settings["ca_file"], ca.ca_file().display().to_string());
+    let check = &settings["server_check"];
+    assert_eq!(check["status"], "reached", "{check}");
+    assert_eq!(check["identity"]["url"], format!("{url}/"));
+    assert_eq!(check["identity"]["certificate"]["subject"], "CN=localhost");
+    assert_eq!(
+        check["identity"]["certificate"]["issuer"],
+        "CN=Team CA, O=Quire tests"
+    );
+    assert_eq!(app.ok("check_server", json!({}))["server_check"], *check);
+    let note = app.create_note("On the team server");
+    assert_eq!(app.ok("list_notes", json!({}))[0]["id"], note.as_str());
+
+    // Back on the embedded server: checked too, plain HTTP on loopback, no certificate.
+    let settings = app.ok("use_embedded_server", json!({}));
+    assert_eq!(settings["server_check"]["status"], "reached");
+    assert_eq!(
+        settings["server_check"]["identity"]["certificate"],
+        Value::Null
+    );
+    app.stop();
+    tauri::async_runtime::block_on(running.shutdown()).unwrap();
 }
 
 /// Another writer's change the editor had not shown yet: an edit made on the older content

@@ -137,6 +137,7 @@ pub fn app<R: tauri::Runtime>(
             commands::report_first_paint,
             commands::get_settings,
             commands::set_remote_server,
+            commands::check_server,
             commands::use_embedded_server,
             commands::agent_info,
             commands::create_agent_token,

@@ -45,6 +45,10 @@ pub struct Stored {
     pub embedded_port: u16,
     #[serde(default)]
     pub remote: Option<Remote>,
+    /// A PEM file of certificate authorities to trust besides the system's store (a team
+    /// server whose certificate comes from the team's own CA). `QUIRE_CA_FILE` wins over it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca_file: Option<PathBuf>,
 }
 
 fn default_port() -> u16 {
@@ -59,6 +63,7 @@ impl Default for Stored {
             embedded_token: None,
             embedded_port: DEFAULT_EMBEDDED_PORT,
             remote: None,
+            ca_file: None,
         }
     }
 }
@@ -161,6 +166,7 @@ mod tests {
                 url: "http://127.0.0.1:9".to_owned(),
                 token: "qk_other".to_owned(),
             }),
+            ca_file: Some(PathBuf::from("/etc/quire/team-ca.pem")),
         };
         save(&path, &stored).expect("save");
         assert_eq!(load(&path).expect("load"), stored);

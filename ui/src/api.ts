@@ -81,6 +81,12 @@ export const getSettings = (): Promise<Settings> => invoke("get_settings");
 export const setRemoteServer = (url?: string, token?: string): Promise<Settings> =>
   invoke("set_remote_server", { url: url ?? null, token: token ?? null });
 
+/**
+ * Asks the server the app talks to who it is: the settings with a fresh `server_check` (its
+ * certificate over HTTPS, or why it could not be reached or refused the token).
+ */
+export const checkServer = (): Promise<Settings> => invoke("check_server");
+
 /** Back to the embedded server (started if needed). Persisted; the engine reconnects. */
 export const useEmbeddedServer = (): Promise<Settings> => invoke("use_embedded_server");
 

@@ -70,6 +70,9 @@
 //   settings-open / settings   the settings screen; settings-mode-embedded,
 //                              settings-mode-remote (radios), settings-url, settings-token,
 //                              settings-save, settings-message
+//   settings-server-check      whom the app reached (data-status: unchecked | reached | failed,
+//                              data-code: the failure's code); settings-certificate (subject,
+//                              issuer) when over verified HTTPS
 //   agent-open / agent-panel   "Connect an agent"; agent-mcp-url, agent-token-name,
 //                              agent-token-readonly (checkbox), agent-token-create,
 //                              agent-token (the new token), agent-config (data-client per
@@ -189,6 +192,8 @@ export const TID = {
   settingsToken: "settings-token",
   settingsSave: "settings-save",
   settingsMessage: "settings-message",
+  settingsServerCheck: "settings-server-check",
+  settingsCertificate: "settings-certificate",
 
   agentOpen: "agent-open",
   agentPanel: "agent-panel",

@@ -6,6 +6,10 @@
 //! the client's delayed ACK: ~40 ms per call). A request being served, an event stream
 //! included, has no deadline here.
 //!
+//! With TLS, each connection's handshake runs in its own task (a slow client never holds up
+//! accepting) and within the first request's header deadline: a client that connects and never
+//! says hello is dropped as one that never sends its headers.
+//!
 //! Shutdown stops accepting, closes every connection with no request in progress, lets the
 //! others finish what they are serving (HTTP/1 graceful shutdown), and returns when all have
 //! closed.
@@ -27,6 +31,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Notify, Semaphore};
 use tokio::time::Instant;
+use tokio_rustls::TlsAcceptor;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tower::ServiceExt;
@@ -39,11 +44,13 @@ pub(crate) struct Bounds {
     pub max_connections: usize,
 }
 
-/// Serves `app` on `listener` until `stop` is cancelled and every connection has closed.
+/// Serves `app` on `listener` (over TLS when there is an acceptor) until `stop` is cancelled
+/// and every connection has closed.
 pub(crate) async fn serve(
     listener: TcpListener,
     app: Router,
     bounds: Bounds,
+    tls: Option<TlsAcceptor>,
     stop: CancellationToken,
 ) {
     let slots = Arc::new(Semaphore::new(bounds.max_connections));
@@ -74,9 +81,17 @@ pub(crate) async fn serve(
         if let Err(e) = stream.set_nodelay(true) {
             tracing::debug!(error = %e, "cannot set TCP_NODELAY");
         }
-        let (app, stop) = (app.clone(), stop.clone());
+        let (app, tls, stop) = (app.clone(), tls.clone(), stop.clone());
         connections.spawn(async move {
-            serve_connection(stream, app, bounds, stop).await;
+            let opened = Instant::now();
+            match tls {
+                None => serve_connection(stream, opened, app, bounds, stop).await,
+                Some(tls) => {
+                    if let Some(stream) = handshake(stream, opened, &tls, bounds, &stop).await {
+                        serve_connection(stream, opened, app, bounds, stop).await;
+                    }
+                }
+            }
             drop(slot);
         });
     }
@@ -95,8 +110,42 @@ fn is_per_connection(e: &io::Error) -> bool {
     )
 }
 
-async fn serve_connection(stream: TcpStream, app: Router, bounds: Bounds, stop: CancellationToken) {
-    let activity = Arc::new(Activity::new());
+/// The TLS handshake of a connection opened at `opened`, given until the header deadline; `None`
+/// if it failed, ran out of time, or the server is stopping.
+async fn handshake(
+    stream: TcpStream,
+    opened: Instant,
+    tls: &TlsAcceptor,
+    bounds: Bounds,
+    stop: &CancellationToken,
+) -> Option<tokio_rustls::server::TlsStream<TcpStream>> {
+    let deadline = opened + bounds.header_timeout;
+    tokio::select! {
+        () = stop.cancelled() => None,
+        done = tokio::time::timeout_at(deadline, tls.accept(stream)) => match done {
+            Ok(Ok(stream)) => Some(stream),
+            Ok(Err(e)) => {
+                tracing::debug!(error = %e, "TLS handshake failed");
+                None
+            }
+            Err(_) => {
+                tracing::debug!("closing a connection whose TLS handshake missed the header deadline");
+                None
+            }
+        },
+    }
+}
+
+async fn serve_connection<S>(
+    stream: S,
+    opened: Instant,
+    app: Router,
+    bounds: Bounds,
+    stop: CancellationToken,
+) where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let activity = Arc::new(Activity::new(opened));
     let io = TokioIo::new(Watched {
         stream,
         activity: Arc::clone(&activity),
@@ -173,11 +222,10 @@ struct Activity {
 }
 
 impl Activity {
-    fn new() -> Self {
+    /// A connection opened at `opened`: its first request's headers are due from then.
+    fn new(opened: Instant) -> Self {
         Activity {
-            phase: Mutex::new(Phase::Headers {
-                since: Instant::now(),
-            }),
+            phase: Mutex::new(Phase::Headers { since: opened }),
             changed: Notify::new(),
         }
     }
@@ -271,13 +319,14 @@ impl http_body::Body for Tracked {
     }
 }
 
-/// The socket, telling its connection's [`Activity`] when bytes arrive.
-struct Watched {
-    stream: TcpStream,
+/// The socket (or the TLS stream over it), telling its connection's [`Activity`] when bytes
+/// arrive.
+struct Watched<S> {
+    stream: S,
     activity: Arc<Activity>,
 }
 
-impl AsyncRead for Watched {
+impl<S: AsyncRead + Unpin> AsyncRead for Watched<S> {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -293,7 +342,7 @@ impl AsyncRead for Watched {
     }
 }
 
-impl AsyncWrite for Watched {
+impl<S: AsyncWrite + Unpin> AsyncWrite for Watched<S> {
     fn poll_write(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,

@@ -25,11 +25,13 @@ use quire_store::{
 use quire_store_postgres::{PgOptions, PgStore};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
+use tokio_rustls::TlsAcceptor;
 use tokio_util::sync::CancellationToken;
 
 pub use crate::connections::raise_fd_limit;
 use crate::http::AppState;
 use crate::notes::{NoteEvent, Notes};
+pub use quire_tls::TlsFiles;
 
 /// Default request body limit: 16 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 16 * 1024 * 1024;
@@ -67,6 +69,9 @@ pub struct ServeConfig {
     pub max_connections: usize,
     /// Most event streams one token may hold open at once; one more is refused with 429.
     pub max_event_streams: usize,
+    /// Serve HTTPS with this certificate and key (checked before anything else starts);
+    /// `None`: plain HTTP (the app's embedded server, on loopback).
+    pub tls: Option<TlsFiles>,
 }
 
 impl ServeConfig {
@@ -81,6 +86,7 @@ impl ServeConfig {
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             max_event_streams: DEFAULT_MAX_EVENT_STREAMS,
+            tls: None,
         }
     }
 }
@@ -100,14 +106,18 @@ pub enum ServerError {
     Task(#[from] tokio::task::JoinError),
     #[error("{0}: this build has no PostgreSQL support (the `postgres` feature is off)")]
     NoPostgres(String),
+    #[error("cannot serve HTTPS: {0}")]
+    Tls(#[from] quire_tls::ServerTlsError),
 }
 
 /// Opens the store `config.db` names (a `postgres://` URL: PostgreSQL, shared with any other
 /// server on it; anything else: a SQLite file) and serves on `config.listen`. Returns once the
 /// listener is bound: connections are accepted from then on.
 pub async fn serve(config: ServeConfig) -> Result<RunningServer, ServerError> {
+    // A certificate the server cannot serve is refused before a database is opened or made.
+    let tls = config.tls.as_ref().map(TlsFiles::acceptor).transpose()?;
     if let Some(url) = postgres_url(&config.db) {
-        return serve_postgres(url, &config).await;
+        return serve_postgres(url, &config, tls).await;
     }
     let options = SqliteOptions {
         synchronous: config.synchronous,
@@ -116,20 +126,28 @@ pub async fn serve(config: ServeConfig) -> Result<RunningServer, ServerError> {
     let db = config.db.clone();
     let store = tokio::task::spawn_blocking(move || SqliteStore::open(&db, options)).await??;
     let http = HttpConfig::from(&config);
-    serve_with(Arc::new(store), config.listen, http, None).await
+    serve_with(Arc::new(store), config.listen, http, tls, None).await
 }
 
 #[cfg(feature = "postgres")]
-async fn serve_postgres(url: &str, config: &ServeConfig) -> Result<RunningServer, ServerError> {
+async fn serve_postgres(
+    url: &str,
+    config: &ServeConfig,
+    tls: Option<TlsAcceptor>,
+) -> Result<RunningServer, ServerError> {
     let store = Arc::new(PgStore::connect(url, PgOptions::default()).await?);
     // Listening before serving: no write another server commits from now on is missed.
     let others = store.others().await?;
     let http = HttpConfig::from(config);
-    serve_with(store, config.listen, http, Some(others)).await
+    serve_with(store, config.listen, http, tls, Some(others)).await
 }
 
 #[cfg(not(feature = "postgres"))]
-async fn serve_postgres(url: &str, _: &ServeConfig) -> Result<RunningServer, ServerError> {
+async fn serve_postgres(
+    url: &str,
+    _: &ServeConfig,
+    _: Option<TlsAcceptor>,
+) -> Result<RunningServer, ServerError> {
     Err(ServerError::NoPostgres(url.to_owned()))
 }
 
@@ -194,15 +212,16 @@ pub async fn serve_store(
         body_limit,
         ..HttpConfig::from(&defaults)
     };
-    serve_with(store, listen, http, None).await
+    serve_with(store, listen, http, None, None).await
 }
 
-/// Serves `store`; `others` are the writes other servers commit to the same database, announced
-/// to this server's event streams.
+/// Serves `store` (over TLS when there is an acceptor); `others` are the writes other servers
+/// commit to the same database, announced to this server's event streams.
 async fn serve_with(
     store: Arc<dyn Store>,
     listen: SocketAddr,
     http: HttpConfig,
+    tls: Option<TlsAcceptor>,
     others: Option<mpsc::Receiver<Committed>>,
 ) -> Result<RunningServer, ServerError> {
     let listener = tokio::net::TcpListener::bind(listen)
@@ -232,15 +251,17 @@ async fn serve_with(
         max_connections: connections::connection_cap(http.connections.max_connections),
         ..http.connections
     };
+    let scheme = if tls.is_some() { "https" } else { "http" };
     let task = tokio::spawn(async move {
-        connections::serve(listener, app, bounds, stop).await;
+        connections::serve(listener, app, bounds, tls, stop).await;
         // Every in-flight request has been answered; now let queued writes commit.
         store.close().await?;
         Ok(())
     });
-    tracing::info!(%addr, "listening");
+    tracing::info!(%addr, scheme, "listening");
     Ok(RunningServer {
         addr,
+        scheme,
         shutdown,
         task,
     })
@@ -270,6 +291,8 @@ async fn announce(notes: Notes, mut others: mpsc::Receiver<Committed>, stop: Can
 #[derive(Debug)]
 pub struct RunningServer {
     addr: SocketAddr,
+    /// `http`, or `https` when serving TLS.
+    scheme: &'static str,
     shutdown: CancellationToken,
     task: JoinHandle<Result<(), ServerError>>,
 }
@@ -291,9 +314,9 @@ impl RunningServer {
         self.addr
     }
 
-    /// `http://<addr>`.
+    /// `http://<addr>`, or `https://<addr>` when serving TLS.
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("{}://{}", self.scheme, self.addr)
     }
 
     pub fn shutdown_handle(&self) -> ShutdownHandle {

@@ -9,9 +9,10 @@ use axum::http::uri::Authority;
 use clap::{Parser, Subcommand, ValueEnum};
 use quire_server::{
     DEFAULT_BODY_LIMIT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
-    DEFAULT_MAX_EVENT_STREAMS, ServeConfig,
+    DEFAULT_MAX_EVENT_STREAMS, ServeConfig, TlsFiles,
 };
 use quire_store::{AuthorKind, Scope, Synchronous};
+use quire_tls::Trust;
 
 /// The author `check --repair` records in history.
 const REPAIR_AUTHOR: &str = "quire-server check --repair";
@@ -32,7 +33,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Serve REST, MCP (/mcp) and /healthz. Prints `listening on http://ADDR` once bound.
+    /// Serve REST, MCP (/mcp) and /healthz. Prints `listening on http://ADDR` (with TLS:
+    /// `https://ADDR`) once bound.
     Serve {
         /// The SQLite database file (created if missing), or a postgres://user@host:port/db
         /// URL (several servers may share one PostgreSQL database).
@@ -64,6 +66,13 @@ enum Command {
         /// Most event streams (GET /notes/{id}/events) one token may hold open; more get 429.
         #[arg(long, default_value_t = DEFAULT_MAX_EVENT_STREAMS)]
         max_event_streams: usize,
+        /// Serve HTTPS with this certificate chain (PEM: the server's certificate first, then
+        /// any intermediates). Needs --tls-key.
+        #[arg(long, value_name = "PEM", requires = "tls_key")]
+        tls_cert: Option<PathBuf>,
+        /// The private key of --tls-cert (PEM: PKCS#8, PKCS#1 or SEC1).
+        #[arg(long, value_name = "PEM", requires = "tls_cert")]
+        tls_key: Option<PathBuf>,
     },
     /// Serve MCP on stdin/stdout, relaying every call to a running server's /mcp (for MCP
     /// hosts that only launch local commands).
@@ -79,6 +88,10 @@ enum Command {
         /// warning says so); use QUIRE_TOKEN or --token-file.
         #[arg(long)]
         token: Option<String>,
+        /// Certificate authorities (PEM) to trust for an https:// URL besides the system's
+        /// store, e.g. a team's own CA. Without it, QUIRE_CA_FILE names the file, if set.
+        #[arg(long, value_name = "PEM")]
+        ca_file: Option<PathBuf>,
     },
     /// Read every version of every Note back and report any that cannot be rebuilt (exit
     /// status 1 if one cannot).
@@ -161,7 +174,13 @@ async fn main() -> anyhow::Result<()> {
             idle_timeout,
             max_connections,
             max_event_streams,
+            tls_cert,
+            tls_key,
         } => {
+            let tls = match (tls_cert, tls_key) {
+                (Some(cert), Some(key)) => Some(TlsFiles { cert, key }),
+                _ => None,
+            };
             serve(ServeConfig {
                 db,
                 listen,
@@ -172,6 +191,7 @@ async fn main() -> anyhow::Result<()> {
                 idle_timeout: Duration::from_secs(idle_timeout),
                 max_connections,
                 max_event_streams,
+                tls,
             })
             .await
         }
@@ -179,13 +199,18 @@ async fn main() -> anyhow::Result<()> {
             url,
             token_file,
             token,
+            ca_file,
         } => {
             let env = std::env::var(quire_server::mcp::TOKEN_VAR).ok();
             let token = quire_server::mcp::BridgeToken::resolve(token, token_file.as_deref(), env)?;
             if let Some(warning) = token.warning() {
                 eprintln!("quire-server: {warning}");
             }
-            Ok(quire_server::mcp::stdio_bridge(&url, &token.token).await?)
+            let trust = match ca_file {
+                Some(path) => Trust::with_ca_file(path, "--ca-file"),
+                None => Trust::from_env(),
+            };
+            Ok(quire_server::mcp::stdio_bridge_trusting(&url, &token.token, &trust).await?)
         }
         Command::Check { db, repair } => check(&db, repair).await,
         Command::Token {

@@ -3,8 +3,12 @@
 //! The wire types are the store's own ([`StoredNote`], [`WriteResult`], [`VersionInfo`]):
 //! declared once. Errors are typed: a stale write is [`ClientError::Conflict`] with the current
 //! version and the tabs changed since; no answer at all is [`ClientError::Offline`] (the outcome
-//! of a write is then unknown: resend it with the same idempotency key); anything else the
-//! server refused is [`ClientError::Server`] with its stable `error` code.
+//! of a write is then unknown: resend it with the same idempotency key); a server refused at the
+//! TLS step (its certificate untrusted, expired, for another host) is [`ClientError::Tls`],
+//! naming why; anything else the server refused is [`ClientError::Server`] with its stable
+//! `error` code.
+//!
+//! HTTPS is rustls with the system's CA store, plus a CA file ([`quire_tls::Trust`]).
 
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -12,6 +16,7 @@ use std::time::Duration;
 use futures::{Stream, StreamExt};
 use quire_model::{Note, NoteId, NoteSummary, Op, TabId, Version};
 use quire_store::{AgentAccess, StoredNote, VersionInfo, WriteResult};
+use quire_tls::{PeerCertificate, TlsProblem, Trust};
 use reqwest::{Method, RequestBuilder, Response, StatusCode};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -29,6 +34,12 @@ pub enum ClientError {
     /// error. A write's outcome is unknown.
     #[error("offline: {0}")]
     Offline(String),
+    /// The server was refused at the TLS step: nothing was sent.
+    #[error("{} ({detail})", .problem.describe())]
+    Tls { problem: TlsProblem, detail: String },
+    /// The client could not be set up (an unreadable CA file): nothing was sent.
+    #[error("{0}")]
+    Setup(String),
     #[error("server refused ({status} {code}): {message}")]
     Server {
         status: u16,
@@ -59,6 +70,30 @@ pub enum ServerEvent {
     Write(WriteEvent),
 }
 
+/// Whom the client reached: the server's address and, over HTTPS, the certificate it showed
+/// (verified, or the request would have failed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ServerIdentity {
+    pub url: String,
+    /// `None` over plain HTTP.
+    pub certificate: Option<PeerCertificate>,
+}
+
+/// How long connecting may take before the server counts as unreachable.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The HTTP client every [`Client`] of the app uses: rustls trusting `trust`, the
+/// server's certificate kept on each response, a short connect timeout.
+pub fn http_client(trust: &Trust) -> Result<reqwest::Client> {
+    trust
+        .client_builder()
+        .map_err(|e| ClientError::Setup(e.to_string()))?
+        .connect_timeout(CONNECT_TIMEOUT)
+        .build()
+        .map_err(|e| ClientError::Setup(format!("http client: {e}")))
+}
+
 #[derive(Clone)]
 pub struct Client {
     http: reqwest::Client,
@@ -79,13 +114,14 @@ struct Versions {
 }
 
 impl Client {
-    /// A client for the server at `base` (e.g. `http://127.0.0.1:7321/`), with a bearer token.
+    /// A client for the server at `base` (e.g. `http://127.0.0.1:7321/`), with a bearer token,
+    /// trusting the system's CA store and the file `QUIRE_CA_FILE` names, if set.
     pub fn new(base: Url, token: impl Into<String>) -> Result<Self> {
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(3))
-            .build()
-            .map_err(|e| ClientError::Offline(format!("http client: {e}")))?;
-        Ok(Self::with_http(http, base, token))
+        Ok(Self::with_http(
+            http_client(&Trust::from_env())?,
+            base,
+            token,
+        ))
     }
 
     /// The same over a reqwest client the caller configured (proxies, pools, TLS roots).
@@ -125,6 +161,16 @@ impl Client {
             .request(method, self.url(path)?)
             .bearer_auth(&self.token)
             .timeout(self.timeout))
+    }
+
+    /// Who the server is: asks for the Note list with the token (so a refused token shows here
+    /// too) and keeps the certificate the server showed.
+    pub async fn identify(&self) -> Result<ServerIdentity> {
+        let resp = send(self.request(Method::GET, "notes")?).await?;
+        Ok(ServerIdentity {
+            url: self.base().to_string(),
+            certificate: PeerCertificate::of(&resp),
+        })
     }
 
     pub async fn create_note(
@@ -267,8 +313,12 @@ async fn send(req: RequestBuilder) -> Result<Response> {
     Err(problem(status, resp).await)
 }
 
+/// A request that got no answer: refused at the TLS step (named), else offline.
 fn classify(e: reqwest::Error) -> ClientError {
-    ClientError::Offline(e.to_string())
+    match TlsProblem::find(&e) {
+        Some((problem, detail)) => ClientError::Tls { problem, detail },
+        None => ClientError::Offline(e.to_string()),
+    }
 }
 
 fn bad_body(what: &str, e: serde_json::Error) -> ClientError {

@@ -20,7 +20,7 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 use url::Url;
 
-use crate::client::{Client, ClientError, ServerEvent};
+use crate::client::{Client, ClientError, ServerEvent, ServerIdentity};
 use crate::content::{Content, ContentError};
 use crate::local::{ArchivedDraft, LedgerEntry, LocalError, LocalStore};
 use crate::machine::{
@@ -278,6 +278,8 @@ impl EngineError {
             EngineError::Merge(_) => "invalid_merge",
             EngineError::Client(ClientError::Conflict { .. }) => "version_conflict",
             EngineError::Client(ClientError::Offline(_)) => "offline",
+            EngineError::Client(ClientError::Tls { problem, .. }) => problem.code(),
+            EngineError::Client(ClientError::Setup(_)) => "client_setup",
             EngineError::Client(ClientError::Server { code, .. }) => code,
             EngineError::Local(_) => "local_store",
             EngineError::Stopped => "stopped",
@@ -393,6 +395,11 @@ impl Engine {
 
     pub async fn list_notes(&self) -> Result<Vec<NoteSummary>> {
         Ok(self.inner.client.list_notes().await?)
+    }
+
+    /// Who the server is, as this engine reaches it ([`Client::identify`]).
+    pub async fn identify(&self) -> Result<ServerIdentity> {
+        Ok(self.inner.client.identify().await?)
     }
 
     /// Creates a Note on the server (with an idempotency key) and opens it.
@@ -1056,6 +1063,9 @@ fn failure(e: ClientError) -> Failure {
             changed_tab_ids,
         },
         ClientError::Offline(m) => Failure::Offline(m),
+        // Nothing was sent: the save waits, with its draft, until the server can be reached
+        // (the settings screen says why it cannot).
+        e @ (ClientError::Tls { .. } | ClientError::Setup(_)) => Failure::Offline(e.to_string()),
         ClientError::Server {
             status,
             code,

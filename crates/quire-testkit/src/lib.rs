@@ -1,6 +1,7 @@
 //! Test support: the real `quire-server` binary with a temporary SQLite file, on a free
-//! loopback port. Ready when it says so: the server prints `listening on http://ADDR` once its
-//! listener is bound, and [`ServerProcess::spawn`] returns after reading that line (no sleeps).
+//! loopback port. Ready when it says so: the server prints `listening on http://ADDR` (with
+//! TLS: `https://ADDR`) once its listener is bound, and [`ServerProcess::spawn`] returns after
+//! reading that line (no sleeps).
 //!
 //! ```no_run
 //! let server = quire_testkit::ServerProcess::spawn().expect("server");
@@ -9,10 +10,12 @@
 //!
 //! Blocking (std::process) so it works from any test, async or not; the waits are short.
 //!
-//! [`bench`] is the benchmarks' share: percentiles and the text they write.
+//! [`bench`] is the benchmarks' share: percentiles and the text they write; [`tls`] a
+//! certificate authority made in the test, for servers over HTTPS.
 #![forbid(unsafe_code)]
 
 pub mod bench;
+pub mod tls;
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read};
@@ -107,6 +110,8 @@ impl Options {
 pub struct ServerProcess {
     /// The bound address; kept across [`ServerProcess::restart`].
     pub addr: SocketAddr,
+    /// `http`, or `https` when the server said it serves TLS.
+    pub scheme: &'static str,
     /// A bearer token with `notes:read` and `notes:write`.
     pub token: String,
     pub db_path: PathBuf,
@@ -141,9 +146,10 @@ impl ServerProcess {
             &[],
         )?;
         let listen: SocketAddr = SocketAddr::from(([127, 0, 0, 1], 0));
-        let (child, addr) = start(&options, &db_path, &log_path, listen)?;
+        let (child, addr, scheme) = start(&options, &db_path, &log_path, listen)?;
         Ok(ServerProcess {
             addr,
+            scheme,
             token,
             db_path,
             child: Some(child),
@@ -153,9 +159,9 @@ impl ServerProcess {
         })
     }
 
-    /// `http://127.0.0.1:PORT`.
+    /// `http://127.0.0.1:PORT` (`https://` when serving TLS).
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("{}://{}", self.scheme, self.addr)
     }
 
     /// The server's process ID, while it runs.
@@ -207,9 +213,10 @@ impl ServerProcess {
     /// runs). Tokens stay valid.
     pub fn restart(&mut self) -> Result<()> {
         self.kill9()?;
-        let (child, addr) = start(&self.options, &self.db_path, &self.log_path, self.addr)?;
+        let (child, addr, scheme) = start(&self.options, &self.db_path, &self.log_path, self.addr)?;
         self.child = Some(child);
         self.addr = addr;
+        self.scheme = scheme;
         Ok(())
     }
 
@@ -256,13 +263,13 @@ fn create_token(
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
 }
 
-/// Starts `serve` and waits for its `listening on http://ADDR` line.
+/// Starts `serve` and waits for its `listening on http(s)://ADDR` line.
 fn start(
     options: &Options,
     db: &Path,
     log_path: &Path,
     listen: SocketAddr,
-) -> Result<(Child, SocketAddr)> {
+) -> Result<(Child, SocketAddr, &'static str)> {
     let log = OpenOptions::new()
         .create(true)
         .append(true)
@@ -299,12 +306,13 @@ fn start(
         Ok(Err(e)) => return Err(not_ready(&mut child, log_path, &e.to_string())),
         Err(_) => return Err(not_ready(&mut child, log_path, "timed out")),
     };
-    let addr = line
-        .trim()
-        .strip_prefix("listening on http://")
-        .and_then(|a| a.parse::<SocketAddr>().ok());
+    let listening = line.trim().strip_prefix("listening on ");
+    let addr = ["https", "http"].into_iter().find_map(|scheme| {
+        let addr = listening?.strip_prefix(scheme)?.strip_prefix("://")?;
+        Some((addr.parse::<SocketAddr>().ok()?, scheme))
+    });
     match addr {
-        Some(addr) => Ok((child, addr)),
+        Some((addr, scheme)) => Ok((child, addr, scheme)),
         None => {
             let reason = if line.is_empty() {
                 "it exited before listening".to_owned()

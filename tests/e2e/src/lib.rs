@@ -196,17 +196,23 @@ impl Harness {
     /// The app's XDG directories point into a fresh temporary directory, so a test never sees
     /// the developer's data nor an earlier test's.
     pub fn start() -> Result<Self> {
-        Self::start_with(Renderer::WebKitDefault)
+        Self::start_with(Renderer::WebKitDefault, &[])
+    }
+
+    /// Like [`Harness::start`], the app's environment carrying `vars` as well (e.g.
+    /// `QUIRE_CA_FILE`): tauri-driver passes its environment on to WebKitWebDriver and the app.
+    pub fn start_with_env(vars: &[(&str, &Path)]) -> Result<Self> {
+        Self::start_with(Renderer::WebKitDefault, vars)
     }
 
     /// Like [`Harness::start`], with WebKit's renderer chosen as the shipped app chooses it
     /// (without a GPU: the DMA-BUF renderer off). For measurements of what a person sees;
     /// WebDriver screenshots never return in that mode under Xvfb, so take none.
     pub fn start_as_shipped() -> Result<Self> {
-        Self::start_with(Renderer::AsShipped)
+        Self::start_with(Renderer::AsShipped, &[])
     }
 
-    fn start_with(renderer: Renderer) -> Result<Self> {
+    fn start_with(renderer: Renderer, vars: &[(&str, &Path)]) -> Result<Self> {
         let app = app_binary()?;
         let tauri_driver = tauri_driver_binary()?;
         let native_driver = native_driver_binary()?;
@@ -247,6 +253,7 @@ impl Harness {
             .env("XDG_CONFIG_HOME", home.path().join("config"))
             .env("XDG_CACHE_HOME", home.path().join("cache"))
             .env("XDG_RUNTIME_DIR", home.path().join("runtime"))
+            .envs(vars.iter().copied())
             .stdin(Stdio::null())
             .stdout(log_file.try_clone()?)
             .stderr(log_file)

@@ -3,6 +3,7 @@
 
 import { useEffect, useState } from "preact/hooks";
 import * as api from "../api";
+import type { ServerCheck } from "../bindings";
 import { app, loadSettings, refreshLedger, refreshNotes, refreshView, useApp } from "../app-state";
 import { explain } from "../lib/errors";
 import { TID } from "../testids";
@@ -17,11 +18,25 @@ export function SettingsScreen() {
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
 
+  // The form follows the saved choice when it changes, not when a server check comes back
+  // (that would undo a choice being made).
   useEffect(() => {
     if (!settings) return;
     setMode(settings.mode);
     setUrl(settings.remote_url ?? "");
-  }, [settings]);
+  }, [settings?.mode, settings?.remote_url]);
+
+  // Whom the app reaches now: asked each time the screen opens.
+  useEffect(() => {
+    let live = true;
+    api
+      .checkServer()
+      .then((next) => live && app.set({ settings: next }))
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, []);
 
   const save = async (e: Event) => {
     e.preventDefault();
@@ -34,9 +49,15 @@ export function SettingsScreen() {
           : await api.setRemoteServer(url.trim() || undefined, token.trim() || undefined);
       app.set({ settings: next });
       setToken("");
+      const reached = next.server_check.status !== "failed";
       setMessage({
-        ok: true,
-        text: next.mode === "embedded" ? "Using the server inside the app." : `Connected to ${next.server_url}.`,
+        ok: reached,
+        text:
+          next.mode === "embedded"
+            ? "Using the server inside the app."
+            : reached
+              ? `Connected to ${next.server_url}.`
+              : `Saved, but ${next.server_url} cannot be reached now: your work is kept on this computer and saved when it is back.`,
       });
       await Promise.all([refreshNotes(), refreshLedger(), refreshView()]);
     } catch (error) {
@@ -128,6 +149,14 @@ export function SettingsScreen() {
           <dd>{appInfo ? `${appInfo.name} ${appInfo.version}` : "…"}</dd>
           <dt>Connected to</dt>
           <dd class="mono">{settings?.server_url ?? "…"}</dd>
+          <dt>Server</dt>
+          <dd>{settings ? <ServerIdentityView check={settings.server_check} /> : "…"}</dd>
+          {settings?.ca_file ? (
+            <>
+              <dt>Also trusted</dt>
+              <dd class="mono">{settings.ca_file}</dd>
+            </>
+          ) : null}
           <dt>You appear in history as</dt>
           <dd>{settings?.person_name ?? "…"}</dd>
           <dt>Data folder</dt>
@@ -139,5 +168,42 @@ export function SettingsScreen() {
         </p>
       </div>
     </section>
+  );
+}
+
+/** Whom the app reached: the certificate it verified over HTTPS, or why it could not. */
+function ServerIdentityView({ check }: { check: ServerCheck }) {
+  if (check.status === "unchecked") {
+    return (
+      <span data-testid={TID.settingsServerCheck} data-status="unchecked" class="muted">
+        Checking…
+      </span>
+    );
+  }
+  if (check.status === "failed") {
+    const ex = explain(check.error);
+    return (
+      <span data-testid={TID.settingsServerCheck} data-status="failed" data-code={check.error.code} class="server-check is-error">
+        {ex.text} <span class="muted small block">{ex.detail}</span>
+      </span>
+    );
+  }
+  const { identity } = check;
+  const certificate = identity.certificate;
+  return (
+    <span data-testid={TID.settingsServerCheck} data-status="reached">
+      {certificate ? (
+        <>
+          <strong>Verified HTTPS</strong>
+          <span class="muted small block" data-testid={TID.settingsCertificate}>
+            Issued to {certificate.subject} by {certificate.issuer}; valid until {certificate.not_after}.
+          </span>
+        </>
+      ) : identity.url.startsWith("http://127.0.0.1") || identity.url.startsWith("http://localhost") ? (
+        "Reached on this computer (plain HTTP on loopback)."
+      ) : (
+        "Reached over plain HTTP: not encrypted."
+      )}
+    </span>
   );
 }

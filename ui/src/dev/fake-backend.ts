@@ -492,6 +492,7 @@ function handle(cmd: string, args: Record<string, unknown>): unknown {
     case "report_first_paint":
       return null;
     case "get_settings":
+    case "check_server":
     case "use_embedded_server":
       return {
         mode: "embedded",
@@ -502,6 +503,8 @@ function handle(cmd: string, args: Record<string, unknown>): unknown {
         embedded_port: 7391,
         preferred_port: 7391,
         data_dir: "/home/you/.local/share/dev.quire.app",
+        ca_file: null,
+        server_check: { status: "reached", identity: { url: "http://127.0.0.1:7391/", certificate: null } },
       };
     case "set_remote_server":
       return fail("offline", "url: the server cannot be reached (dev stand-in)");

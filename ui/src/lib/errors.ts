@@ -50,6 +50,22 @@ export function explain(error: unknown): { code: string; text: string; detail: s
       case "unauthorized":
       case "forbidden":
         return "The server refused the token.";
+      case "certificate_untrusted":
+        return "The server's certificate is signed by an authority this computer does not trust. If your team has its own certificate authority, name its file in ca_file (settings.json) or QUIRE_CA_FILE.";
+      case "certificate_expired":
+        return "The server's certificate has expired: its administrator must renew it.";
+      case "certificate_not_yet_valid":
+        return "The server's certificate is not valid yet: check this computer's clock.";
+      case "certificate_wrong_host":
+        return "The server's certificate is for another name than the one in the address: use the name on the certificate.";
+      case "certificate_revoked":
+        return "The server's certificate has been revoked.";
+      case "certificate_invalid":
+        return "The server's certificate is not valid for a server.";
+      case "tls_handshake":
+        return "No secure connection could be made: this address may not speak HTTPS (try http://).";
+      case "client_setup":
+        return `The connection could not be set up: ${message}`;
       case "not_found":
         return "Not found on the server.";
       case "invalid_argument":

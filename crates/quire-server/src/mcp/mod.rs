@@ -42,6 +42,7 @@ pub use catalog::CatalogError;
 pub use schema::Violation;
 pub use stdio::{
     BridgeError, BridgeToken, TOKEN_ARG_WARNING, TOKEN_VAR, TokenSource, stdio_bridge,
+    stdio_bridge_trusting,
 };
 
 use axum::extract::State;

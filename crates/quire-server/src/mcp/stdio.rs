@@ -7,9 +7,13 @@
 //! or from a file only its owner may read (`--token-file`): a process's command line is
 //! readable by every local user (`/proc/PID/cmdline`, `ps`), its environment only by its owner.
 //! `--token` still works, with a warning.
+//!
+//! An `https://` URL is verified against the system's CA store plus `--ca-file` (or
+//! `QUIRE_CA_FILE`); a certificate refused says why.
 
 use std::path::{Path, PathBuf};
 
+use quire_tls::{TlsProblem, Trust, TrustError};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, Implementation,
     ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
@@ -124,6 +128,14 @@ pub enum BridgeError {
         url: String,
         source: Box<ClientInitializeError>,
     },
+    #[error("refused the quire server at {url}: {} ({detail})", .problem.describe())]
+    Certificate {
+        url: String,
+        problem: TlsProblem,
+        detail: String,
+    },
+    #[error(transparent)]
+    Trust(#[from] TrustError),
     #[error("the stdio side failed: {0}")]
     Stdio(String),
 }
@@ -138,8 +150,19 @@ fn describe(source: &TokenSource) -> String {
 
 /// Serves MCP on stdin/stdout until stdin closes, relaying every tool call to `url` (a running
 /// server's `/mcp`) with `token` as the bearer token.
+/// An `https://` URL is verified against the system's CA store plus the file `QUIRE_CA_FILE`
+/// names, if set.
 pub async fn stdio_bridge(url: &str, token: &str) -> Result<(), BridgeError> {
-    let upstream = connect(url, token).await?;
+    stdio_bridge_trusting(url, token, &Trust::from_env()).await
+}
+
+/// [`stdio_bridge`], verifying an `https://` URL with `trust`.
+pub async fn stdio_bridge_trusting(
+    url: &str,
+    token: &str,
+    trust: &Trust,
+) -> Result<(), BridgeError> {
+    let upstream = connect(url, token, trust).await?;
     let info = upstream_info(&upstream);
     let bridge = Bridge {
         upstream: upstream.peer().clone(),
@@ -161,18 +184,21 @@ pub async fn stdio_bridge(url: &str, token: &str) -> Result<(), BridgeError> {
 async fn connect(
     url: &str,
     token: &str,
+    trust: &Trust,
 ) -> Result<RunningService<RoleClient, ClientConfig>, BridgeError> {
     if !(url.starts_with("http://") || url.starts_with("https://")) {
         return Err(BridgeError::Url(format!("{url:?} is not an http(s) URL")));
     }
-    let transport = StreamableHttpClientTransport::from_config(
+    let http = trust.client()?;
+    let transport = StreamableHttpClientTransport::with_client(
+        http.clone(),
         StreamableHttpClientTransportConfig::with_uri(url).auth_header(token),
     );
     let client = ClientConfig::new(
         ClientCapabilities::default(),
         Implementation::new("quire-mcp-stdio", env!("CARGO_PKG_VERSION")),
     );
-    client
+    let connected = client
         .serve_with_lifecycle(
             transport,
             ClientLifecycleMode::Auto {
@@ -180,11 +206,26 @@ async fn connect(
                 legacy_version: Some(ProtocolVersion::V_2025_11_25),
             },
         )
-        .await
-        .map_err(|source| BridgeError::Connect {
+        .await;
+    let source = match connected {
+        Ok(upstream) => return Ok(upstream),
+        Err(source) => source,
+    };
+    // rmcp keeps the HTTP client's error as text only: one plain request tells whether the
+    // server was refused at the TLS step, and why.
+    if let Err(e) = http.get(url).send().await
+        && let Some((problem, detail)) = TlsProblem::find(&e)
+    {
+        return Err(BridgeError::Certificate {
             url: url.to_owned(),
-            source: Box::new(source),
-        })
+            problem,
+            detail,
+        });
+    }
+    Err(BridgeError::Connect {
+        url: url.to_owned(),
+        source: Box::new(source),
+    })
 }
 
 /// What the stdio side announces: the server's own capabilities and instructions.

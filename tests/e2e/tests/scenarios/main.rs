@@ -11,6 +11,7 @@ mod agent_conflict;
 mod agent_live;
 mod agent_snippet;
 mod files_through_dialogs;
+mod https_remote;
 mod markdown_saved;
 mod offline_remote;
 mod perf;
