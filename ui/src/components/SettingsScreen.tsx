@@ -6,11 +6,9 @@ import * as api from "../api";
 import { app, loadSettings, refreshLedger, refreshNotes, refreshView, useApp } from "../app-state";
 import { explain } from "../lib/errors";
 import { TID } from "../testids";
-import { Icon } from "./Icon";
 
 export function SettingsScreen() {
   const settings = useApp((s) => s.settings);
-  const appInfo = useApp((s) => s.appInfo);
   const [mode, setMode] = useState<"embedded" | "remote">(settings?.mode ?? "embedded");
   const [url, setUrl] = useState(settings?.remote_url ?? "");
   const [token, setToken] = useState("");
@@ -121,23 +119,9 @@ export function SettingsScreen() {
           </p>
         </div>
       </form>
-      <div class="card">
-        <h2>About</h2>
-        <dl class="facts">
-          <dt>Version</dt>
-          <dd>{appInfo ? `${appInfo.name} ${appInfo.version}` : "…"}</dd>
-          <dt>Connected to</dt>
-          <dd class="mono">{settings?.server_url ?? "…"}</dd>
-          <dt>You appear in history as</dt>
-          <dd>{settings?.person_name ?? "…"}</dd>
-          <dt>Data folder</dt>
-          <dd class="mono">{settings?.data_dir ?? "…"}</dd>
-        </dl>
-        <p class="muted small">
-          <Icon name="check" size={13} /> Keyboard: Ctrl+N new Note · Ctrl+K find · Ctrl+S save now · Ctrl+Tab next tab ·
-          F2 rename · Alt+Shift+←/→ move a tab · Esc closes dialogs · Ctrl+Q quit.
-        </p>
-      </div>
+      <p class="muted small">
+        Version, data and logs folders: <a href="#/about">About Quire</a> (in the menu at the top right).
+      </p>
     </section>
   );
 }
