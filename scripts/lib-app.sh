@@ -44,6 +44,15 @@ apt_ensure() {
   quiet "${sudo_[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
 }
 
+# apt_install_deb WHO DEB: installs (again, if installed) a package file with apt-get, which
+# installs its dependencies too.
+apt_install_deb() {
+  local sudo_=()
+  ((EUID == 0)) || sudo_=(sudo)
+  echo "$1: apt-get install $2"
+  DEBIAN_FRONTEND=noninteractive quiet "${sudo_[@]}" apt-get install -y --reinstall "$2"
+}
+
 # tauri_driver_ensure WHO: cargo install tauri-driver unless it is there; exports TAURI_DRIVER
 # when it is not on PATH. It builds in a temporary directory of its own, not the shared target.
 tauri_driver_ensure() {
