@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The desktop app on a fresh Debian 12 machine, as root: installs what its build and its
 # end-to-end tests need, builds the UI and the release app, runs the UI unit tests (Vitest) and
-# the end-to-end tests (the app in a real window under Xvfb, via tauri-driver).
+# the end-to-end tests (the app in a real window under Xvfb, via tauri-driver), then builds the
+# Debian package, installs it on this machine and runs the installed app (tests/installed.rs).
 # Idempotent: a second run installs nothing and rebuilds only what changed. Quiet unless
 # something is installed or fails; the test runners' summaries are always printed.
 set -euo pipefail
@@ -22,3 +23,13 @@ echo "app: UI unit tests"
 echo "app: end-to-end tests"
 # One scenario at a time: each runs its own X server, WebKit and app on two cores.
 QUIRE_APP_BINARY="$APP_BINARY" cargo test --quiet -p quire-e2e -- --test-threads=1
+
+echo "app: the package (build, install, run the installed app)"
+started=$SECONDS
+bash scripts/package.sh
+built=$SECONDS
+apt_install_deb app "$(ls "$ROOT"/quire_*_amd64.deb)"
+installed=$SECONDS
+cargo test --quiet -p quire-e2e --test installed
+echo "app: the package took $((SECONDS - started)) s: build $((built - started)) s," \
+  "install $((installed - built)) s, installed app test $((SECONDS - installed)) s"

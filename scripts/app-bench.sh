@@ -48,7 +48,9 @@ display=""
 read -r -t "$timeout_s" display <&"${XVFB[0]}" || true
 [[ -n "$display" ]] || { echo "Xvfb did not start" >&2; exit 1; }
 export DISPLAY=":$display" GDK_BACKEND=x11
-unset WAYLAND_DISPLAY
+# No session bus (as in CI): each launch is a first app, never handed to a Quire already running
+# on this desktop's bus (one app per data directory, src-tauri/src/instance.rs).
+unset WAYLAND_DISPLAY DBUS_SESSION_BUS_ADDRESS
 
 # All descendants of a pid, itself included.
 tree() {

@@ -19,11 +19,12 @@ quiet() {
 }
 
 # The app's system packages: Tauri's build dependencies (WebKitGTK 4.1 and friends), an X
-# server for the window, WebKitWebDriver for tauri-driver, and xdotool, with which the end-to-end
-# tests answer the system's file dialogs as a person would.
+# server for the window, WebKitWebDriver for tauri-driver, xdotool, with which the end-to-end
+# tests answer the system's file dialogs as a person would, x11-utils (xprop: a window's class),
+# and dbus for the session bus each test's desktop has (the app finds its running copy there).
 APP_PACKAGES=(
   libwebkit2gtk-4.1-dev build-essential pkg-config libssl-dev libayatana-appindicator3-dev
-  librsvg2-dev libxdo-dev xvfb xauth webkit2gtk-driver xdotool
+  librsvg2-dev libxdo-dev xvfb xauth webkit2gtk-driver xdotool x11-utils dbus
 )
 
 # apt_ensure WHO PACKAGE...: installs the packages not installed yet (with sudo unless root);
@@ -41,6 +42,15 @@ apt_ensure() {
   export DEBIAN_FRONTEND=noninteractive
   quiet "${sudo_[@]}" apt-get update
   quiet "${sudo_[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+}
+
+# apt_install_deb WHO DEB: installs (again, if installed) a package file with apt-get, which
+# installs its dependencies too.
+apt_install_deb() {
+  local sudo_=()
+  ((EUID == 0)) || sudo_=(sudo)
+  echo "$1: apt-get install $2"
+  DEBIAN_FRONTEND=noninteractive quiet "${sudo_[@]}" apt-get install -y --reinstall "$2"
 }
 
 # tauri_driver_ensure WHO: cargo install tauri-driver unless it is there; exports TAURI_DRIVER

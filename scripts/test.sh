@@ -2,7 +2,8 @@
 # Sets up a fresh machine and runs every test: formatting and lints, the Rust test suites (model,
 # store conformance on SQLite and PostgreSQL, the real server over HTTP and MCP, the sync engine,
 # the lab's smoke runs, the app's command layer), the UI's unit tests and the end-to-end tests of
-# the app in a real window under Xvfb.
+# the app in a real window under Xvfb, then the Debian package: built, installed on this machine
+# (apt-get), and the installed app run the same way (.ci/app.sh).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib-app.sh"
 cd "$ROOT"
@@ -20,6 +21,8 @@ cargo fmt --all --check
 
 step "cargo clippy -D warnings"
 cargo clippy --quiet --workspace --all-targets -- -D warnings
+# Not among --all-targets (`test = false`: it needs the package installed; .ci/app.sh runs it).
+cargo clippy --quiet -p quire-e2e --test installed -- -D warnings
 
 step "the server binary the integration tests start"
 cargo build --quiet -p quire-server --bin quire-server

@@ -25,6 +25,7 @@ use tauri::{AppHandle, Runtime, State};
 use tauri_plugin_dialog::DialogExt;
 use tauri_plugin_opener::OpenerExt;
 
+use crate::AppDirs;
 use crate::backend::{AgentInfo, AgentToken, AttachedFile, Settings};
 use crate::drops::Drops;
 use crate::error::{CommandError, ErrorCode};
@@ -32,21 +33,50 @@ use crate::ready::BackendReady;
 
 type Result<T, E = CommandError> = std::result::Result<T, E>;
 
-/// The app's name and version, as shown in the header.
+/// The app's name and version (the header, the About page) and where its log files are.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct AppInfo {
     pub name: String,
     pub version: String,
+    pub log_dir: String,
 }
 
 #[tauri::command]
-pub fn app_info<R: Runtime>(app: AppHandle<R>) -> AppInfo {
+pub fn app_info<R: Runtime>(app: AppHandle<R>, dirs: State<'_, AppDirs>) -> AppInfo {
     let package = app.package_info();
     AppInfo {
         name: package.name.clone(),
         version: package.version.to_string(),
+        log_dir: dirs.logs.display().to_string(),
     }
+}
+
+/// Opens the folder of the log files in the system's file manager (the About page's "Open logs
+/// folder").
+#[tauri::command]
+pub async fn open_logs_folder<R: Runtime>(
+    app: AppHandle<R>,
+    dirs: State<'_, AppDirs>,
+) -> Result<()> {
+    let dir = &dirs.logs;
+    if !dir.is_dir() {
+        return Err(CommandError::new(
+            ErrorCode::NotFound,
+            format!(
+                "the logs folder {} does not exist (nothing logged yet)",
+                dir.display()
+            ),
+        ));
+    }
+    app.opener()
+        .open_path(dir.display().to_string(), None::<&str>)
+        .map_err(|e| {
+            CommandError::new(
+                ErrorCode::Io,
+                format!("cannot open the logs folder {}: {e}", dir.display()),
+            )
+        })
 }
 
 /// Closes the calling window now: the UI calls it on `close-requested`, once it has handed the
@@ -114,6 +144,10 @@ pub fn report_first_paint(
          navigation started at unix_ms={navigation_started_at_unix_ms:.0}; \
          shell mounted at unix_ms={mounted_at_unix_ms:.0}",
         paint.painted_at_unix_ms, paint.since_launch_ms
+    );
+    tracing::info!(
+        ms_after_main = paint.since_launch_ms.round(),
+        "the window painted its first frame"
     );
     Ok(paint)
 }

@@ -35,9 +35,10 @@ impl Fixture {
             data_dir: Some(data_dir.to_owned()),
             embedded_port: Some(0),
         };
-        let mut app = crate::app(mock_builder(), launch, options)
+        let mut app = crate::app(mock_builder(), launch, options.clone())
             .build(mock_context(noop_assets()))
             .expect("build the app on the mock runtime");
+        crate::settle_dirs(&app, &options).expect("the app's directories");
         // The first iteration runs the app's setup: the embedded server and the engine start.
         #[allow(deprecated)] // no loop here: one iteration, to run the setup
         app.run_iteration(|_, _| {});
@@ -66,9 +67,10 @@ impl Fixture {
             data_dir: Some(data_dir.to_owned()),
             embedded_port: Some(0),
         };
-        let mut app = crate::app(mock_builder(), launch, options)
+        let mut app = crate::app(mock_builder(), launch, options.clone())
             .build(tauri::generate_context!("../tauri.conf.json"))
             .expect("build the app with its real context on the mock runtime");
+        crate::settle_dirs(&app, &options).expect("the app's directories");
         #[allow(deprecated)] // no loop here: one iteration, to run the setup
         app.run_iteration(|_, _| {});
         let (_, events) = mpsc::channel();
@@ -157,7 +159,27 @@ fn app_info_names_the_package() {
     let app = Fixture::start(dir.path());
     let info = app.ok("app_info", json!({}));
     // mock_context() describes a package named "test" at version 0.1.0.
-    assert_eq!(info, json!({"name": "test", "version": "0.1.0"}));
+    let logs = dir.path().join("logs").display().to_string();
+    assert_eq!(
+        info,
+        json!({"name": "test", "version": "0.1.0", "log_dir": logs})
+    );
+    app.stop();
+}
+
+/// "Open logs folder" names the folder it cannot open (here: nothing logged, so no folder).
+/// Opening one that exists is the e2e scenario about_and_logs (a real file manager launch).
+#[test]
+fn open_logs_folder_refuses_a_folder_that_does_not_exist() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = Fixture::start(dir.path());
+    let error = app.err("open_logs_folder", json!({}));
+    assert_eq!(error["code"], "not_found", "{error}");
+    let logs = dir.path().join("logs").display().to_string();
+    assert!(
+        error["message"].as_str().unwrap().contains(&logs),
+        "{error}"
+    );
     app.stop();
 }
 

@@ -3,10 +3,13 @@
 //! (servers, tokens, attachment contents), and map the result; errors cross the boundary as
 //! [`error::CommandError`] (`{code, message}`), on which the UI switches by `code`.
 //!
-//! On start the app reads its settings in the data directory (`QUIRE_DATA_DIR`, else the
-//! platform's app data directory), starts the embedded server on loopback unless a remote one
-//! is configured, and starts the engine, while the window loads (commands wait for it, see
-//! [`ready`]); every engine event reaches the UI as the Tauri event `engine-event`.
+//! On start the app settles its directories ([`settle_dirs`]: the data directory is
+//! `QUIRE_DATA_DIR`, else the platform's app data directory, where the data of Quire 0.1's
+//! identifier is moved first, see [`datadir`]), logs to `<data dir>/logs` ([`logs`]), reads its
+//! settings, starts the embedded server on loopback unless a remote one is configured, and
+//! starts the engine, while the window loads (commands wait for it, see [`ready`]); every engine
+//! event reaches the UI as the Tauri event `engine-event`. A second launch on the same data
+//! shows the running window instead ([`instance`]).
 
 #![forbid(unsafe_code)]
 
@@ -15,14 +18,17 @@ pub mod backend;
 #[cfg(test)]
 mod bindings;
 pub mod commands;
+pub mod datadir;
 pub mod drops;
 pub mod embedded;
 pub mod error;
 pub mod files;
+pub mod instance;
+pub mod logs;
 pub mod ready;
 pub mod settings;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -45,6 +51,12 @@ pub const FILES_DROPPED: &str = "files-dropped";
 
 /// How long a window being closed waits for its UI (see [`CLOSE_REQUESTED`]).
 pub const CLOSE_GRACE: Duration = Duration::from_secs(3);
+
+/// The window the app opens (tauri.conf.json).
+pub const MAIN_WINDOW: &str = "main";
+
+/// What the app logs unless `RUST_LOG` says otherwise.
+pub const LOG_FILTER: &str = "warn,quire_app=info";
 
 /// How the app finds its data and the embedded server's port.
 #[derive(Debug, Clone, Default)]
@@ -69,6 +81,38 @@ impl Options {
     }
 }
 
+/// Where the app keeps its data and its log files (managed state, see [`settle_dirs`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AppDirs {
+    pub data: PathBuf,
+    /// `<data>/logs`: the log travels with the data it is about.
+    pub logs: PathBuf,
+}
+
+impl AppDirs {
+    pub fn in_data_dir(data: PathBuf) -> Self {
+        let logs = data.join("logs");
+        Self { data, logs }
+    }
+}
+
+/// Settles the app's directories once it is built (the platform's paths are known) and before it
+/// runs (the window's webview creates the data directory): the data directory chosen in
+/// `options`, else the platform's, to which Quire 0.1's is moved first ([`datadir::settle`]).
+/// Manages them as [`AppDirs`]; returns them and what the move did, to log once logging is up.
+pub fn settle_dirs<R: tauri::Runtime>(
+    app: &tauri::App<R>,
+    options: &Options,
+) -> Result<(AppDirs, datadir::Migration), tauri::Error> {
+    let (data, migration) = match &options.data_dir {
+        Some(dir) => (dir.clone(), datadir::Migration::NothingToMove),
+        None => datadir::settle(&app.path().app_data_dir()?, datadir::OLD_IDENTIFIER),
+    };
+    let dirs = AppDirs::in_data_dir(data);
+    app.manage(dirs.clone());
+    Ok((dirs, migration))
+}
+
 /// Builds the app on any runtime: [`run`] uses the real one (Wry), tests use
 /// `tauri::test::mock_builder()`.
 pub fn app<R: tauri::Runtime>(
@@ -83,10 +127,11 @@ pub fn app<R: tauri::Runtime>(
         .manage(BackendReady::new())
         .manage(Drops::default())
         .setup(move |app| {
-            let data_dir = match options.data_dir.clone() {
-                Some(dir) => dir,
-                None => app.path().app_data_dir()?,
-            };
+            let data_dir = app
+                .try_state::<AppDirs>()
+                .ok_or("the app's directories are not settled (settle_dirs before run)")?
+                .data
+                .clone();
             let handle = app.handle().clone();
             let sink: EventSink = Arc::new(move |event| {
                 if let Err(e) = handle.emit(ENGINE_EVENT, &event) {
@@ -133,6 +178,7 @@ pub fn app<R: tauri::Runtime>(
         })
         .invoke_handler(tauri::generate_handler![
             commands::app_info,
+            commands::open_logs_folder,
             commands::close_window,
             commands::report_first_paint,
             commands::get_settings,
@@ -182,18 +228,66 @@ pub fn shutdown<R: tauri::Runtime>(app: &tauri::AppHandle<R>) {
     }
 }
 
-/// Runs the desktop app until its last window closes.
+/// Runs the desktop app until its last window closes. A second launch on the same data exits
+/// while the app is being built, having shown the first one's window.
 pub fn run() -> Result<(), tauri::Error> {
     let launch = commands::Launch::at(SystemTime::now());
-    quire_server::logging::log_to_stderr("warn,quire_app=info");
-    let app = app(tauri::Builder::default(), launch, Options::from_env())
-        .build(tauri::generate_context!("../tauri.conf.json"))?;
+    let options = Options::from_env();
+    let context = tauri::generate_context!("../tauri.conf.json");
+    // First of the plugins: a second launch goes no further than this.
+    let one_app = one_app_per_data_dir(&context.config().identifier, options.data_dir.as_deref());
+    let app = app(
+        tauri::Builder::default().plugin(one_app),
+        launch,
+        options.clone(),
+    )
+    .build(context)?;
+    let (dirs, migration) = settle_dirs(&app, &options)?;
+    if let Err(error) = logs::install(&dirs.logs, LOG_FILTER) {
+        tracing::warn!(%error, "logging to stderr only");
+    }
+    migration.log(&dirs.data);
+    tracing::info!(
+        version = %app.package_info().version,
+        data = %dirs.data.display(),
+        "Quire starts"
+    );
     app.run(|handle, event| {
         if let tauri::RunEvent::Exit = event {
             shutdown(handle);
         }
     });
     Ok(())
+}
+
+/// The single-instance plugin, named after the app and its data directory ([`instance`]); a
+/// second launch calls back into the first, which shows its window.
+fn one_app_per_data_dir<R: tauri::Runtime>(
+    identifier: &str,
+    data_dir: Option<&Path>,
+) -> tauri::plugin::TauriPlugin<R> {
+    tauri_plugin_single_instance::Builder::new()
+        .dbus_id(instance::bus_name(identifier, data_dir))
+        .callback(|app, _args, _cwd| show_main_window(app))
+        .build()
+}
+
+/// Brings the window to the front: shown, not minimised, focused.
+fn show_main_window<R: tauri::Runtime>(app: &tauri::AppHandle<R>) {
+    tracing::info!("Quire was launched again: showing its window");
+    let Some(window) = app.get_webview_window(MAIN_WINDOW) else {
+        tracing::warn!("no window to show (the app is closing)");
+        return;
+    };
+    for (step, done) in [
+        ("show", window.show()),
+        ("unminimize", window.unminimize()),
+        ("focus", window.set_focus()),
+    ] {
+        if let Err(error) = done {
+            tracing::warn!(%error, step, "cannot bring the window to the front");
+        }
+    }
 }
 
 /// `quire-app mcp-stdio --url URL [--token-file PATH]`: MCP on stdin/stdout relayed to a

@@ -60,8 +60,14 @@ export function isCommandError(value: unknown): value is CommandError {
 
 // ---- app and settings ------------------------------------------------------------------
 
-/** The app's name, version and where its data lives. */
+/** The app's name, version and where its log files are. */
 export const appInfo = (): Promise<AppInfo> => invoke("app_info");
+
+/**
+ * Opens the folder of the app's log files in the system's file manager. Rejects with
+ * `not_found` when nothing was logged yet (no folder), `io` when no file manager could start.
+ */
+export const openLogsFolder = (): Promise<void> => invoke("open_logs_folder");
 
 /** Called once by the UI after its first frame (for the start-up benchmark). */
 export const reportFirstPaint = (

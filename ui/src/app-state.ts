@@ -399,6 +399,15 @@ export async function handOverAll(): Promise<void> {
   await Promise.allSettled([...notes].map((noteId) => edits.flush(noteId)));
 }
 
+/** "Open logs folder": the system's file manager on the app's log files. */
+export async function openLogsFolder(): Promise<void> {
+  try {
+    await api.openLogsFolder();
+  } catch (error) {
+    toastError(error, "The logs folder could not be opened.");
+  }
+}
+
 export async function loadSettings(): Promise<void> {
   try {
     app.set({ settings: await api.getSettings() });

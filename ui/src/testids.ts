@@ -67,6 +67,9 @@
 //                              version-restore, version-message (a refused restore explained),
 //                              version-view (the read-only Note at a version), version-close
 //
+//   app-menu                   the app's menu (header, right); app-menu-about, app-menu-logs
+//   about                      the About page; about-version ("Quire 0.1.0"), about-log-dir,
+//                              about-open-logs ("Open logs folder")
 //   settings-open / settings   the settings screen; settings-mode-embedded,
 //                              settings-mode-remote (radios), settings-url, settings-token,
 //                              settings-save, settings-message
@@ -183,6 +186,14 @@ export const TID = {
   versionMessage: "version-message",
   versionView: "version-view",
   versionClose: "version-close",
+
+  appMenu: "app-menu",
+  appMenuAbout: "app-menu-about",
+  appMenuLogs: "app-menu-logs",
+  about: "about",
+  aboutVersion: "about-version",
+  aboutLogDir: "about-log-dir",
+  aboutOpenLogs: "about-open-logs",
 
   settingsOpen: "settings-open",
   settings: "settings",

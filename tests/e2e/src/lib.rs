@@ -1,9 +1,11 @@
 //! The end-to-end harness: the built `quire-app` in a real window under Xvfb, driven through
 //! tauri-driver, which starts WebKitWebDriver, which starts the app.
 //!
-//! [`Harness::start`] brings up a private X server and tauri-driver and waits until both are
-//! ready (by polling them, never by sleeping a fixed time); [`Harness::open_app`] starts a
-//! WebDriver session, that is, launches the app. Dropping the harness stops everything it started.
+//! [`Harness::start`] brings up a private desktop (an X server, a D-Bus session bus, XDG
+//! directories with a file manager that records what it is asked to open) and tauri-driver, and
+//! waits until they are ready (by polling them, never by sleeping a fixed time);
+//! [`Harness::open_app`] starts a WebDriver session, that is, launches the app. Dropping the
+//! harness stops everything it started.
 //!
 //! Environment (all optional):
 //! - `QUIRE_APP_BINARY`: the app to test; default `<target>/release/quire-app`, where `<target>`
@@ -112,6 +114,18 @@ fn native_driver_binary() -> Result<PathBuf> {
     Ok(path)
 }
 
+/// The app's identifier (tauri.conf.json): its data directory is `$XDG_DATA_HOME/<identifier>`.
+pub fn identifier() -> Result<String> {
+    let path = workspace_root().join("tauri.conf.json");
+    let text =
+        fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let config: serde_json::Value = serde_json::from_str(&text)?;
+    config["identifier"]
+        .as_str()
+        .map(str::to_owned)
+        .with_context(|| format!("no identifier in {}", path.display()))
+}
+
 /// A port that was free a moment ago. tauri-driver cannot report a port it picked itself,
 /// so this is the one small race left; two ports are needed (its own and WebKitWebDriver's).
 fn free_port() -> Result<u16> {
@@ -181,14 +195,17 @@ enum Renderer {
 /// Dropping it stops them all.
 #[derive(Debug)]
 pub struct Harness {
-    // Fields drop in order: the driver (and the app with it) before the X server.
+    // Fields drop in order: the driver (and the app with it) before the bus and the X server.
     driver: Process,
+    _bus: Process,
     _xvfb: Process,
     display: String,
     port: u16,
     app: PathBuf,
+    /// The environment the app runs in (under tauri-driver, or from [`Harness::app_command`]).
+    env: Vec<(String, std::ffi::OsString)>,
     log: PathBuf,
-    _home: TempDir,
+    home: TempDir,
 }
 
 impl Harness {
@@ -196,30 +213,35 @@ impl Harness {
     /// The app's XDG directories point into a fresh temporary directory, so a test never sees
     /// the developer's data nor an earlier test's.
     pub fn start() -> Result<Self> {
-        Self::start_with(Renderer::WebKitDefault, &[])
+        Self::start_with(Renderer::WebKitDefault, app_binary()?, &[])
     }
 
     /// Like [`Harness::start`], the app's environment carrying `vars` as well (e.g.
     /// `QUIRE_CA_FILE`): tauri-driver passes its environment on to WebKitWebDriver and the app.
     pub fn start_with_env(vars: &[(&str, &Path)]) -> Result<Self> {
-        Self::start_with(Renderer::WebKitDefault, vars)
+        Self::start_with(Renderer::WebKitDefault, app_binary()?, vars)
+    }
+
+    /// Like [`Harness::start`], for the app at `app` (e.g. the one a package installed).
+    pub fn start_app(app: &Path) -> Result<Self> {
+        Self::start_with(Renderer::WebKitDefault, app.to_owned(), &[])
     }
 
     /// Like [`Harness::start`], with WebKit's renderer chosen as the shipped app chooses it
     /// (without a GPU: the DMA-BUF renderer off). For measurements of what a person sees;
     /// WebDriver screenshots never return in that mode under Xvfb, so take none.
     pub fn start_as_shipped() -> Result<Self> {
-        Self::start_with(Renderer::AsShipped, &[])
+        Self::start_with(Renderer::AsShipped, app_binary()?, &[])
     }
 
-    fn start_with(renderer: Renderer, vars: &[(&str, &Path)]) -> Result<Self> {
-        let app = app_binary()?;
+    fn start_with(renderer: Renderer, app: PathBuf, vars: &[(&str, &Path)]) -> Result<Self> {
         let tauri_driver = tauri_driver_binary()?;
         let native_driver = native_driver_binary()?;
         let home = tempfile::Builder::new().prefix("quire-e2e-").tempdir()?;
         for dir in ["data", "config", "cache", "runtime"] {
             fs::create_dir_all(home.path().join(dir))?;
         }
+        install_file_manager(home.path())?;
         let port = free_port()?;
         let native_port = loop {
             let candidate = free_port()?;
@@ -232,13 +254,31 @@ impl Harness {
             File::create(&log).with_context(|| format!("cannot create {}", log.display()))?;
 
         let (xvfb, display) = start_xvfb()?;
+        let (bus, bus_address) = start_session_bus(home.path())?;
+        let mut env: Vec<(String, std::ffi::OsString)> = vec![
+            ("DISPLAY".into(), display.clone().into()),
+            ("GDK_BACKEND".into(), "x11".into()),
+            ("DBUS_SESSION_BUS_ADDRESS".into(), bus_address.into()),
+        ];
+        for (var, dir) in [
+            ("XDG_DATA_HOME", "data"),
+            ("XDG_CONFIG_HOME", "config"),
+            ("XDG_CACHE_HOME", "cache"),
+            ("XDG_RUNTIME_DIR", "runtime"),
+        ] {
+            env.push((var.into(), home.path().join(dir).into()));
+        }
+        // Without a GPU the app switches WebKit's DMA-BUF renderer off (src-tauri/src/main.rs);
+        // WebKitWebDriver's screenshots then never return under Xvfb. Keep it on here.
+        if renderer == Renderer::WebKitDefault {
+            env.push(("WEBKIT_DISABLE_DMABUF_RENDERER".into(), "0".into()));
+        }
         let mut driver = Command::new(&tauri_driver);
-        match renderer {
-            // Without a GPU the app switches WebKit's DMA-BUF renderer off (src-tauri/src/main.rs);
-            // WebKitWebDriver's screenshots then never return under Xvfb. Keep it on here.
-            Renderer::WebKitDefault => driver.env("WEBKIT_DISABLE_DMABUF_RENDERER", "0"),
-            Renderer::AsShipped => driver.env_remove("WEBKIT_DISABLE_DMABUF_RENDERER"),
-        };
+        driver
+            .env_remove("WEBKIT_DISABLE_DMABUF_RENDERER")
+            .env_remove("WAYLAND_DISPLAY")
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .envs(vars.iter().copied());
         let driver = driver
             .arg("--port")
             .arg(port.to_string())
@@ -246,14 +286,6 @@ impl Harness {
             .arg(native_port.to_string())
             .arg("--native-driver")
             .arg(&native_driver)
-            .env("DISPLAY", &display)
-            .env("GDK_BACKEND", "x11")
-            .env_remove("WAYLAND_DISPLAY")
-            .env("XDG_DATA_HOME", home.path().join("data"))
-            .env("XDG_CONFIG_HOME", home.path().join("config"))
-            .env("XDG_CACHE_HOME", home.path().join("cache"))
-            .env("XDG_RUNTIME_DIR", home.path().join("runtime"))
-            .envs(vars.iter().copied())
             .stdin(Stdio::null())
             .stdout(log_file.try_clone()?)
             .stderr(log_file)
@@ -268,12 +300,14 @@ impl Harness {
                 name: "tauri-driver",
                 group: true,
             },
+            _bus: bus,
             _xvfb: xvfb,
             display,
             port,
             app,
+            env,
             log,
-            _home: home,
+            home,
         };
         harness.wait_for_driver()?;
         Ok(harness)
@@ -287,6 +321,93 @@ impl Harness {
     /// The X display the app runs on (like `:99`).
     pub fn display(&self) -> &str {
         &self.display
+    }
+
+    /// `XDG_DATA_HOME` of the app: its data directory is `<this>/<identifier>`.
+    pub fn data_home(&self) -> PathBuf {
+        self.home.path().join("data")
+    }
+
+    /// The app as a person launches it (no WebDriver), in the same desktop as the app under
+    /// test: same display, session bus and XDG directories.
+    pub fn app_command(&self) -> Command {
+        let mut command = Command::new(&self.app);
+        command
+            .env_remove("WAYLAND_DISPLAY")
+            .env_remove("WEBKIT_DISABLE_DMABUF_RENDERER")
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null());
+        command
+    }
+
+    /// The folders the desktop's file manager was asked to open, in order (see
+    /// [`install_file_manager`]).
+    pub fn opened_folders(&self) -> Vec<String> {
+        fs::read_to_string(self.home.path().join(OPENED))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// The X id of the app's window (titled "Quire"), once it is shown.
+    pub async fn app_window(&self) -> Result<String> {
+        let deadline = Instant::now() + UI_TIMEOUT;
+        loop {
+            let found = self.xdotool(&["search", "--onlyvisible", "--name", "^Quire$"]);
+            if let Some(id) = found
+                .ok()
+                .and_then(|out| out.lines().next().map(str::to_owned))
+            {
+                return Ok(id);
+            }
+            if Instant::now() >= deadline {
+                bail!("no window titled Quire shown within {UI_TIMEOUT:?}");
+            }
+            tokio::time::sleep(POLL_INTERVAL).await;
+        }
+    }
+
+    /// Whether the window `id` is shown (mapped and viewable).
+    pub fn window_shown(&self, id: &str) -> bool {
+        self.xdotool(&["search", "--onlyvisible", "--name", "^Quire$"])
+            .is_ok_and(|out| out.lines().any(|line| line == id))
+    }
+
+    /// Hides the window `id` (unmaps it), as a window manager does when it minimises a window.
+    pub fn hide_window(&self, id: &str) -> Result<()> {
+        self.xdotool(&["windowunmap", "--sync", id]).map(drop)
+    }
+
+    /// Takes the keyboard focus from every window (X's PointerRoot), as another application
+    /// taking it would.
+    pub fn focus_nothing(&self) -> Result<()> {
+        self.xdotool(&["windowfocus", "--sync", "1"]).map(drop)
+    }
+
+    /// The X id of the window that has the keyboard focus.
+    pub fn focused_window(&self) -> Result<String> {
+        Ok(self.xdotool(&["getwindowfocus", "-f"])?.trim().to_owned())
+    }
+
+    /// The window's `WM_CLASS`: (instance, class), by which a desktop matches a window to the
+    /// entry whose `StartupWMClass` names one of them (xprop, Debian package x11-utils).
+    pub fn window_class(&self, id: &str) -> Result<(String, String)> {
+        let out = Command::new("xprop")
+            .args(["-id", id, "WM_CLASS"])
+            .env("DISPLAY", &self.display)
+            .stdin(Stdio::null())
+            .output()
+            .context("cannot run xprop (Debian: apt-get install x11-utils)")?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        // WM_CLASS(STRING) = "quire", "Quire"
+        let parts: Vec<&str> = text.split('"').collect();
+        match parts.as_slice() {
+            [_, instance, _, class, ..] if out.status.success() => {
+                Ok(((*instance).to_owned(), (*class).to_owned()))
+            }
+            _ => bail!("xprop -id {id} WM_CLASS: {} {text}", out.status),
+        }
     }
 
     /// Picks `path` in the app's open dialog titled `title` (GTK's file chooser) as a person
@@ -484,6 +605,89 @@ fn driver_ready(address: SocketAddr) -> Result<bool> {
     Ok(ok && ready)
 }
 
+/// Where the file manager records what it was asked to open (in the harness's home).
+const OPENED: &str = "opened-folders.txt";
+
+/// The desktop's file manager, for the app's "Open folder" actions: a desktop entry that is the
+/// default application for folders (`mimeapps.list`), whose command appends the folder it is
+/// given to [`OPENED`]. The app opens folders as on any desktop (tauri-plugin-opener runs
+/// `xdg-open` or `gio open`, which look the default application up in these XDG directories);
+/// only the file manager at the end is this script.
+fn install_file_manager(home: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let script = home.join("file-manager");
+    fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '{}'\n",
+            home.join(OPENED).display()
+        ),
+    )?;
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755))?;
+    let applications = home.join("data/applications");
+    fs::create_dir_all(&applications)?;
+    fs::write(
+        applications.join("quire-e2e-file-manager.desktop"),
+        format!(
+            "[Desktop Entry]\nType=Application\nName=Files (e2e)\nExec={} %f\n\
+             MimeType=inode/directory;\nNoDisplay=true\n",
+            script.display()
+        ),
+    )?;
+    fs::write(
+        home.join("config/mimeapps.list"),
+        "[Default Applications]\ninode/directory=quire-e2e-file-manager.desktop\n",
+    )?;
+    Ok(())
+}
+
+/// Starts a D-Bus session bus of its own (a desktop session has one; the app finds its running
+/// copy there), listening in `home`, in its own process group (services it starts on demand go
+/// with it). It prints its address once it accepts connections: that is the readiness signal.
+fn start_session_bus(home: &Path) -> Result<(Process, String)> {
+    let child = Command::new("dbus-daemon")
+        .arg("--session")
+        .arg("--nofork")
+        .arg("--nopidfile")
+        .arg(format!(
+            "--address=unix:path={}",
+            home.join("bus").display()
+        ))
+        .arg("--print-address=1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .context("cannot start dbus-daemon: install the Debian package dbus")?;
+    let mut bus = Process {
+        child,
+        name: "dbus-daemon",
+        group: true,
+    };
+    let line = first_line(&mut bus, "dbus-daemon")?;
+    Ok((bus, line))
+}
+
+/// The first line the process prints on stdout (its readiness signal), within [`READY_TIMEOUT`].
+fn first_line(process: &mut Process, name: &str) -> Result<String> {
+    let stdout = process.child.stdout.take().context("no stdout")?;
+    let (sender, receiver) = mpsc::channel();
+    let who = name.to_owned();
+    thread::spawn(move || {
+        let mut line = String::new();
+        let read = BufReader::new(stdout).read_line(&mut line).map(|_| line);
+        // The receiver may have given up already; nothing else to tell.
+        if sender.send(read).is_err() {
+            eprintln!("quire-e2e: {who} answered after the timeout");
+        }
+    });
+    match receiver.recv_timeout(READY_TIMEOUT) {
+        Ok(Ok(line)) if !line.trim().is_empty() => Ok(line.trim().to_owned()),
+        outcome => bail!("{name} did not report ready: {outcome:?}"),
+    }
+}
+
 /// Starts Xvfb on a display number it picks itself (`-displayfd`), which it prints once it
 /// accepts connections: that line is the readiness signal.
 fn start_xvfb() -> Result<(Process, String)> {
@@ -507,21 +711,9 @@ fn start_xvfb() -> Result<(Process, String)> {
         name: "Xvfb",
         group: false,
     };
-    let stdout = xvfb.child.stdout.take().context("Xvfb has no stdout")?;
-    let (sender, receiver) = mpsc::channel();
-    thread::spawn(move || {
-        let mut line = String::new();
-        let read = BufReader::new(stdout).read_line(&mut line).map(|_| line);
-        // The receiver may have given up already; nothing else to tell.
-        if sender.send(read).is_err() {
-            eprintln!("quire-e2e: Xvfb answered after the timeout");
-        }
-    });
-    match receiver.recv_timeout(READY_TIMEOUT) {
-        Ok(Ok(line)) if !line.trim().is_empty() => Ok((xvfb, format!(":{}", line.trim()))),
-        // Dropping `xvfb` stops it.
-        outcome => bail!("Xvfb did not report a display: {outcome:?}"),
-    }
+    // On failure, dropping `xvfb` stops it.
+    let display = first_line(&mut xvfb, "Xvfb")?;
+    Ok((xvfb, format!(":{display}")))
 }
 
 /// SIGTERM, wait up to [`EXIT_GRACE`], then SIGKILL. Reports problems on stderr (drop path).

@@ -5,6 +5,7 @@ import { useEffect } from "preact/hooks";
 import { app, closeDialog, closeWindow, createNote, flushNow, goTab, openDialog, useApp } from "../app-state";
 import { cycle } from "../lib/tabs";
 import { TID } from "../testids";
+import { AboutScreen } from "./AboutScreen";
 import { AgentPanel } from "./AgentPanel";
 import { ConflictDialog } from "./ConflictView";
 import { ConfirmDialog, QuickSwitcher, Toasts } from "./Dialogs";
@@ -62,6 +63,8 @@ function Main() {
       return <SettingsScreen />;
     case "agent":
       return <AgentPanel />;
+    case "about":
+      return <AboutScreen />;
     case "unknown":
       return (
         <div class="empty-state">

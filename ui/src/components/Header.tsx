@@ -1,10 +1,12 @@
-// The bar across the top: the quick switcher, the sync status that is always on screen, and the
-// buttons for the drafts ledger, versions, agent connection and settings.
+// The bar across the top: the quick switcher, the sync status that is always on screen, the
+// buttons for the drafts ledger, versions, agent connection and settings, and the app's menu
+// (About Quire, Open logs folder).
 
-import { app, flushNow, navigate, openDialog, useApp } from "../app-state";
+import { app, flushNow, navigate, openDialog, openLogsFolder, useApp } from "../app-state";
 import { summarize } from "../lib/status";
 import { TID } from "../testids";
 import { Icon } from "./Icon";
+import { MenuButton } from "./Menu";
 
 export function SyncStatus() {
   const status = useApp((s) => s.status);
@@ -118,6 +120,18 @@ export function Header() {
       >
         <Icon name="settings" />
       </button>
+      <MenuButton
+        label="Quire menu"
+        testId={TID.appMenu}
+        className="app-menu"
+        align="right"
+        items={[
+          { label: "About Quire", testId: TID.appMenuAbout, onSelect: () => navigate({ kind: "about" }) },
+          { label: "Open logs folder", testId: TID.appMenuLogs, onSelect: () => void openLogsFolder() },
+        ]}
+      >
+        <Icon name="more" />
+      </MenuButton>
     </header>
   );
 }

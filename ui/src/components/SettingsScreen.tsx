@@ -6,12 +6,11 @@ import * as api from "../api";
 import type { ServerCheck } from "../bindings";
 import { app, loadSettings, refreshLedger, refreshNotes, refreshView, useApp } from "../app-state";
 import { explain } from "../lib/errors";
-import { TID } from "../testids";
 import { Icon } from "./Icon";
+import { TID } from "../testids";
 
 export function SettingsScreen() {
   const settings = useApp((s) => s.settings);
-  const appInfo = useApp((s) => s.appInfo);
   const [mode, setMode] = useState<"embedded" | "remote">(settings?.mode ?? "embedded");
   const [url, setUrl] = useState(settings?.remote_url ?? "");
   const [token, setToken] = useState("");
@@ -143,10 +142,8 @@ export function SettingsScreen() {
         </div>
       </form>
       <div class="card">
-        <h2>About</h2>
+        <h2>Connection</h2>
         <dl class="facts">
-          <dt>Version</dt>
-          <dd>{appInfo ? `${appInfo.name} ${appInfo.version}` : "…"}</dd>
           <dt>Connected to</dt>
           <dd class="mono">{settings?.server_url ?? "…"}</dd>
           <dt>Server</dt>
@@ -162,6 +159,9 @@ export function SettingsScreen() {
           <dt>Data folder</dt>
           <dd class="mono">{settings?.data_dir ?? "…"}</dd>
         </dl>
+        <p class="muted small">
+          Version, data and logs folders: <a href="#/about">About Quire</a> (in the menu at the top right).
+        </p>
         <p class="muted small">
           <Icon name="check" size={13} /> Keyboard: Ctrl+N new Note · Ctrl+K find · Ctrl+S save now · Ctrl+Tab next tab ·
           F2 rename · Alt+Shift+←/→ move a tab · Esc closes dialogs · Ctrl+Q quit.

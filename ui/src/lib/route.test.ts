@@ -10,6 +10,8 @@ describe("parseRoute", () => {
     ["#/", { kind: "home" }],
     ["#/settings", { kind: "settings" }],
     ["#/agent", { kind: "agent" }],
+    ["#/about", { kind: "about" }],
+    ["#/about/", { kind: "about" }],
     [`#/notes/${NOTE}`, { kind: "note", noteId: NOTE }],
     [`#/notes/${NOTE}/`, { kind: "note", noteId: NOTE }],
     [`#/notes/${NOTE}/tabs/slides-9-mh8z1k2a`, { kind: "tab", noteId: NOTE, tabId: "slides-9-mh8z1k2a" }],

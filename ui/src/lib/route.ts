@@ -8,6 +8,7 @@ export type Route =
   | { kind: "tab"; noteId: string; tabId: string }
   | { kind: "settings" }
   | { kind: "agent" }
+  | { kind: "about" }
   | { kind: "unknown"; hash: string };
 
 function decode(part: string): string | null {
@@ -25,6 +26,7 @@ export function parseRoute(hash: string): Route {
   const parts = path.split("/");
   if (parts.length === 1 && parts[0] === "settings") return { kind: "settings" };
   if (parts.length === 1 && parts[0] === "agent") return { kind: "agent" };
+  if (parts.length === 1 && parts[0] === "about") return { kind: "about" };
   if (parts[0] === "notes" && (parts.length === 2 || (parts.length === 4 && parts[2] === "tabs"))) {
     const noteId = decode(parts[1] ?? "");
     if (noteId === null) return { kind: "unknown", hash };
@@ -48,6 +50,8 @@ export function formatRoute(route: Route): string {
       return "#/settings";
     case "agent":
       return "#/agent";
+    case "about":
+      return "#/about";
     case "unknown":
       return route.hash;
   }

@@ -1,4 +1,4 @@
-//! The end-to-end scenarios of issue 5, one module each, in one test binary (one link instead
+//! The end-to-end scenarios, one module each, in one test binary (one link instead
 //! of one per scenario). Each test starts its own Xvfb, tauri-driver and app, with fresh data
 //! directories, and saves its screenshots under test-output/e2e/.
 //!
@@ -7,6 +7,7 @@
 
 mod support;
 
+mod about_and_logs;
 mod agent_conflict;
 mod agent_live;
 mod agent_snippet;
@@ -17,4 +18,5 @@ mod offline_remote;
 mod perf;
 mod quit_keeps_edits;
 mod restore_version;
+mod single_instance;
 mod tabs_by_id;
