@@ -16,7 +16,7 @@ use std::process::Command;
 use anyhow::{Context, Result, bail, ensure};
 use quire_e2e::{App, Harness, scenario, tid};
 use quire_model::{NoteId, Timestamp};
-use quire_store::{NewNote, Synchronous};
+use quire_store::{AuthorKind, NewNote, Synchronous};
 
 /// The package's name (Tauri's bundler: the product name, lower case).
 const PACKAGE: &str = "quire";
@@ -131,6 +131,7 @@ async fn seed_quire_0_1(dir: &Path) -> Result<()> {
             id: NoteId::from_uuid(uuid::Uuid::now_v7()),
             title: OLD_NOTE.to_owned(),
             author: "person".to_owned(),
+            author_kind: AuthorKind::Person,
             now: Timestamp(1_796_019_881_000),
             idempotency_key: None,
         })
