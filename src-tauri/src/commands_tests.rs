@@ -785,11 +785,8 @@ fn a_remote_server_over_https_is_checked_before_the_switch() {
         let made = quire_server::tokens::create(
             store.as_ref(),
             "ada",
-            &[
-                quire_store::Scope::NotesRead,
-                quire_store::Scope::NotesWrite,
-            ],
-            quire_store::AuthorKind::Person,
+            &[quire_api::Scope::NotesRead, quire_api::Scope::NotesWrite],
+            quire_model::AuthorKind::Person,
         )
         .await
         .unwrap();

@@ -8,8 +8,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use quire_model::{NewTabKind, NoteId, Op, TabId, Version};
-use quire_store::{AuthorKind, Synchronous};
+use quire_model::{AuthorKind, NewTabKind, NoteId, Op, TabId, Version};
+use quire_store::Synchronous;
 use serde_json::{Value, json};
 
 use crate::client::{Client, Direct, Mcp, Reply};

@@ -8,11 +8,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use quire_model::{NoteId, Timestamp};
+use quire_api::{Clock, Scope, SystemClock};
+use quire_model::{AuthorKind, NoteId, Timestamp};
 use quire_server::RunningServer;
-use quire_store::{
-    AuthorKind, Clock, NewNote, Scope, SqliteOptions, SqliteStore, Store, Synchronous, SystemClock,
-};
+use quire_store::{NewNote, SqliteOptions, SqliteStore, Store, Synchronous};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -9,8 +9,9 @@
 use std::net::SocketAddr;
 use std::time::Instant;
 
-use quire_model::{NoteId, Op, TabId, Timestamp, Version};
-use quire_store::{AuthorKind, Change, NewNote, Scope, Store, Synchronous, WriteRequest};
+use quire_api::Scope;
+use quire_model::{AuthorKind, NoteId, Op, TabId, Timestamp, Version};
+use quire_store::{Change, NewNote, Store, Synchronous, WriteRequest};
 use quire_testkit::bench::{Samples, micros};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, ClientConfig};

@@ -999,12 +999,9 @@ async fn the_server_embeds_in_process() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("embedded.db");
     let store = quire_store::SqliteStore::open(&db, quire_store::SqliteOptions::default()).unwrap();
-    let scopes = [
-        quire_store::Scope::NotesRead,
-        quire_store::Scope::NotesWrite,
-    ];
+    let scopes = [quire_api::Scope::NotesRead, quire_api::Scope::NotesWrite];
     let made =
-        quire_server::tokens::create(&store, "app", &scopes, quire_store::AuthorKind::Person)
+        quire_server::tokens::create(&store, "app", &scopes, quire_model::AuthorKind::Person)
             .await
             .unwrap();
     quire_store::Store::close(&store).await.unwrap();

@@ -5,13 +5,11 @@
 use std::sync::Arc;
 
 use deadpool_postgres::Object;
+use quire_api::{Conflict, NoteMeta, Scope, StoredNote, WriteResult};
 use quire_model::{
-    Applied, ApplyCtx, Note, NoteId, OpError, OpErrorCode, Timestamp, Version, limits,
+    Applied, ApplyCtx, AuthorKind, Note, NoteId, OpError, OpErrorCode, Timestamp, Version, limits,
 };
-use quire_store::{
-    AuthorKind, Change, Conflict, NewNote, NoteMeta, Scope, StoreError, StoredNote, TokenRecord,
-    WriteRequest, WriteResult,
-};
+use quire_store::{Change, NewNote, StoreError, TokenRecord, WriteRequest};
 use sha2::{Digest, Sha256};
 use tokio_postgres::error::SqlState;
 

@@ -33,14 +33,11 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 
-pub use crate::notify::Committed;
 use crate::recent::Recent;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
-use quire_model::{Note, NoteId, NoteSummary, OpError, Timestamp, Version};
-use quire_store::{
-    AccessChange, AuthorKind, NewNote, NoteMeta, Result, Scope, Store, StoreError, StoredNote,
-    TokenRecord, VersionInfo, WriteRequest, WriteResult,
-};
+use quire_api::{AccessChange, NoteMeta, Scope, StoredNote, VersionInfo, WriteEvent, WriteResult};
+use quire_model::{AuthorKind, Note, NoteId, NoteSummary, OpError, Timestamp, Version};
+use quire_store::{NewNote, Result, Store, StoreError, TokenRecord, WriteRequest};
 use tokio::sync::{RwLock, RwLockReadGuard, mpsc};
 use tokio::task::JoinHandle;
 use tokio_postgres::NoTls;
@@ -170,7 +167,7 @@ impl PgStore {
     /// PostgreSQL announces them (LISTEN / NOTIFY); returns once listening. The stream goes on
     /// until the receiver is dropped, reconnecting if the connection drops (what is announced
     /// while it is down is missed).
-    pub async fn others(&self) -> Result<mpsc::Receiver<Committed>> {
+    pub async fn others(&self) -> Result<mpsc::Receiver<WriteEvent>> {
         Ok(notify::Listener {
             config: self.config.clone(),
             pool: self.pool.clone(),
@@ -181,7 +178,7 @@ impl PgStore {
     }
 
     /// Queues the announcement of a committed write for the other servers.
-    fn announce(&self, write: Committed) {
+    fn announce(&self, write: WriteEvent) {
         let payload = match notify::payload(&self.origin, write) {
             Ok(p) => p,
             Err(e) => {
@@ -273,7 +270,7 @@ impl Store for PgStore {
         let w = self.writer().await?;
         let result = guarded::write(&w.db, &self.recent, &req).await?;
         if !result.replayed && result.version > req.expected_version {
-            self.announce(Committed {
+            self.announce(WriteEvent {
                 note_id: result.note_id.clone(),
                 version: result.version,
                 author: req.author,

@@ -8,12 +8,11 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use quire_api::WriteResult;
 use quire_model::{
-    NewTabKind, NoteId, Op, OpOutcome, SlideInput, TabId, Timestamp, Version, limits,
+    AuthorKind, NewTabKind, NoteId, Op, OpOutcome, SlideInput, TabId, Timestamp, Version, limits,
 };
-use quire_store::{
-    AuthorKind, Change, NewNote, SqliteOptions, SqliteStore, Store, WriteRequest, WriteResult,
-};
+use quire_store::{Change, NewNote, SqliteOptions, SqliteStore, Store, WriteRequest};
 use serde_json::{Value, json};
 
 const NOW: Timestamp = Timestamp(1_796_019_882_000);

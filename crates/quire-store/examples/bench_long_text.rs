@@ -7,10 +7,8 @@
 
 use std::time::Instant;
 
-use quire_model::{NoteId, Op, TabId, Timestamp, Version};
-use quire_store::{
-    AuthorKind, Change, NewNote, SqliteOptions, SqliteStore, Store, Synchronous, WriteRequest,
-};
+use quire_model::{AuthorKind, NoteId, Op, TabId, Timestamp, Version};
+use quire_store::{Change, NewNote, SqliteOptions, SqliteStore, Store, Synchronous, WriteRequest};
 use quire_testkit::bench::{Samples, micros as us};
 
 fn arg(name: &str, default: usize) -> usize {

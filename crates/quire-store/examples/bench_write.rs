@@ -21,10 +21,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use quire_model::{NoteId, Op, TabId, Timestamp, Version};
-use quire_store::{
-    AuthorKind, Change, NewNote, SqliteOptions, SqliteStore, Store, Synchronous, WriteRequest,
-};
+use quire_model::{AuthorKind, NoteId, Op, TabId, Timestamp, Version};
+use quire_store::{Change, NewNote, SqliteOptions, SqliteStore, Store, Synchronous, WriteRequest};
 use quire_testkit::bench::{Samples, Stats, micros as us, text_200};
 
 struct Args {

@@ -5,21 +5,17 @@
 //! typed [`Conflict`] naming the tabs changed since), then apply, bump, history, key + result.
 #![forbid(unsafe_code)]
 
-mod clock;
 #[cfg(feature = "conformance")]
 pub mod conformance;
 mod sqlite;
 mod types;
 
-pub use clock::{Clock, SystemClock};
 pub use sqlite::{SqliteOptions, SqliteStore, Synchronous};
-pub use types::{
-    AccessChange, AgentAccess, AuthorKind, Change, Committed, Conflict, NewNote, NoteMeta, Scope,
-    StoreError, StoredNote, TokenRecord, VersionInfo, WriteRequest, WriteResult,
-};
+pub use types::{Change, NewNote, StoreError, TokenRecord, WriteRequest};
 
 use async_trait::async_trait;
-use quire_model::{Note, NoteId, NoteSummary, Timestamp, Version};
+use quire_api::{AccessChange, NoteMeta, Scope, StoredNote, VersionInfo, WriteResult};
+use quire_model::{AuthorKind, Note, NoteId, NoteSummary, Timestamp, Version};
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 

@@ -4,10 +4,9 @@
 
 use std::sync::Arc;
 
-use quire_model::{NoteId, Op, TabData, TabId, Timestamp, Version};
+use quire_model::{AuthorKind, NoteId, Op, TabData, TabId, Timestamp, Version};
 use quire_store::{
-    AuthorKind, Change, NewNote, SqliteOptions, SqliteStore, Store, StoreError, Synchronous,
-    WriteRequest,
+    Change, NewNote, SqliteOptions, SqliteStore, Store, StoreError, Synchronous, WriteRequest,
 };
 
 fn new_note(n: usize) -> NewNote {

@@ -6,10 +6,9 @@
 
 use std::path::Path;
 
-use quire_model::{NoteId, Op, TabId, Timestamp, Version};
-use quire_store::{
-    AuthorKind, Change, NewNote, Scope, SqliteOptions, SqliteStore, Store, WriteRequest,
-};
+use quire_api::Scope;
+use quire_model::{AuthorKind, NoteId, Op, TabId, Timestamp, Version};
+use quire_store::{Change, NewNote, SqliteOptions, SqliteStore, Store, WriteRequest};
 use rusqlite::Connection;
 
 /// Every migration up to schema 5, as released.

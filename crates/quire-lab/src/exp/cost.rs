@@ -9,8 +9,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use quire_model::{Op, TabId};
-use quire_store::{AuthorKind, Change, SqliteOptions, Synchronous, WriteRequest};
+use quire_model::{AuthorKind, Op, TabId};
+use quire_store::{Change, SqliteOptions, Synchronous, WriteRequest};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use crate::harness::{self, LabStore, percentiles, rng};

@@ -6,8 +6,8 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use quire_model::{
-    ApplyCtx, Note, NoteId, OpError, OpErrorCode, OpOutcome, TabData, TabId, Timestamp, Version,
-    limits,
+    ApplyCtx, AuthorKind, Note, NoteId, OpError, OpErrorCode, OpOutcome, TabData, TabId, Timestamp,
+    Version, limits,
 };
 use rusqlite::{Connection, OptionalExtension};
 use serde::ser::{Serialize, SerializeMap, Serializer};
@@ -16,10 +16,8 @@ use sha2::{Digest, Sha256};
 use super::cache::{Keys, KeysChange, NoteCache, PendingKey};
 use super::read::{self, Located, StoredStrip, StripEntry};
 use super::splice::{self, NewSplice};
-use crate::{
-    AuthorKind, Change, Conflict, NewNote, NoteMeta, Result, Scope, StoreError, StoredNote,
-    TokenRecord, WriteRequest, WriteResult,
-};
+use crate::{Change, NewNote, Result, StoreError, TokenRecord, WriteRequest};
+use quire_api::{Conflict, NoteMeta, Scope, StoredNote, WriteResult};
 
 /// What a resent request is compared with: its expected version and its change, hashed.
 pub(super) fn fingerprint(req: &WriteRequest) -> Result<[u8; 32]> {

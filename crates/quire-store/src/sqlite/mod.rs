@@ -14,17 +14,15 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use async_trait::async_trait;
-use quire_model::{Note, NoteId, NoteSummary, Timestamp, Version};
+use quire_model::{AuthorKind, Note, NoteId, NoteSummary, Timestamp, Version};
 use rusqlite::Connection;
 use tokio::sync::oneshot;
 
 use self::checkpoint::Checkpointer;
 use self::pool::ReadPool;
 use self::writer::{Job, Writer};
-use crate::{
-    AccessChange, AuthorKind, NewNote, NoteMeta, Result, Scope, Store, StoreError, StoredNote,
-    TokenRecord, VersionInfo, WriteRequest, WriteResult,
-};
+use crate::{NewNote, Result, Store, StoreError, TokenRecord, WriteRequest};
+use quire_api::{AccessChange, NoteMeta, Scope, StoredNote, VersionInfo, WriteResult};
 
 /// How long a commit waits for the disk.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -3,16 +3,14 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
-use quire_model::{Note, NoteId, NoteSummary, Tab, TabData, TabId, TabKind, Version};
+use quire_model::{AuthorKind, Note, NoteId, NoteSummary, Tab, TabData, TabId, TabKind, Version};
 use rusqlite::{Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use super::cache::{Keys, PendingKey};
 use super::splice::{self, Misfit, Splice};
-use crate::{
-    AccessChange, AuthorKind, NoteMeta, Result, Scope, StoreError, StoredNote, TokenRecord,
-    VersionInfo, WriteResult,
-};
+use crate::{Result, StoreError, TokenRecord};
+use quire_api::{AccessChange, NoteMeta, Scope, StoredNote, VersionInfo, WriteResult};
 
 /// The `versions` key of a Note's version: `nid << 32 | version`.
 pub(super) fn key(nid: i64, version: Version) -> Option<i64> {

@@ -14,17 +14,15 @@
 use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError, TryLockError};
 
-use quire_model::{NoteId, Timestamp};
+use quire_model::{AuthorKind, NoteId, Timestamp};
 use rusqlite::Connection;
 use tokio::runtime::{Handle, RuntimeFlavor};
 use tokio::sync::oneshot;
 
 use super::cache::NoteCache;
 use super::guarded;
-use crate::{
-    AuthorKind, NewNote, NoteMeta, Result, Scope, StoreError, StoredNote, TokenRecord,
-    WriteRequest, WriteResult,
-};
+use crate::{NewNote, Result, StoreError, TokenRecord, WriteRequest};
+use quire_api::{NoteMeta, Scope, StoredNote, WriteResult};
 
 type Reply<T> = oneshot::Sender<Result<T>>;
 
@@ -431,7 +429,8 @@ mod tests {
     use quire_model::{Op, TabId, Timestamp, Version};
 
     use super::*;
-    use crate::{Change, Conflict};
+    use crate::Change;
+    use quire_api::Conflict;
 
     fn open() -> (tempfile::TempDir, Connection) {
         let dir = tempfile::tempdir().expect("temporary directory");
