@@ -10,7 +10,8 @@ use quire_api::Scope;
 use quire_model::AuthorKind;
 use quire_server::RunningServer;
 use quire_server::tokens::{self, NewToken, TokenError};
-use quire_store::{Store, Synchronous};
+use quire_store::Store;
+use quire_store_sqlite::Synchronous;
 use url::Url;
 
 #[derive(Debug, thiserror::Error)]

@@ -323,7 +323,7 @@ mod tests {
     use std::sync::atomic::{AtomicI64, Ordering};
 
     use quire_model::Timestamp;
-    use quire_store::Synchronous;
+    use quire_store_sqlite::Synchronous;
 
     use super::*;
     use crate::client::{Client, Direct, Reply};

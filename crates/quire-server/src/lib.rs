@@ -19,9 +19,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use quire_api::{SystemClock, WriteEvent};
-use quire_store::{SqliteOptions, SqliteStore, Store, StoreError, Synchronous};
+use quire_store::{Store, StoreError};
 #[cfg(feature = "postgres")]
 use quire_store_postgres::{PgOptions, PgStore};
+use quire_store_sqlite::{SqliteOptions, SqliteStore, Synchronous};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_rustls::TlsAcceptor;

@@ -13,7 +13,7 @@ use quire_server::{
     DEFAULT_BODY_LIMIT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_EVENT_STREAMS, ServeConfig, TlsFiles,
 };
-use quire_store::Synchronous;
+use quire_store_sqlite::Synchronous;
 use quire_tls::Trust;
 
 /// The author `check --repair` records in history.

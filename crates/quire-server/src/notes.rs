@@ -373,7 +373,7 @@ fn visible(caller: &Caller, meta: &NoteMeta, id: &NoteId, channel: Channel) -> R
 #[allow(clippy::unwrap_used)]
 mod tests {
     use quire_model::{Op, TabId, Timestamp};
-    use quire_store::{SqliteOptions, SqliteStore};
+    use quire_store_sqlite::{SqliteOptions, SqliteStore};
 
     use super::*;
 

@@ -14,7 +14,8 @@ use mcp_support::{Protocol, connect, key, merged, ok, refused};
 use quire_api::{AccessChange, NoteMeta, Scope, StoredNote, VersionInfo, WriteResult};
 use quire_model::{AuthorKind, Note, NoteId, NoteSummary, Timestamp, Version};
 use quire_server::notes::{Caller, Channel, Notes};
-use quire_store::{NewNote, Result, SqliteOptions, SqliteStore, Store, TokenRecord, WriteRequest};
+use quire_store::{NewNote, Result, Store, TokenRecord, WriteRequest};
+use quire_store_sqlite::{SqliteOptions, SqliteStore};
 use serde_json::json;
 
 /// The real store, recording which of its methods ran for which Note.

@@ -5,8 +5,8 @@
 use quire_api::Scope;
 use quire_model::{AuthorKind, NoteId, Op, TabId, Timestamp, Version};
 use quire_store::{Change, NewNote, Store, WriteRequest};
-use quire_store_postgres::cluster::Cluster;
 use quire_store_postgres::{PgOptions, PgStore};
+use quire_testkit::pg::Cluster;
 use tokio_postgres::NoTls;
 
 const T0: Timestamp = Timestamp(1_796_019_881_000);

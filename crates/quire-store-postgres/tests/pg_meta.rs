@@ -3,8 +3,8 @@
 
 use quire_model::{AuthorKind, NoteId, Timestamp};
 use quire_store::{NewNote, Store, StoreError};
-use quire_store_postgres::cluster::Cluster;
 use quire_store_postgres::{PgOptions, PgStore};
+use quire_testkit::pg::Cluster;
 use tokio_postgres::NoTls;
 
 #[tokio::test]

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use quire_api::WriteResult;
 use quire_model::{AuthorKind, NoteId, Op, OpOutcome, TabId, Timestamp, Version};
 use quire_store::{Change, NewNote, Store, StoreError, WriteRequest};
-use quire_store_postgres::cluster::{Cluster, TestDatabase};
 use quire_store_postgres::{PgOptions, PgStore};
+use quire_testkit::pg::{Cluster, TestDatabase};
 use tokio::task::JoinSet;
 
 const T0: Timestamp = Timestamp(1_796_019_881_000);

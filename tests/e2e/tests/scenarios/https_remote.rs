@@ -8,7 +8,7 @@ use anyhow::{Result, ensure};
 use quire_api::Scope;
 use quire_e2e::{App, Harness, scenario, screenshot, tid};
 use quire_server::{RunningServer, ServeConfig, TlsFiles};
-use quire_store::Synchronous;
+use quire_store_sqlite::Synchronous;
 use quire_testkit::tls::{IssuedCert, TestCa, Validity};
 use serde_json::json;
 

@@ -10,7 +10,7 @@ use quire_api::Scope;
 use quire_e2e::App;
 use quire_model::AuthorKind;
 use quire_server::{RunningServer, ServeConfig};
-use quire_store::Synchronous;
+use quire_store_sqlite::Synchronous;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, ProtocolVersion};
 use rmcp::service::RunningService;
 use rmcp::transport::StreamableHttpClientTransport;

@@ -12,7 +12,8 @@ use std::path::Path;
 use proptest::prelude::*;
 use quire_api::WriteResult;
 use quire_model::{AuthorKind, NoteId, Op, TabData, TabId, Timestamp, Version, normalize_url};
-use quire_store::{Change, NewNote, SqliteOptions, SqliteStore, Store, StoreError, WriteRequest};
+use quire_store::{Change, NewNote, Store, StoreError, WriteRequest};
+use quire_store_sqlite::{SqliteOptions, SqliteStore};
 
 #[derive(Debug, Clone)]
 enum Action {
