@@ -15,7 +15,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail, ensure};
 use quire_e2e::{App, Harness, scenario, tid};
-use quire_model::{NoteId, Timestamp};
+use quire_model::{AuthorKind, NoteId, Timestamp};
 use quire_store::NewNote;
 use quire_store_sqlite::Synchronous;
 
@@ -132,6 +132,7 @@ async fn seed_quire_0_1(dir: &Path) -> Result<()> {
             id: NoteId::from_uuid(uuid::Uuid::now_v7()),
             title: OLD_NOTE.to_owned(),
             author: "person".to_owned(),
+            author_kind: AuthorKind::Person,
             now: Timestamp(1_796_019_881_000),
             idempotency_key: None,
         })
