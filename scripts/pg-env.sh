@@ -8,7 +8,7 @@
 # initdb into a fresh directory in /tmp, a free port on 127.0.0.1, pg_ctl start -w (waits until
 # the server accepts connections), a database `quire`. Runs the server as the `postgres` user
 # when called as root (PostgreSQL refuses root). The same steps as the Rust test harness
-# (crates/quire-store-postgres/src/cluster.rs), which starts its own server when QUIRE_TEST_PG
+# (crates/quire-testkit/src/pg.rs), which starts its own server when QUIRE_TEST_PG
 # is unset. Set PG_ENV_DURABLE=1 to keep PostgreSQL's durable defaults (fsync on); otherwise
 # fsync is off, as befits data that dies with the tests.
 set -euo pipefail

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use quire_model::{FileMeta, NoteId, NoteSummary, Op, OpOutcome, TabId, Version};
-use quire_store::{AuthorKind, Scope};
+use quire_api::Scope;
+use quire_model::{AuthorKind, FileMeta, NoteId, NoteSummary, Op, OpOutcome, TabId, Version};
 use quire_sync::{
     Client, ClientError, DraftPolicy, Engine, EngineConfig, EngineError, EngineEvent, ErrorBody,
     NoteView, ServerIdentity, SystemClock, TabState, Trust, WriteOutcome, http_client,

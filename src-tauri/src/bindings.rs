@@ -13,8 +13,8 @@ use ts_rs::{Config, TS};
 /// Every type that crosses the IPC boundary, with what it pulls in.
 fn export_all(cfg: &Config) -> Result<(), ts_rs::ExportError> {
     use crate::{agent, backend, commands, drops, error, settings};
+    use quire_api as a;
     use quire_model as m;
-    use quire_store as s;
     use quire_sync as q;
 
     q::engine::NoteView::export_all(cfg)?;
@@ -32,13 +32,13 @@ fn export_all(cfg: &Config) -> Result<(), ts_rs::ExportError> {
     q::ClashChoice::export_all(cfg)?;
     q::TabMerge::export_all(cfg)?;
     q::Content::export_all(cfg)?;
-    s::VersionInfo::export_all(cfg)?;
-    s::AuthorKind::export_all(cfg)?;
-    s::AgentAccess::export_all(cfg)?;
-    s::AccessChange::export_all(cfg)?;
-    s::NoteMeta::export_all(cfg)?;
-    s::WriteResult::export_all(cfg)?;
-    s::Scope::export_all(cfg)?;
+    a::VersionInfo::export_all(cfg)?;
+    a::AgentAccess::export_all(cfg)?;
+    a::AccessChange::export_all(cfg)?;
+    a::NoteMeta::export_all(cfg)?;
+    a::WriteResult::export_all(cfg)?;
+    a::Scope::export_all(cfg)?;
+    m::AuthorKind::export_all(cfg)?;
     m::Note::export_all(cfg)?;
     m::NoteSummary::export_all(cfg)?;
     m::ts::TabShape::export_all(cfg)?;

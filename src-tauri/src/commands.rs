@@ -12,8 +12,8 @@
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use quire_api::{AgentAccess, Scope, VersionInfo};
 use quire_model::{Note, NoteId, NoteSummary, Op, TabId, Version};
-use quire_store::{AgentAccess, Scope, VersionInfo};
 use quire_sync::{
     ArchivedDraft, ConflictChoice, DraftPolicy, EngineError, LedgerEntry, NoteStatus, NoteView,
     TabStatus, TabView, WriteOutcome, engine::ConflictView,

@@ -779,17 +779,14 @@ fn a_remote_server_over_https_is_checked_before_the_switch() {
     let server_dir = tempfile::tempdir().unwrap();
     let db = server_dir.path().join("team.db");
     let (running, token) = tauri::async_runtime::block_on(async {
-        let store = quire_server::open_store(&db, quire_store::Synchronous::Normal)
+        let store = quire_server::open_store(&db, quire_store_sqlite::Synchronous::Normal)
             .await
             .unwrap();
         let made = quire_server::tokens::create(
             store.as_ref(),
             "ada",
-            &[
-                quire_store::Scope::NotesRead,
-                quire_store::Scope::NotesWrite,
-            ],
-            quire_store::AuthorKind::Person,
+            &[quire_api::Scope::NotesRead, quire_api::Scope::NotesWrite],
+            quire_model::AuthorKind::Person,
         )
         .await
         .unwrap();

@@ -6,9 +6,12 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::path::Path;
 use std::sync::Arc;
 
+use quire_api::Scope;
+use quire_model::AuthorKind;
 use quire_server::RunningServer;
 use quire_server::tokens::{self, NewToken, TokenError};
-use quire_store::{AuthorKind, Scope, Store, Synchronous};
+use quire_store::Store;
+use quire_store_sqlite::Synchronous;
 use url::Url;
 
 #[derive(Debug, thiserror::Error)]

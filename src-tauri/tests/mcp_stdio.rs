@@ -7,8 +7,10 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;
 use std::process::{Command, Stdio};
 
+use quire_api::Scope;
+use quire_model::AuthorKind;
 use quire_server::ServeConfig;
-use quire_store::{AuthorKind, Scope, Synchronous};
+use quire_store_sqlite::Synchronous;
 use serde_json::{Value, json};
 
 /// One JSON-RPC message per line, as MCP's stdio transport frames them.

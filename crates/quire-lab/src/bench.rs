@@ -8,12 +8,13 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use quire_model::{NewTabKind, NoteId, Op, TabId, Version};
-use quire_store::{AuthorKind, Synchronous};
+use quire_model::{AuthorKind, NewTabKind, NoteId, Op, TabId, Version};
+use quire_store_sqlite::Synchronous;
+use quire_testkit::bench::Samples;
 use serde_json::{Value, json};
 
 use crate::client::{Client, Direct, Mcp, Reply};
-use crate::harness::{self, LabServer, LabStore, percentiles, rng};
+use crate::harness::{self, LabServer, LabStore, rng};
 use crate::report::{Section, Table, int, us};
 
 const PATCH_LUA: &str = include_str!("../wrk/patch.lua");
@@ -202,13 +203,14 @@ where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = anyhow::Result<()>>,
 {
-    let mut samples = Vec::with_capacity(n);
+    let mut samples = Samples::with_capacity(n);
     for _ in 0..n {
         let started = Instant::now();
         f().await?;
         samples.push(started.elapsed());
     }
-    Ok(percentiles(&mut samples))
+    let stats = samples.stats();
+    Ok((stats.median, stats.p99))
 }
 
 async fn write_ok(client: &dyn Client, note: &NoteId, ops: Vec<Op>) -> anyhow::Result<Version> {

@@ -6,8 +6,9 @@ use std::sync::Arc;
 
 use anyhow::{Context, anyhow, bail};
 use async_trait::async_trait;
-use quire_model::{NoteId, Op, OpOutcome, TabId, TabKind, Version};
-use quire_store::{AuthorKind, Change, Store, StoreError, WriteRequest, WriteResult};
+use quire_api::WriteResult;
+use quire_model::{AuthorKind, NoteId, Op, OpOutcome, TabId, TabKind, Version};
+use quire_store::{Change, Store, StoreError, WriteRequest};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::{RoleClient, RunningService};

@@ -10,11 +10,11 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use quire_model::{Note, NoteId, NoteSummary, Op, TabId, Timestamp, Version};
-use quire_store::{
-    AccessChange, AuthorKind, Change, Clock, Conflict, NewNote, NoteMeta, Result, Scope, Store,
-    StoreError, StoredNote, TokenRecord, VersionInfo, WriteRequest, WriteResult,
+use quire_api::{
+    AccessChange, Clock, Conflict, NoteMeta, Scope, StoredNote, VersionInfo, WriteResult,
 };
+use quire_model::{AuthorKind, Note, NoteId, NoteSummary, Op, TabId, Timestamp, Version};
+use quire_store::{Change, NewNote, Result, Store, StoreError, TokenRecord, WriteRequest};
 use tokio::sync::Mutex;
 
 /// `impl Store for $ty`: the methods written out in the braces, plus one that goes straight to
@@ -323,7 +323,7 @@ mod tests {
     use std::sync::atomic::{AtomicI64, Ordering};
 
     use quire_model::Timestamp;
-    use quire_store::Synchronous;
+    use quire_store_sqlite::Synchronous;
 
     use super::*;
     use crate::client::{Client, Direct, Reply};

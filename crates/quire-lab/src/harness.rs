@@ -8,11 +8,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use quire_model::{NoteId, Timestamp};
+use quire_api::{Clock, Scope, SystemClock};
+use quire_model::{AuthorKind, NoteId, Timestamp};
 use quire_server::RunningServer;
-use quire_store::{
-    AuthorKind, Clock, NewNote, Scope, SqliteOptions, SqliteStore, Store, Synchronous, SystemClock,
-};
+use quire_store::{NewNote, Store};
+use quire_store_sqlite::{SqliteOptions, SqliteStore, Synchronous};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -57,19 +57,6 @@ pub fn sync_name(s: Synchronous) -> &'static str {
         Synchronous::Full => "FULL",
         Synchronous::Normal => "NORMAL",
     }
-}
-
-/// Median and 99th percentile of samples (nearest rank).
-pub fn percentiles(samples: &mut [Duration]) -> (Duration, Duration) {
-    samples.sort_unstable();
-    let at = |q: f64| {
-        if samples.is_empty() {
-            return Duration::ZERO;
-        }
-        let rank = ((q * samples.len() as f64).ceil() as usize).clamp(1, samples.len());
-        samples[rank - 1]
-    };
-    (at(0.50), at(0.99))
 }
 
 /// The product's SQLite store on a fresh file in a temporary directory (removed on drop).
@@ -190,14 +177,5 @@ mod tests {
         let id = note_id(&mut rng(1, 0));
         assert_eq!(id, note_id(&mut rng(1, 0)));
         assert!(id.as_str().parse::<NoteId>().is_ok());
-    }
-
-    #[test]
-    fn nearest_rank_percentiles() {
-        let mut v: Vec<Duration> = (1..=100).map(Duration::from_micros).collect();
-        assert_eq!(
-            percentiles(&mut v),
-            (Duration::from_micros(50), Duration::from_micros(99))
-        );
     }
 }

@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 mod apply;
+mod author;
 mod bounds;
 mod error;
 mod ids;
@@ -17,6 +18,7 @@ pub mod ts;
 mod url_norm;
 
 pub use apply::{Applied, ApplyCtx, apply, restore};
+pub use author::AuthorKind;
 pub use error::{OpError, OpErrorCode};
 pub use ids::{NoteId, NoteIdError, TabId, TabKind, Version, base36, generated_id};
 pub use note::{Note, NoteSummary};

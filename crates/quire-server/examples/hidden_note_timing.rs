@@ -9,8 +9,10 @@
 use std::net::SocketAddr;
 use std::time::Instant;
 
-use quire_model::{NoteId, Op, TabId, Timestamp, Version};
-use quire_store::{AuthorKind, Change, NewNote, Scope, Store, Synchronous, WriteRequest};
+use quire_api::Scope;
+use quire_model::{AuthorKind, NoteId, Op, TabId, Timestamp, Version};
+use quire_store::{Change, NewNote, Store, WriteRequest};
+use quire_store_sqlite::Synchronous;
 use quire_testkit::bench::{Samples, micros};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, ClientConfig};

@@ -8,8 +8,11 @@
 use std::net::SocketAddr;
 use std::time::Instant;
 
+use quire_api::Scope;
+use quire_model::AuthorKind;
 use quire_server::{ServeConfig, ShutdownHandle};
-use quire_store::{AuthorKind, Scope, SqliteOptions, SqliteStore, Store, Synchronous};
+use quire_store::Store;
+use quire_store_sqlite::{SqliteOptions, SqliteStore, Synchronous};
 use quire_testkit::bench::{Samples, micros, text_200};
 use serde_json::{Value, json};
 

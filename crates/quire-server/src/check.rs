@@ -3,8 +3,8 @@
 //! exactly (a splice made on other bytes than its base holds is refused, not applied), so a
 //! version that fails here is one the API answers with an error: this finds them all at once.
 
-use quire_model::{NoteId, Timestamp, Version};
-use quire_store::{AuthorKind, Change, Store, StoreError, WriteRequest};
+use quire_model::{AuthorKind, NoteId, Timestamp, Version};
+use quire_store::{Change, Store, StoreError, WriteRequest};
 
 /// What a check read, and what it could not.
 #[derive(Debug, Default)]

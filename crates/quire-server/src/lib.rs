@@ -18,11 +18,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use quire_store::{
-    Committed, SqliteOptions, SqliteStore, Store, StoreError, Synchronous, SystemClock,
-};
+use quire_api::{SystemClock, WriteEvent};
+use quire_store::{Store, StoreError};
 #[cfg(feature = "postgres")]
 use quire_store_postgres::{PgOptions, PgStore};
+use quire_store_sqlite::{SqliteOptions, SqliteStore, Synchronous};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_rustls::TlsAcceptor;
@@ -30,7 +30,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use crate::connections::raise_fd_limit;
 use crate::http::AppState;
-use crate::notes::{NoteEvent, Notes};
+use crate::notes::Notes;
 pub use quire_tls::TlsFiles;
 
 /// Default request body limit: 16 MiB.
@@ -222,7 +222,7 @@ async fn serve_with(
     listen: SocketAddr,
     http: HttpConfig,
     tls: Option<TlsAcceptor>,
-    others: Option<mpsc::Receiver<Committed>>,
+    others: Option<mpsc::Receiver<WriteEvent>>,
 ) -> Result<RunningServer, ServerError> {
     let listener = tokio::net::TcpListener::bind(listen)
         .await
@@ -268,7 +268,7 @@ async fn serve_with(
 }
 
 /// Hands the writes of other servers to this server's subscribers until shutdown.
-async fn announce(notes: Notes, mut others: mpsc::Receiver<Committed>, stop: CancellationToken) {
+async fn announce(notes: Notes, mut others: mpsc::Receiver<WriteEvent>, stop: CancellationToken) {
     loop {
         let write = tokio::select! {
             () = stop.cancelled() => return,
@@ -277,13 +277,7 @@ async fn announce(notes: Notes, mut others: mpsc::Receiver<Committed>, stop: Can
         let Some(write) = write else {
             return;
         };
-        notes.publish(NoteEvent {
-            note_id: write.note_id,
-            version: write.version,
-            author: write.author,
-            changed_tab_ids: write.changed_tab_ids,
-            at: write.at,
-        });
+        notes.publish(write);
     }
 }
 

@@ -7,11 +7,13 @@ use std::time::Duration;
 use anyhow::Context;
 use axum::http::uri::Authority;
 use clap::{Parser, Subcommand, ValueEnum};
+use quire_api::Scope;
+use quire_model::AuthorKind;
 use quire_server::{
     DEFAULT_BODY_LIMIT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_EVENT_STREAMS, ServeConfig, TlsFiles,
 };
-use quire_store::{AuthorKind, Scope, Synchronous};
+use quire_store_sqlite::Synchronous;
 use quire_tls::Trust;
 
 /// The author `check --repair` records in history.
@@ -256,7 +258,7 @@ async fn check(db: &Path, repair: bool) -> anyhow::Result<()> {
         println!("{failure}");
     }
     if repair {
-        let now = quire_store::Clock::now(&quire_store::SystemClock);
+        let now = quire_api::Clock::now(&quire_api::SystemClock);
         let repairs = quire_server::check::repair(store.as_ref(), REPAIR_AUTHOR, now).await?;
         for done in &repairs.repaired {
             println!(

@@ -4,12 +4,11 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use quire_model::{Note, NoteId, NoteSummary, TabId, Version};
-use quire_store::{
-    AgentAccess, AuthorKind, Change, Clock, NewNote, NoteMeta, Scope, Store, StoreError,
-    StoredNote, TokenRecord, VersionInfo, WriteRequest, WriteResult,
+use quire_api::{
+    AgentAccess, Clock, NoteMeta, Scope, StoredNote, VersionInfo, WriteEvent, WriteResult,
 };
-use serde::{Deserialize, Serialize};
+use quire_model::{AuthorKind, Note, NoteId, NoteSummary, Version};
+use quire_store::{Change, NewNote, Store, StoreError, TokenRecord, WriteRequest};
 use tokio::sync::broadcast;
 
 /// Who is calling: the token's name (the author in history), its scopes, whose it is, and
@@ -53,16 +52,6 @@ pub enum Channel {
     Agent,
 }
 
-/// One accepted write, as the event stream announces it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct NoteEvent {
-    pub note_id: NoteId,
-    pub version: Version,
-    pub author: String,
-    pub changed_tab_ids: Vec<TabId>,
-    pub at: String,
-}
-
 #[derive(Debug, thiserror::Error)]
 pub enum NotesError {
     #[error("this token lacks the {} scope", .0.as_str())]
@@ -81,7 +70,7 @@ pub type Result<T, E = NotesError> = std::result::Result<T, E>;
 #[derive(Clone)]
 pub struct Notes {
     store: Arc<dyn Store>,
-    events: broadcast::Sender<NoteEvent>,
+    events: broadcast::Sender<WriteEvent>,
     clock: Arc<dyn Clock>,
 }
 
@@ -101,13 +90,13 @@ impl Notes {
 
     /// Every accepted write from now on, of every Note, as published (a lagging receiver loses
     /// events, and concurrent writers may publish out of version order). Prefer [`Notes::watch`].
-    pub fn subscribe(&self) -> broadcast::Receiver<NoteEvent> {
+    pub fn subscribe(&self) -> broadcast::Receiver<WriteEvent> {
         self.events.subscribe()
     }
 
     /// Announces a write committed by another server on the same database to this server's
     /// subscribers (event streams), as if it had been accepted here.
-    pub fn publish(&self, event: NoteEvent) {
+    pub fn publish(&self, event: WriteEvent) {
         if self.events.send(event).is_err() {
             tracing::trace!("a write announced with nobody listening");
         }
@@ -223,7 +212,7 @@ impl Notes {
             .await?;
         if !result.replayed && result.version > expected_version {
             // A receiver-less channel is fine: nobody is listening yet.
-            let _receivers = self.events.send(NoteEvent {
+            let _receivers = self.events.send(WriteEvent {
                 note_id: result.note_id.clone(),
                 version: result.version,
                 author: caller.name.clone(),
@@ -317,15 +306,15 @@ impl Notes {
 pub struct NoteFeed {
     store: Arc<dyn Store>,
     note_id: NoteId,
-    rx: broadcast::Receiver<NoteEvent>,
+    rx: broadcast::Receiver<WriteEvent>,
     /// The last version handed out.
     last: Version,
-    backlog: VecDeque<NoteEvent>,
+    backlog: VecDeque<WriteEvent>,
 }
 
 impl NoteFeed {
     /// The next write, in version order. `None` once the server stops publishing.
-    pub async fn next(&mut self) -> Result<Option<NoteEvent>> {
+    pub async fn next(&mut self) -> Result<Option<WriteEvent>> {
         loop {
             if let Some(event) = self.backlog.pop_front() {
                 self.last = event.version;
@@ -351,7 +340,7 @@ impl NoteFeed {
             history
                 .into_iter()
                 .filter(|v| v.version > last)
-                .map(|v| NoteEvent {
+                .map(|v| WriteEvent {
                     note_id: self.note_id.clone(),
                     version: v.version,
                     author: v.author,
@@ -383,8 +372,8 @@ fn visible(caller: &Caller, meta: &NoteMeta, id: &NoteId, channel: Channel) -> R
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use quire_model::{Op, Timestamp};
-    use quire_store::{SqliteOptions, SqliteStore};
+    use quire_model::{Op, TabId, Timestamp};
+    use quire_store_sqlite::{SqliteOptions, SqliteStore};
 
     use super::*;
 
@@ -520,7 +509,7 @@ mod tests {
         assert!(access.meta.agent_access);
         assert_eq!(
             access.changes,
-            [quire_store::AccessChange {
+            [quire_api::AccessChange {
                 approved: true,
                 by: "Ana".to_owned(),
                 at: FixedClock.now().to_rfc3339(),

@@ -2,7 +2,9 @@
 //! stored; the token itself is shown once, when it is made. A token is the person's or an
 //! agent's ([`AuthorKind`]): an agent's works on `/mcp` only.
 
-use quire_store::{AuthorKind, Scope, Store, StoreError, TokenRecord};
+use quire_api::Scope;
+use quire_model::AuthorKind;
+use quire_store::{Store, StoreError, TokenRecord};
 use sha2::{Digest, Sha256};
 
 const PREFIX: &str = "qk_";

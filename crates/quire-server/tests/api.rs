@@ -998,13 +998,12 @@ async fn a_subscriber_misses_nothing_under_concurrent_writers() {
 async fn the_server_embeds_in_process() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("embedded.db");
-    let store = quire_store::SqliteStore::open(&db, quire_store::SqliteOptions::default()).unwrap();
-    let scopes = [
-        quire_store::Scope::NotesRead,
-        quire_store::Scope::NotesWrite,
-    ];
+    let store =
+        quire_store_sqlite::SqliteStore::open(&db, quire_store_sqlite::SqliteOptions::default())
+            .unwrap();
+    let scopes = [quire_api::Scope::NotesRead, quire_api::Scope::NotesWrite];
     let made =
-        quire_server::tokens::create(&store, "app", &scopes, quire_store::AuthorKind::Person)
+        quire_server::tokens::create(&store, "app", &scopes, quire_model::AuthorKind::Person)
             .await
             .unwrap();
     quire_store::Store::close(&store).await.unwrap();

@@ -28,16 +28,15 @@ struct Served {
 async fn served(tweak: impl FnOnce(&mut ServeConfig)) -> Served {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("conn.db");
-    let store = quire_store::SqliteStore::open(&db, quire_store::SqliteOptions::default()).unwrap();
-    let scopes = [
-        quire_store::Scope::NotesRead,
-        quire_store::Scope::NotesWrite,
-    ];
-    let made = quire_server::tokens::create(&store, "me", &scopes, quire_store::AuthorKind::Person)
+    let store =
+        quire_store_sqlite::SqliteStore::open(&db, quire_store_sqlite::SqliteOptions::default())
+            .unwrap();
+    let scopes = [quire_api::Scope::NotesRead, quire_api::Scope::NotesWrite];
+    let made = quire_server::tokens::create(&store, "me", &scopes, quire_model::AuthorKind::Person)
         .await
         .unwrap();
     let other =
-        quire_server::tokens::create(&store, "other", &scopes, quire_store::AuthorKind::Person)
+        quire_server::tokens::create(&store, "other", &scopes, quire_model::AuthorKind::Person)
             .await
             .unwrap();
     quire_store::Store::close(&store).await.unwrap();

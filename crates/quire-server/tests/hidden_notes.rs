@@ -11,12 +11,11 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use mcp_support::{Protocol, connect, key, merged, ok, refused};
-use quire_model::{Note, NoteId, NoteSummary, Timestamp, Version};
+use quire_api::{AccessChange, NoteMeta, Scope, StoredNote, VersionInfo, WriteResult};
+use quire_model::{AuthorKind, Note, NoteId, NoteSummary, Timestamp, Version};
 use quire_server::notes::{Caller, Channel, Notes};
-use quire_store::{
-    AccessChange, AuthorKind, NewNote, NoteMeta, Result, Scope, SqliteOptions, SqliteStore, Store,
-    StoredNote, TokenRecord, VersionInfo, WriteRequest, WriteResult,
-};
+use quire_store::{NewNote, Result, Store, TokenRecord, WriteRequest};
+use quire_store_sqlite::{SqliteOptions, SqliteStore};
 use serde_json::json;
 
 /// The real store, recording which of its methods ran for which Note.
@@ -130,7 +129,7 @@ async fn no_tool_loads_a_note_the_person_did_not_approve() {
         .await
         .unwrap()
         .token;
-    let notes = Notes::new(store.clone(), Arc::new(quire_store::SystemClock));
+    let notes = Notes::new(store.clone(), Arc::new(quire_api::SystemClock));
     let person = Caller {
         name: "Ana".to_owned(),
         scopes: scopes.to_vec(),

@@ -3,7 +3,7 @@
 //! resent to the other server (exactly the intended tabs), kill -9 of one server mid-storm
 //! (every acknowledged write present), and an event stream on one server hearing of a write
 //! accepted by the other. Real binaries, real HTTP, real PostgreSQL: the one named by
-//! `QUIRE_TEST_PG`, or one the test starts itself (`quire_store_postgres::cluster`).
+//! `QUIRE_TEST_PG`, or one the test starts itself (`quire_testkit::pg`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
@@ -13,7 +13,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 
-use quire_store_postgres::cluster::{Cluster, TestDatabase};
+use quire_testkit::pg::{Cluster, TestDatabase};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use support::{Api, SseReader, markdown, version};

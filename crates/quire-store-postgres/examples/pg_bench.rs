@@ -20,11 +20,11 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use quire_model::{NoteId, Op, TabId, Timestamp, Version};
-use quire_store::{AuthorKind, Change, NewNote, Store, WriteRequest};
-use quire_store_postgres::cluster::{Cluster, Durability};
+use quire_model::{AuthorKind, NoteId, Op, TabId, Timestamp, Version};
+use quire_store::{Change, NewNote, Store, WriteRequest};
 use quire_store_postgres::{PgOptions, PgStore};
 use quire_testkit::bench::{Samples, Stats, micros, text_200};
+use quire_testkit::pg::{Cluster, Durability};
 use tokio_postgres::NoTls;
 
 fn writes_arg() -> usize {

@@ -5,29 +5,19 @@
 use std::sync::Arc;
 
 use deadpool_postgres::Object;
+use quire_api::{Conflict, NoteMeta, Scope, StoredNote, WriteResult};
 use quire_model::{
-    Applied, ApplyCtx, Note, NoteId, OpError, OpErrorCode, Timestamp, Version, limits,
+    Applied, AuthorKind, Note, NoteId, OpError, OpErrorCode, Timestamp, Version, limits,
 };
-use quire_store::{
-    AuthorKind, Change, Conflict, NewNote, NoteMeta, Scope, StoreError, StoredNote, TokenRecord,
-    WriteRequest, WriteResult,
+use quire_store::guard::{
+    Admission, Claim, Fingerprint, FirstWrite, GuardedWrite, Outcome, replayed,
 };
-use sha2::{Digest, Sha256};
+use quire_store::{NewNote, StoreError, TokenRecord, WriteRequest};
 use tokio_postgres::error::SqlState;
 
 use crate::Fail;
 use crate::read::{self, strip_of, to_i64};
 use crate::recent::Recent;
-
-/// What a resent request is compared with: its expected version and its change, hashed (the
-/// same fingerprint as the SQLite store's).
-fn fingerprint(req: &WriteRequest) -> Result<String, Fail> {
-    let mut hasher = Sha256::new();
-    hasher.update(req.expected_version.0.to_string().as_bytes());
-    hasher.update(b"\n");
-    hasher.update(serde_json::to_vec(&req.change)?);
-    Ok(hex::encode(hasher.finalize()))
-}
 
 /// Whether `e` is a duplicate in the table whose primary key is `constraint`.
 fn is_duplicate(e: &Fail, constraint: &str) -> bool {
@@ -44,37 +34,29 @@ fn is_duplicate(e: &Fail, constraint: &str) -> bool {
 /// neither ever goes back.
 const ATTEMPTS: usize = 3;
 
-/// The guarded write: idempotency key, then version, then apply; then the compare-and-swap with
-/// the history entry, the changed contents and the key + result, in one statement.
+/// The guarded write, as [`GuardedWrite`] plans it: the key, the version, the change; then
+/// the compare-and-swap with the history entry, the changed contents and the key + result, in
+/// one statement.
 ///
 /// When `recent` holds the Note at the expected version, the read is skipped: one round trip.
-/// That shortcut only ever answers with a committed change; anything else (a lost race, a
-/// stored key, an invalid or no-op change) goes the long way, which reads the key first.
+/// That shortcut presumes the key unused and the version current, which the statement checks
+/// (its key's primary key, its `WHERE version`), and only ever answers with a committed change;
+/// anything else (a lost race, a stored key, an invalid or no-op change) goes the long way,
+/// which reads the key first.
 pub(crate) async fn write(
     db: &Object,
     recent: &Recent,
     req: &WriteRequest,
 ) -> Result<WriteResult, Fail> {
-    let key = req.idempotency_key.as_deref();
-    let fingerprint = key.map(|_| fingerprint(req)).transpose()?;
-    let claim = |result: &WriteResult| -> Result<Option<Claim<'_>>, Fail> {
-        Ok(match (key, fingerprint.as_deref()) {
-            (Some(key), Some(fingerprint)) => Some(Claim {
-                key,
-                fingerprint,
-                result: serde_json::to_string(result)?,
-            }),
-            _ => None,
-        })
-    };
+    let plan = GuardedWrite::new(req)?;
 
-    if let (Some(note), Change::Ops(ops)) =
-        (recent.get(&req.note_id, req.expected_version), &req.change)
-        && let Ok(applied) = quire_model::apply(&note, ops, &ctx(req))
-        && !applied.is_noop()
+    if let Some(note) = recent.get(&req.note_id, req.expected_version)
+        && plan.restores().is_none()
+        && let Ok(Admission::Apply) = plan.admit::<(), Fail>(None, || Ok(note.version))
+        && let Ok(applied) = plan.apply(&note, None)
+        && let Outcome::NewVersion { result, claim } = plan.settle(note.version, &applied)
     {
-        let result = accepted(req, &note, &applied);
-        match commit(db, &note, &applied, req, claim(&result)?.as_ref()).await {
+        match commit(db, &note, &applied, req, stored(claim, &result)?.as_ref()).await {
             Ok(true) => {
                 recent.put(Arc::new(committed(applied.note, result.version)));
                 return Ok(result);
@@ -87,60 +69,62 @@ pub(crate) async fn write(
 
     let id = &req.note_id;
     for _ in 0..ATTEMPTS {
-        let current = read::current(db, id, key)
+        let current = read::current(db, id, plan.claim().map(|c| c.key))
             .await?
             .ok_or_else(|| StoreError::NoteNotFound(id.clone()))?;
-        if let Some((stored_fingerprint, result)) = current.stored {
-            let mut result: WriteResult = serde_json::from_str(&result)?;
-            result.replayed = true;
-            result.request_differs = fingerprint.as_deref() != Some(stored_fingerprint.as_str());
-            return Ok(result);
-        }
+        let first = current.stored.map(|(fingerprint, result)| FirstWrite {
+            fingerprint: Fingerprint::from_hex(&fingerprint),
+            result,
+        });
         let note = Arc::new(current.note);
-        recent.put(Arc::clone(&note));
-        if req.expected_version != note.version {
-            return Err(StoreError::Conflict(Conflict {
-                current_version: note.version,
-                changed_tab_ids: read::tabs_changed_between(
-                    db,
-                    id,
-                    req.expected_version,
-                    note.version,
-                )
-                .await?,
-            })
-            .into());
+        match plan.admit(first, || Ok::<_, Fail>(note.version))? {
+            Admission::Replay {
+                first,
+                request_differs,
+            } => return Ok(replayed(serde_json::from_str(&first)?, request_differs)),
+            Admission::Stale { current_version } => {
+                recent.put(Arc::clone(&note));
+                return Err(StoreError::Conflict(Conflict {
+                    current_version,
+                    changed_tab_ids: read::tabs_changed_between(
+                        db,
+                        id,
+                        req.expected_version,
+                        current_version,
+                    )
+                    .await?,
+                })
+                .into());
+            }
+            Admission::Apply => recent.put(Arc::clone(&note)),
         }
 
-        let applied = match &req.change {
-            Change::Ops(ops) => quire_model::apply(&note, ops, &ctx(req))?,
-            Change::Restore { version } => {
-                let old = read::note_at(db, id, *version).await?.ok_or_else(|| {
-                    StoreError::VersionNotFound {
-                        note_id: id.clone(),
-                        version: *version,
-                    }
-                })?;
-                quire_model::restore(&note, &old)
+        let restored = match plan.restores() {
+            Some(version) => read::note_at(db, id, version).await?,
+            None => None,
+        };
+        let applied = plan.apply(&note, restored.as_ref())?;
+        let verdict = match plan.settle(note.version, &applied) {
+            Outcome::Unchanged { result, claim } => {
+                store_noop(db, id, stored(claim, &result)?.as_ref())
+                    .await
+                    .map(|stored| stored.then_some(result))
+            }
+            Outcome::NewVersion { result, claim } => {
+                commit(db, &note, &applied, req, stored(claim, &result)?.as_ref())
+                    .await
+                    .map(|committed| committed.then_some(result))
             }
         };
-
-        let result = accepted(req, &note, &applied);
-        let claim = claim(&result)?;
-        let verdict = if applied.is_noop() {
-            store_noop(db, id, claim.as_ref()).await
-        } else {
-            commit(db, &note, &applied, req, claim.as_ref()).await
-        };
         match verdict {
-            Ok(true) => {
+            Ok(Some(result)) => {
                 if !applied.is_noop() {
                     recent.put(Arc::new(committed(applied.note, result.version)));
                 }
                 return Ok(result);
             }
             // Another writer moved the version since the read: read again.
-            Ok(false) => continue,
+            Ok(None) => continue,
             // Another write with this key committed since the read: read again (a replay).
             Err(e) if is_duplicate(&e, "idempotency_pkey") => continue,
             Err(e) => return Err(e),
@@ -152,44 +136,41 @@ pub(crate) async fn write(
     .into())
 }
 
-fn ctx(req: &WriteRequest) -> ApplyCtx<'_> {
-    ApplyCtx {
-        now: req.now,
-        author: &req.author,
-    }
-}
-
-/// The result of `applied` on `before`, if it commits.
-fn accepted(req: &WriteRequest, before: &Note, applied: &Applied) -> WriteResult {
-    WriteResult {
-        note_id: req.note_id.clone(),
-        version: if applied.is_noop() {
-            before.version
-        } else {
-            before.version.next()
-        },
-        changed_tab_ids: applied.changed_tab_ids.clone(),
-        outcomes: applied.outcomes.clone(),
-        replayed: false,
-        request_differs: false,
-    }
-}
-
 /// The applied Note as committed: at its new version.
 fn committed(mut note: Note, version: Version) -> Note {
     note.version = version;
     note
 }
 
-/// An idempotency key with the result it will replay.
-struct Claim<'a> {
+/// An idempotency key as this store keeps it: with its fingerprint in hexadecimal and the
+/// result it will replay.
+struct StoredClaim<'a> {
     key: &'a str,
-    fingerprint: &'a str,
+    fingerprint: String,
     result: String,
 }
 
+fn stored<'a>(
+    claim: Option<Claim<'a>>,
+    result: &WriteResult,
+) -> Result<Option<StoredClaim<'a>>, Fail> {
+    claim
+        .map(|claim| {
+            Ok(StoredClaim {
+                key: claim.key,
+                fingerprint: claim.fingerprint.to_hex(),
+                result: serde_json::to_string(result)?,
+            })
+        })
+        .transpose()
+}
+
 /// A write that changed nothing keeps its key (a resend replays it) but makes no version.
-async fn store_noop(db: &Object, id: &NoteId, claim: Option<&Claim<'_>>) -> Result<bool, Fail> {
+async fn store_noop(
+    db: &Object,
+    id: &NoteId,
+    claim: Option<&StoredClaim<'_>>,
+) -> Result<bool, Fail> {
     let Some(claim) = claim else {
         return Ok(true);
     };
@@ -238,7 +219,7 @@ async fn commit(
     before: &Note,
     applied: &Applied,
     req: &WriteRequest,
-    claim: Option<&Claim<'_>>,
+    claim: Option<&StoredClaim<'_>>,
 ) -> Result<bool, Fail> {
     let after = &applied.note;
     let strip = serde_json::to_string(&strip_of(after))?;
@@ -278,7 +259,7 @@ async fn commit(
                 &content_ids,
                 &contents,
                 &claim.map(|c| c.key),
-                &claim.map(|c| c.fingerprint),
+                &claim.map(|c| c.fingerprint.as_str()),
                 &claim.map(|c| c.result.as_str()),
                 &req.author_kind.as_str(),
             ],

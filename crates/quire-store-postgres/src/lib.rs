@@ -18,11 +18,9 @@
 //! Several servers on one database: each store announces its commits (NOTIFY, after the
 //! commit) and [`PgStore::others`] hears the other stores' (LISTEN); see `notify.rs`.
 //! Migrations: `migrations/NNNN_*.sql`, listed in `schema.rs`, beside SQLite's in
-//! `crates/quire-store/src/sqlite/migrations/`.
+//! `crates/quire-store-sqlite/src/migrations/`.
 #![forbid(unsafe_code)]
 
-#[cfg(feature = "test-cluster")]
-pub mod cluster;
 mod guarded;
 mod notify;
 mod read;
@@ -33,14 +31,11 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 
-pub use crate::notify::Committed;
 use crate::recent::Recent;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
-use quire_model::{Note, NoteId, NoteSummary, OpError, Timestamp, Version};
-use quire_store::{
-    AccessChange, AuthorKind, NewNote, NoteMeta, Result, Scope, Store, StoreError, StoredNote,
-    TokenRecord, VersionInfo, WriteRequest, WriteResult,
-};
+use quire_api::{AccessChange, NoteMeta, Scope, StoredNote, VersionInfo, WriteEvent, WriteResult};
+use quire_model::{AuthorKind, Note, NoteId, NoteSummary, OpError, Timestamp, Version};
+use quire_store::{NewNote, Result, Store, StoreError, TokenRecord, WriteRequest, guard};
 use tokio::sync::{RwLock, RwLockReadGuard, mpsc};
 use tokio::task::JoinHandle;
 use tokio_postgres::NoTls;
@@ -170,7 +165,7 @@ impl PgStore {
     /// PostgreSQL announces them (LISTEN / NOTIFY); returns once listening. The stream goes on
     /// until the receiver is dropped, reconnecting if the connection drops (what is announced
     /// while it is down is missed).
-    pub async fn others(&self) -> Result<mpsc::Receiver<Committed>> {
+    pub async fn others(&self) -> Result<mpsc::Receiver<WriteEvent>> {
         Ok(notify::Listener {
             config: self.config.clone(),
             pool: self.pool.clone(),
@@ -181,7 +176,7 @@ impl PgStore {
     }
 
     /// Queues the announcement of a committed write for the other servers.
-    fn announce(&self, write: Committed) {
+    fn announce(&self, write: WriteEvent) {
         let payload = match notify::payload(&self.origin, write) {
             Ok(p) => p,
             Err(e) => {
@@ -221,21 +216,10 @@ struct Writer<'a> {
     _open: RwLockReadGuard<'a, bool>,
 }
 
-/// 1 to 255 characters.
-fn check_key(key: Option<&String>) -> Result<()> {
-    match key {
-        Some(k) if k.is_empty() => Err(StoreError::BadKey("must not be empty".to_owned())),
-        Some(k) if k.chars().count() > 255 => {
-            Err(StoreError::BadKey("longer than 255 characters".to_owned()))
-        }
-        _ => Ok(()),
-    }
-}
-
 #[async_trait]
 impl Store for PgStore {
     async fn create_note(&self, new: NewNote) -> Result<(StoredNote, bool)> {
-        check_key(new.idempotency_key.as_ref())?;
+        guard::check_key(new.idempotency_key.as_deref())?;
         let w = self.writer().await?;
         let (created, replayed) = guarded::create_note(&w.db, &new).await?;
         if !replayed {
@@ -269,11 +253,11 @@ impl Store for PgStore {
     }
 
     async fn write(&self, req: WriteRequest) -> Result<WriteResult> {
-        check_key(req.idempotency_key.as_ref())?;
+        guard::check_key(req.idempotency_key.as_deref())?;
         let w = self.writer().await?;
         let result = guarded::write(&w.db, &self.recent, &req).await?;
         if !result.replayed && result.version > req.expected_version {
-            self.announce(Committed {
+            self.announce(WriteEvent {
                 note_id: result.note_id.clone(),
                 version: result.version,
                 author: req.author,

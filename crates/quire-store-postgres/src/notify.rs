@@ -14,8 +14,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use deadpool_postgres::Pool;
+use quire_api::WriteEvent;
 use quire_model::{NoteId, TabId, Version};
-pub use quire_store::Committed;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 use tokio_postgres::{AsyncMessage, Notification};
@@ -38,11 +38,11 @@ struct Payload {
     version: Version,
     /// Absent when it would not fit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    write: Option<Committed>,
+    write: Option<WriteEvent>,
 }
 
 /// The payload announcing `write`.
-pub(crate) fn payload(origin: &str, write: Committed) -> Result<String, Fail> {
+pub(crate) fn payload(origin: &str, write: WriteEvent) -> Result<String, Fail> {
     let (note_id, version) = (write.note_id.clone(), write.version);
     let full = serde_json::to_string(&Payload {
         origin: origin.to_owned(),
@@ -101,7 +101,7 @@ const QUEUE: usize = 1024;
 impl Listener {
     /// Starts listening; returns once `LISTEN` is in place, so every commit from then on is
     /// delivered (but for the ones made by this store, which it knows already).
-    pub(crate) async fn start(self) -> Result<mpsc::Receiver<Committed>, Fail> {
+    pub(crate) async fn start(self) -> Result<mpsc::Receiver<WriteEvent>, Fail> {
         let (tx, rx) = mpsc::channel(QUEUE);
         let connection = self.connect().await?;
         tokio::spawn(self.run(connection, tx));
@@ -137,7 +137,7 @@ impl Listener {
     /// Hands announcements on until the receiver goes; reconnects when the connection drops.
     /// Announcements made while reconnecting are missed: the server's event feeds fill such a
     /// gap from the history when the next write arrives.
-    async fn run(self, mut listening: Listening, tx: mpsc::Sender<Committed>) {
+    async fn run(self, mut listening: Listening, tx: mpsc::Sender<WriteEvent>) {
         let mut backoff = Duration::from_millis(100);
         loop {
             while let Some(n) = listening.notifications.recv().await {
@@ -177,7 +177,7 @@ impl Listener {
     }
 
     /// The write announced by `n`, unless this store made it.
-    async fn committed(&self, n: &Notification) -> Result<Option<Committed>, Fail> {
+    async fn committed(&self, n: &Notification) -> Result<Option<WriteEvent>, Fail> {
         let payload: Payload = serde_json::from_str(n.payload())?;
         if *payload.origin == *self.origin {
             return Ok(None);
@@ -202,7 +202,7 @@ impl Listener {
             return Ok(None);
         };
         let changed: Vec<String> = row.try_get(2)?;
-        Ok(Some(Committed {
+        Ok(Some(WriteEvent {
             note_id: payload.note_id,
             version: payload.version,
             author: row.try_get(0)?,

@@ -1,10 +1,9 @@
 //! Queries. Each read is one statement, so it sees one snapshot even at READ COMMITTED.
 
 use deadpool_postgres::Object;
-use quire_model::{Note, NoteId, NoteSummary, Tab, TabData, TabId, TabKind, Version};
-use quire_store::{
-    AccessChange, AuthorKind, NoteMeta, Scope, StoreError, TokenRecord, VersionInfo,
-};
+use quire_api::{AccessChange, NoteMeta, Scope, VersionInfo};
+use quire_model::{AuthorKind, Note, NoteId, NoteSummary, Tab, TabData, TabId, TabKind, Version};
+use quire_store::{StoreError, TokenRecord};
 use serde::{Deserialize, Serialize};
 use tokio_postgres::Row;
 

@@ -7,7 +7,7 @@ use crate::Fail;
 use quire_store::StoreError;
 
 /// Every schema change ever made, oldest first, named by number beside the SQLite ones
-/// (`crates/quire-store/src/sqlite/migrations/`). Never edit or reorder an entry: add one.
+/// (`crates/quire-store-sqlite/src/migrations/`). Never edit or reorder an entry: add one.
 const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_init.sql"),
     include_str!("../migrations/0002_author_kinds.sql"),

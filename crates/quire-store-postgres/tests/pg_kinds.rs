@@ -2,10 +2,11 @@
 //! migration 0002 leaves the rows it finds): a token counts as the person's until settled, a
 //! version is an agent's when its author is the name of an agent token and of no person token.
 
-use quire_model::{NoteId, Op, TabId, Timestamp, Version};
-use quire_store::{AuthorKind, Change, NewNote, Scope, Store, WriteRequest};
-use quire_store_postgres::cluster::Cluster;
+use quire_api::Scope;
+use quire_model::{AuthorKind, NoteId, Op, TabId, Timestamp, Version};
+use quire_store::{Change, NewNote, Store, WriteRequest};
 use quire_store_postgres::{PgOptions, PgStore};
+use quire_testkit::pg::Cluster;
 use tokio_postgres::NoTls;
 
 const T0: Timestamp = Timestamp(1_796_019_881_000);

@@ -1,10 +1,10 @@
 //! `note_meta` on PostgreSQL is one row of `notes`, not the whole Note: the agent's approval
 //! check runs before every MCP call and must not load every tab's content.
 
-use quire_model::{NoteId, Timestamp};
-use quire_store::{AuthorKind, NewNote, Store, StoreError};
-use quire_store_postgres::cluster::Cluster;
+use quire_model::{AuthorKind, NoteId, Timestamp};
+use quire_store::{NewNote, Store, StoreError};
 use quire_store_postgres::{PgOptions, PgStore};
+use quire_testkit::pg::Cluster;
 use tokio_postgres::NoTls;
 
 #[tokio::test]

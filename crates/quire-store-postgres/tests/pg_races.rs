@@ -3,10 +3,11 @@
 
 use std::sync::Arc;
 
-use quire_model::{NoteId, Op, OpOutcome, TabId, Timestamp, Version};
-use quire_store::{AuthorKind, Change, NewNote, Store, StoreError, WriteRequest, WriteResult};
-use quire_store_postgres::cluster::{Cluster, TestDatabase};
+use quire_api::WriteResult;
+use quire_model::{AuthorKind, NoteId, Op, OpOutcome, TabId, Timestamp, Version};
+use quire_store::{Change, NewNote, Store, StoreError, WriteRequest};
 use quire_store_postgres::{PgOptions, PgStore};
+use quire_testkit::pg::{Cluster, TestDatabase};
 use tokio::task::JoinSet;
 
 const T0: Timestamp = Timestamp(1_796_019_881_000);
@@ -267,7 +268,7 @@ async fn other_stores_hear_of_each_commit_and_not_of_their_own() {
         tab_id: TabId::new(TabId::MARKDOWN),
         text: t.to_owned(),
     };
-    let next = async |heard: &mut tokio::sync::mpsc::Receiver<quire_store_postgres::Committed>| {
+    let next = async |heard: &mut tokio::sync::mpsc::Receiver<quire_api::WriteEvent>| {
         tokio::time::timeout(std::time::Duration::from_secs(10), heard.recv())
             .await
             .expect("an announcement within 10 s")

@@ -15,14 +15,12 @@
 use std::sync::Arc;
 
 use quire_model::{
-    NewTabKind, Note, NoteId, Op, OpErrorCode, OpOutcome, SlideInput, TabData, TabId, Timestamp,
-    Version,
+    AuthorKind, NewTabKind, Note, NoteId, Op, OpErrorCode, OpOutcome, SlideInput, TabData, TabId,
+    Timestamp, Version,
 };
 
-use crate::{
-    AccessChange, AuthorKind, Change, Conflict, NewNote, Scope, Store, StoreError, WriteRequest,
-    WriteResult,
-};
+use crate::{Change, NewNote, Store, StoreError, WriteRequest};
+use quire_api::{AccessChange, Conflict, Scope, WriteResult};
 
 /// Expands one `#[tokio::test]` per conformance case. `$open` is an expression evaluated in
 /// each test: an `async` value resolving to `(Arc<dyn Store>, guard)`.

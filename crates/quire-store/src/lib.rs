@@ -1,25 +1,23 @@
-//! The `Store` trait — where Quire's guarded write lives — and its SQLite implementation.
+//! The `Store` trait — where Quire's guarded write lives — for every backend
+//! (`quire-store-sqlite`, `quire-store-postgres`), the one planner of that write they both call
+//! ([`guard`]), and the conformance suite they both pass (feature `conformance`).
 //!
 //! Every write is one transaction: idempotency key first (a hit replays the stored result,
 //! whatever the version says now), then the compare-and-swap on the Note's version (stale: a
-//! typed [`Conflict`] naming the tabs changed since), then apply, bump, history, key + result.
+//! typed [`Conflict`](quire_api::Conflict) naming the tabs changed since), then apply, bump,
+//! history, key + result.
 #![forbid(unsafe_code)]
 
-mod clock;
 #[cfg(feature = "conformance")]
 pub mod conformance;
-mod sqlite;
+pub mod guard;
 mod types;
 
-pub use clock::{Clock, SystemClock};
-pub use sqlite::{SqliteOptions, SqliteStore, Synchronous};
-pub use types::{
-    AccessChange, AgentAccess, AuthorKind, Change, Committed, Conflict, NewNote, NoteMeta, Scope,
-    StoreError, StoredNote, TokenRecord, VersionInfo, WriteRequest, WriteResult,
-};
+pub use types::{Change, NewNote, StoreError, TokenRecord, WriteRequest};
 
 use async_trait::async_trait;
-use quire_model::{Note, NoteId, NoteSummary, Timestamp, Version};
+use quire_api::{AccessChange, NoteMeta, Scope, StoredNote, VersionInfo, WriteResult};
+use quire_model::{AuthorKind, Note, NoteId, NoteSummary, Timestamp, Version};
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
@@ -29,8 +27,8 @@ pub fn is_postgres_url(db: &str) -> bool {
     db.starts_with("postgres://") || db.starts_with("postgresql://")
 }
 
-/// A place Notes live. Implementations: SQLite (this crate); PostgreSQL later, held to the same
-/// conformance suite (`quire_store::conformance`, feature `conformance`).
+/// A place Notes live. Implementations: `quire-store-sqlite`, `quire-store-postgres`, both held
+/// to the same conformance suite (`quire_store::conformance`, feature `conformance`).
 #[async_trait]
 pub trait Store: Send + Sync + 'static {
     /// Creates a Note at version 1 with the fixed tabs. A repeated `idempotency_key` (scoped to
@@ -49,7 +47,7 @@ pub trait Store: Send + Sync + 'static {
         Ok(self.get_note(id).await?.meta)
     }
 
-    /// The guarded write. See the crate docs for the order of checks.
+    /// The guarded write, as [`guard::GuardedWrite`] plans it: the crate docs give the order.
     async fn write(&self, req: WriteRequest) -> Result<WriteResult>;
 
     /// Every version of the Note, oldest first.

@@ -14,19 +14,13 @@ use quire_sync::Content;
 use quire_sync::LocalStore;
 use quire_sync::machine::{Config, Draft, Event, NoteSync, Persist, TabState, step};
 use quire_sync::merge::merge_text;
+use quire_testkit::bench::Samples;
 
-fn percentile(samples: &mut [Duration], p: f64) -> Duration {
-    samples.sort();
-    let i = ((samples.len() as f64 - 1.0) * p).round() as usize;
-    samples[i]
-}
-
-fn report(name: &str, mut samples: Vec<Duration>) {
-    let p50 = percentile(&mut samples, 0.5);
-    let p99 = percentile(&mut samples, 0.99);
+fn report(name: &str, samples: Vec<Duration>) {
+    let stats = Samples::from(samples).stats();
     println!(
-        "{name}: median {p50:?}, p99 {p99:?} ({} runs)",
-        samples.len()
+        "{name}: median {:?}, p99 {:?} ({} runs)",
+        stats.median, stats.p99, stats.count
     );
 }
 

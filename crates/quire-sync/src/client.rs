@@ -1,7 +1,7 @@
 //! The REST client for Quire's server, including the server-sent event stream.
 //!
-//! The wire types are the store's own ([`StoredNote`], [`WriteResult`], [`VersionInfo`]):
-//! declared once. Errors are typed: a stale write is [`ClientError::Conflict`] with the current
+//! The wire types, request bodies included, are `quire-api`'s, which the server reads and
+//! writes too: declared once. Errors are typed: a stale write is [`ClientError::Conflict`] with the current
 //! version and the tabs changed since; no answer at all is [`ClientError::Offline`] (the outcome
 //! of a write is then unknown: resend it with the same idempotency key); a server refused at the
 //! TLS step (its certificate untrusted, expired, for another host) is [`ClientError::Tls`],
@@ -10,17 +10,21 @@
 //!
 //! HTTPS is rustls with the system's CA store, plus a CA file ([`quire_tls::Trust`]).
 
+use std::borrow::Cow;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use futures::{Stream, StreamExt};
+use quire_api::{
+    AgentAccess, CreateNote, NoteList, PatchNote, RestoreNote, SetAgentAccess, StoredNote,
+    VersionInfo, VersionList, WriteEvent, WriteResult,
+};
 use quire_model::{Note, NoteId, NoteSummary, Op, TabId, Version};
-use quire_store::{AgentAccess, StoredNote, VersionInfo, WriteResult};
 use quire_tls::{PeerCertificate, TlsProblem, Trust};
 use reqwest::{Method, RequestBuilder, Response, StatusCode};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 use url::Url;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -49,16 +53,6 @@ pub enum ClientError {
 }
 
 pub type Result<T, E = ClientError> = std::result::Result<T, E>;
-
-/// One accepted write, as the event stream announces it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct WriteEvent {
-    pub note_id: NoteId,
-    pub version: Version,
-    pub author: String,
-    pub changed_tab_ids: Vec<TabId>,
-    pub at: String,
-}
 
 /// What the event stream says.
 #[derive(Debug, Clone, PartialEq)]
@@ -100,17 +94,6 @@ pub struct Client {
     base: Arc<RwLock<Url>>,
     token: String,
     timeout: Duration,
-}
-
-#[derive(Deserialize)]
-struct ListNotes {
-    #[serde(default)]
-    notes: Vec<NoteSummary>,
-}
-
-#[derive(Deserialize)]
-struct Versions {
-    versions: Vec<VersionInfo>,
 }
 
 impl Client {
@@ -178,9 +161,9 @@ impl Client {
         title: &str,
         idempotency_key: Option<&str>,
     ) -> Result<StoredNote> {
-        let mut req = self
-            .request(Method::POST, "notes")?
-            .json(&json!({ "title": title }));
+        let mut req = self.request(Method::POST, "notes")?.json(&CreateNote {
+            title: title.to_owned(),
+        });
         if let Some(k) = idempotency_key {
             req = req.header("Idempotency-Key", k);
         }
@@ -194,7 +177,7 @@ impl Client {
         if body.is_array() {
             return serde_json::from_value(body).map_err(|e| bad_body("notes", e));
         }
-        let list: ListNotes = serde_json::from_value(body).map_err(|e| bad_body("notes", e))?;
+        let list: NoteList = serde_json::from_value(body).map_err(|e| bad_body("notes", e))?;
         Ok(list.notes)
     }
 
@@ -212,7 +195,10 @@ impl Client {
     ) -> Result<WriteResult> {
         let mut req = self
             .request(Method::PATCH, &format!("notes/{id}"))?
-            .json(&json!({ "expected_version": expected_version, "changes": changes }));
+            .json(&PatchNote {
+                expected_version: Some(expected_version),
+                changes: Cow::Borrowed(changes),
+            });
         if let Some(k) = idempotency_key {
             req = req.header("Idempotency-Key", k);
         }
@@ -229,7 +215,10 @@ impl Client {
     ) -> Result<WriteResult> {
         let mut req = self
             .request(Method::POST, &format!("notes/{id}/restore"))?
-            .json(&json!({ "version": version, "expected_version": expected_version }));
+            .json(&RestoreNote {
+                version,
+                expected_version: Some(expected_version),
+            });
         if let Some(k) = idempotency_key {
             req = req.header("Idempotency-Key", k);
         }
@@ -237,7 +226,7 @@ impl Client {
     }
 
     pub async fn history(&self, id: &NoteId) -> Result<Vec<VersionInfo>> {
-        let v: Versions =
+        let v: VersionList =
             decode(send(self.request(Method::GET, &format!("notes/{id}/versions"))?).await?)
                 .await?;
         Ok(v.versions)
@@ -260,7 +249,7 @@ impl Client {
     pub async fn set_agent_access(&self, id: &NoteId, approved: bool) -> Result<AgentAccess> {
         let req = self
             .request(Method::PUT, &format!("notes/{id}/agent-access"))?
-            .json(&json!({ "approved": approved }));
+            .json(&SetAgentAccess { approved });
         decode(send(req).await?).await
     }
 

@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
+use quire_api::{AgentAccess, Clock, VersionInfo, WriteResult};
 use quire_model::{Note, NoteId, NoteSummary, Op, TabData, TabId, TabKind, Version};
-use quire_store::{AgentAccess, Clock, VersionInfo, WriteResult};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};

@@ -26,7 +26,7 @@ pub mod local;
 pub mod machine;
 pub mod merge;
 
-pub use client::{Client, ClientError, ServerEvent, ServerIdentity, WriteEvent, http_client};
+pub use client::{Client, ClientError, ServerEvent, ServerIdentity, http_client};
 pub use content::{Content, ContentError};
 pub use engine::{
     ConflictChoice, DraftPolicy, Engine, EngineConfig, EngineError, EngineEvent, ErrorBody,
@@ -35,6 +35,6 @@ pub use engine::{
 pub use local::{ArchivedDraft, LedgerEntry, LocalError, LocalStore};
 pub use machine::{NoteSync, TabState};
 pub use merge::{ClashChoice, TabMerge};
-/// What [`Engine::start`] takes for time (defined with the store's types, shared with the server).
-pub use quire_store::{Clock, SystemClock};
+/// What [`Engine::start`] takes for time (the server is given the same).
+pub use quire_api::{Clock, SystemClock};
 pub use quire_tls::{CA_FILE_VAR, PeerCertificate, TlsProblem, Trust};

@@ -20,8 +20,8 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;
 
+use quire_api::WriteResult;
 use quire_model::{Note, NoteId, Op, TabId, Timestamp, Version};
-use quire_store::WriteResult;
 use serde::{Deserialize, Serialize};
 
 use crate::content::{Content, is_editable};

@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
+use quire_api::WriteResult;
 use quire_model::{Note, NoteId, Op, Sheet, SheetTab, Tab, TabData, TabId, Timestamp, Version};
-use quire_store::WriteResult;
 use quire_sync::Content;
 use quire_sync::machine::{
     Config, Draft, Effect, Event, Failure, NoteSync, Notice, OnConflict, Outgoing, PendingSave,

@@ -1,5 +1,6 @@
-//! For the benchmarks (the crates' `examples/`): latency samples summarised one way everywhere
-//! (median and p99 by nearest rank, mean), and the text they write.
+//! For the benchmarks (the crates' `examples/`, quire-lab, the app's timing scenarios): latency
+//! samples summarised one way everywhere (median and p99 by nearest rank, mean), and the text
+//! they write. Every percentile in the tree is [`percentile`]'s.
 
 use std::time::Duration;
 
@@ -61,14 +62,16 @@ impl Extend<Duration> for Samples {
     }
 }
 
-/// The `q`-quantile (0 to 1) of `sorted` (ascending) by nearest rank on `(n - 1) * q`;
-/// zero for no samples.
-pub fn percentile(sorted: &[Duration], q: f64) -> Duration {
-    let Some(last) = sorted.len().checked_sub(1) else {
-        return Duration::ZERO;
-    };
-    let rank = (last as f64 * q.clamp(0.0, 1.0)).round() as usize;
-    sorted[rank.min(last)]
+/// The `q`-quantile (0 to 1) of `sorted` (ascending) by the nearest-rank method: the sample of
+/// rank `ceil(q * n)` (at least 1), the smallest with a share `q` of the samples at or below it.
+/// Zero (`T::default()`) for no samples.
+pub fn percentile<T: Copy + Default>(sorted: &[T], q: f64) -> T {
+    let n = sorted.len();
+    if n == 0 {
+        return T::default();
+    }
+    let rank = ((q.clamp(0.0, 1.0) * n as f64).ceil() as usize).clamp(1, n);
+    sorted[rank - 1]
 }
 
 /// Microseconds, for tables.
@@ -115,7 +118,19 @@ mod tests {
         let one = Samples::from(vec![ms(7)]).stats();
         assert_eq!((one.median, one.p99, one.mean), (ms(7), ms(7), ms(7)));
         let two = Samples::from(vec![ms(10), ms(20)]).stats();
-        assert_eq!((two.median, two.p99), (ms(20), ms(20)), "0.5 rounds up");
+        assert_eq!(
+            (two.median, two.p99),
+            (ms(10), ms(20)),
+            "rank ceil(0.5 * 2) = 1"
+        );
+        let hundred: Vec<Duration> = (1..=100).map(ms).collect();
+        assert_eq!(percentile(&hundred, 0.5), ms(50));
+        assert_eq!(percentile(&hundred, 0.99), ms(99));
+        assert_eq!(
+            percentile(&[1.5, 2.5, 3.5], 0.5),
+            2.5,
+            "any ordered samples"
+        );
         assert_eq!(Samples::default().stats().p99, Duration::ZERO);
         assert_eq!(percentile(&[ms(1), ms(2), ms(3)], 0.0), ms(1));
         assert_eq!(percentile(&[ms(1), ms(2), ms(3)], 1.0), ms(3));

@@ -11,10 +11,13 @@
 //! Blocking (std::process) so it works from any test, async or not; the waits are short.
 //!
 //! [`bench`] is the benchmarks' share: percentiles and the text they write; [`tls`] a
-//! certificate authority made in the test, for servers over HTTPS.
+//! certificate authority made in the test, for servers over HTTPS; `pg` (feature `pg`) a
+//! throwaway PostgreSQL and a fresh database per test.
 #![forbid(unsafe_code)]
 
 pub mod bench;
+#[cfg(feature = "pg")]
+pub mod pg;
 pub mod tls;
 
 use std::fs::{File, OpenOptions};

@@ -15,8 +15,9 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail, ensure};
 use quire_e2e::{App, Harness, scenario, tid};
-use quire_model::{NoteId, Timestamp};
-use quire_store::{AuthorKind, NewNote, Synchronous};
+use quire_model::{AuthorKind, NoteId, Timestamp};
+use quire_store::NewNote;
+use quire_store_sqlite::Synchronous;
 
 /// The package's name (Tauri's bundler: the product name, lower case).
 const PACKAGE: &str = "quire";

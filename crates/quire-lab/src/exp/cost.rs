@@ -9,11 +9,13 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use quire_model::{Op, TabId};
-use quire_store::{AuthorKind, Change, SqliteOptions, Synchronous, WriteRequest};
+use quire_model::{AuthorKind, Op, TabId};
+use quire_store::{Change, WriteRequest};
+use quire_store_sqlite::{SqliteOptions, Synchronous};
+use quire_testkit::bench::Samples;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
-use crate::harness::{self, LabStore, percentiles, rng};
+use crate::harness::{self, LabStore, rng};
 use crate::report::{Section, Table, us_range};
 
 #[derive(Debug, Clone)]
@@ -58,10 +60,10 @@ pub struct Timing {
 }
 
 impl Timing {
-    fn push(&mut self, mut samples: Vec<Duration>) {
-        let (median, p99) = percentiles(&mut samples);
-        self.medians.push(median);
-        self.p99s.push(p99);
+    fn push(&mut self, samples: Vec<Duration>) {
+        let stats = Samples::from(samples).stats();
+        self.medians.push(stats.median);
+        self.p99s.push(stats.p99);
     }
 
     fn range(v: &[Duration]) -> String {

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::time::Instant;
 
 use quire_model::{NewTabKind, Op, TabKind};
-use quire_store::Synchronous;
+use quire_store_sqlite::Synchronous;
 use rand::Rng;
 
 use crate::client::{Client, Direct, Reply};

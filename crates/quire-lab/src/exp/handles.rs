@@ -9,8 +9,10 @@
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use quire_model::{NewTabKind, Note, NoteId, Op, TabId, TabKind, Version};
-use quire_store::{AuthorKind, Change, Store, StoreError, Synchronous, WriteRequest, WriteResult};
+use quire_api::WriteResult;
+use quire_model::{AuthorKind, NewTabKind, Note, NoteId, Op, TabId, TabKind, Version};
+use quire_store::{Change, Store, StoreError, WriteRequest};
+use quire_store_sqlite::Synchronous;
 use rand::Rng;
 
 use crate::harness::{self, LabRng, LabStore, rng};

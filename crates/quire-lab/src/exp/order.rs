@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use quire_model::{NewTabKind, NoteId, Op, TabKind};
-use quire_store::{Store, Synchronous};
+use quire_store::Store;
+use quire_store_sqlite::Synchronous;
 use rand::Rng;
 
 use crate::client::{Client, Mcp, Reply};

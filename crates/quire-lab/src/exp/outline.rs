@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use quire_model::{NoteId, TabData, TabId};
-use quire_store::Synchronous;
+use quire_store_sqlite::Synchronous;
 use rand::Rng;
 use serde_json::{Value, json};
 

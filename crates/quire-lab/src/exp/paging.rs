@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use quire_model::{Op, Version};
-use quire_store::Synchronous;
+use quire_store_sqlite::Synchronous;
 use serde_json::{Value, json};
 
 use crate::client::{Client, Direct, Mcp, Reply};

@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use quire_model::TabId;
-use quire_store::{Store, Synchronous};
+use quire_store::Store;
+use quire_store_sqlite::Synchronous;
 
 use super::editor::{Editor, OnConflict, Totals, Work, pair_clients, spawn_pair};
 use crate::client::{Client, Direct};

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use quire_model::{NoteId, Version};
-use quire_store::Synchronous;
+use quire_store_sqlite::Synchronous;
 use serde_json::{Value, json};
 
 use crate::client::{Client, Mcp};

@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use quire_model::{NewTabKind, NoteId, Op, TabId, Version};
-use quire_store::{Store, Synchronous};
+use quire_store::Store;
+use quire_store_sqlite::Synchronous;
 use quire_sync::{Engine, EngineConfig};
 use serde_json::{Value, json};
 

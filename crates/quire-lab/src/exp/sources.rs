@@ -12,7 +12,8 @@ use std::collections::HashSet;
 use std::time::Instant;
 
 use quire_model::{NoteId, Op, TabData, TabId, normalize_url};
-use quire_store::{Store, Synchronous};
+use quire_store::Store;
+use quire_store_sqlite::Synchronous;
 use rand::Rng;
 use rand::seq::index::sample;
 use sha2::{Digest, Sha256};

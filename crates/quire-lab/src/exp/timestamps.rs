@@ -5,8 +5,10 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use quire_api::SystemClock;
 use quire_model::TabId;
-use quire_store::{Store, Synchronous, SystemClock};
+use quire_store::Store;
+use quire_store_sqlite::Synchronous;
 
 use super::editor::{Editor, OnConflict, Totals, Work, pair_clients, spawn_pair};
 use crate::client::{Client, Direct};

@@ -16,7 +16,7 @@ use super::AppState;
 use super::error::ApiError;
 use crate::notes::Caller;
 use crate::tokens;
-use quire_store::AuthorKind;
+use quire_model::AuthorKind;
 
 /// The caller behind the request's bearer token.
 pub async fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Caller, ApiError> {

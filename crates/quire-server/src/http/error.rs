@@ -4,8 +4,9 @@
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use quire_api::{Conflict, Scope};
 use quire_model::{NoteId, OpError, Version};
-use quire_store::{Conflict, Scope, StoreError};
+use quire_store::StoreError;
 use serde::Serialize;
 
 use crate::notes::NotesError;

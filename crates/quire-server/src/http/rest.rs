@@ -9,9 +9,12 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use quire_model::{NoteId, NoteSummary, Op, Version};
-use quire_store::{AgentAccess, Change, StoredNote, VersionInfo};
-use serde::{Deserialize, Serialize};
+use quire_api::{
+    AgentAccess, CreateNote, NoteList, PatchNote, RestoreNote, SetAgentAccess, StoredNote,
+    VersionList,
+};
+use quire_model::{NoteId, Version};
+use quire_store::Change;
 
 use super::AppState;
 use super::auth::Auth;
@@ -32,44 +35,6 @@ pub(super) fn routes() -> Router<AppState> {
         .route("/notes/{id}/versions/{version}", get(note_at))
         .route("/notes/{id}/restore", post(restore))
         .route("/notes/{id}/events", get(events::stream))
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CreateNote {
-    title: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PatchNote {
-    #[serde(default)]
-    expected_version: Option<Version>,
-    changes: Vec<Op>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RestoreNote {
-    version: Version,
-    #[serde(default)]
-    expected_version: Option<Version>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SetAgentAccess {
-    approved: bool,
-}
-
-#[derive(Serialize)]
-struct NoteList {
-    notes: Vec<NoteSummary>,
-}
-
-#[derive(Serialize)]
-struct VersionList {
-    versions: Vec<VersionInfo>,
 }
 
 async fn create_note(
@@ -118,7 +83,7 @@ async fn patch_note(
     Auth(caller): Auth,
     NotePath { id, .. }: NotePath,
     headers: HeaderMap,
-    JsonBody(body): JsonBody<PatchNote>,
+    JsonBody(body): JsonBody<PatchNote<'static>>,
 ) -> Result<Response, ApiError> {
     guarded_write(
         &state,
@@ -126,7 +91,7 @@ async fn patch_note(
         id,
         &headers,
         body.expected_version,
-        Change::Ops(body.changes),
+        Change::Ops(body.changes.into_owned()),
     )
     .await
 }

@@ -2,8 +2,9 @@
 //! call one `Notes` function on the agent's channel, and shape the answer. No business rules
 //! live here: scopes, approval, the guarded write and every domain check are the core's.
 
+use quire_api::WriteResult;
 use quire_model::{NoteId, Op, OpOutcome, Version};
-use quire_store::{Change, StoreError, WriteResult};
+use quire_store::{Change, StoreError};
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, Tool};
 use serde::de::DeserializeOwned;

@@ -5,9 +5,10 @@
 //! is saved there.
 
 use anyhow::{Result, ensure};
+use quire_api::Scope;
 use quire_e2e::{App, Harness, scenario, screenshot, tid};
 use quire_server::{RunningServer, ServeConfig, TlsFiles};
-use quire_store::{Scope, Synchronous};
+use quire_store_sqlite::Synchronous;
 use quire_testkit::tls::{IssuedCert, TestCa, Validity};
 use serde_json::json;
 
@@ -20,7 +21,7 @@ async fn team_server(dir: &std::path::Path, cert: &IssuedCert) -> Result<(Runnin
         store.as_ref(),
         "team person",
         &[Scope::NotesRead, Scope::NotesWrite],
-        quire_store::AuthorKind::Person,
+        quire_model::AuthorKind::Person,
     )
     .await?;
     store.close().await?;

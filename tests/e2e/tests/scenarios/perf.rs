@@ -7,6 +7,7 @@
 
 use anyhow::{Context, Result, ensure};
 use quire_e2e::{App, Harness, output_dir, scenario};
+use quire_testkit::bench::percentile;
 use serde_json::{Value, json};
 use thirtyfour::prelude::*;
 
@@ -123,11 +124,6 @@ document.addEventListener("click", () => {
 
 /// How long frames are still watched once the content is on screen.
 const SETTLE_MS: u64 = 1000;
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
-}
 
 /// Clicks `selector` (WebDriver); ready once `ready_selector`'s text starts with `prefix`.
 async fn measure_open(
@@ -280,8 +276,8 @@ async fn keystroke_to_ack(app: &App) -> Result<(String, Value)> {
     );
     let ack = json!({
         "edits": EDITS,
-        "p50_ms": percentile(&times, 50.0),
-        "p99_ms": percentile(&times, 99.0),
+        "p50_ms": percentile(&times, 0.50),
+        "p99_ms": percentile(&times, 0.99),
         "max_ms": times[times.len() - 1],
     });
     Ok((note, ack))

@@ -6,9 +6,11 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use quire_api::Scope;
 use quire_e2e::App;
+use quire_model::AuthorKind;
 use quire_server::{RunningServer, ServeConfig};
-use quire_store::{AuthorKind, Scope, Synchronous};
+use quire_store_sqlite::Synchronous;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, ProtocolVersion};
 use rmcp::service::RunningService;
 use rmcp::transport::StreamableHttpClientTransport;

@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use rusqlite::Connection;
 
-use crate::{Result, StoreError};
+use crate::fail::Result;
+use quire_store::StoreError;
 
 /// How often the background checkpoint runs.
 const EVERY: Duration = Duration::from_millis(100);

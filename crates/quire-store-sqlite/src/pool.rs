@@ -5,7 +5,8 @@ use std::sync::{Condvar, Mutex};
 
 use rusqlite::{Connection, OpenFlags};
 
-use crate::{Result, StoreError};
+use crate::fail::Result;
+use quire_store::StoreError;
 
 pub(super) struct ReadPool {
     idle: Mutex<Vec<Connection>>,

@@ -2,7 +2,8 @@
 
 use rusqlite::Connection;
 
-use crate::{Result, StoreError};
+use crate::fail::Result;
+use quire_store::StoreError;
 
 /// Every schema change ever made, oldest first. Never edit or reorder an entry: add one.
 const MIGRATIONS: &[&str] = &[
@@ -21,7 +22,8 @@ pub(super) fn migrate(conn: &mut Connection) -> Result<()> {
         return Err(StoreError::Backend(format!(
             "the database is at schema {applied}, newer than this build knows ({})",
             MIGRATIONS.len()
-        )));
+        ))
+        .into());
     }
     for (index, sql) in MIGRATIONS.iter().enumerate().skip(applied) {
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;

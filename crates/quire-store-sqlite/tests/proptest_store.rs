@@ -10,11 +10,10 @@
 use std::path::Path;
 
 use proptest::prelude::*;
-use quire_model::{NoteId, Op, TabData, TabId, Timestamp, Version, normalize_url};
-use quire_store::{
-    AuthorKind, Change, NewNote, SqliteOptions, SqliteStore, Store, StoreError, WriteRequest,
-    WriteResult,
-};
+use quire_api::WriteResult;
+use quire_model::{AuthorKind, NoteId, Op, TabData, TabId, Timestamp, Version, normalize_url};
+use quire_store::{Change, NewNote, Store, StoreError, WriteRequest};
+use quire_store_sqlite::{SqliteOptions, SqliteStore};
 
 #[derive(Debug, Clone)]
 enum Action {

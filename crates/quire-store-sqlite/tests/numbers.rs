@@ -6,10 +6,10 @@
 use std::path::Path;
 
 use proptest::prelude::*;
-use quire_model::{ApplyCtx, Note, NoteId, Op, OpOutcome, TabId, Timestamp, Version};
-use quire_store::{
-    AuthorKind, Change, NewNote, SqliteOptions, SqliteStore, Store, WriteRequest, WriteResult,
-};
+use quire_api::WriteResult;
+use quire_model::{ApplyCtx, AuthorKind, Note, NoteId, Op, OpOutcome, TabId, Timestamp, Version};
+use quire_store::{Change, NewNote, Store, WriteRequest};
+use quire_store_sqlite::{SqliteOptions, SqliteStore};
 
 const NOW: Timestamp = Timestamp(1_796_019_881_000);
 

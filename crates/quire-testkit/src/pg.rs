@@ -1,4 +1,4 @@
-//! A throwaway PostgreSQL for tests and benchmarks (feature `test-cluster`): the same steps as
+//! A throwaway PostgreSQL for tests and benchmarks (feature `pg`): the same steps as
 //! `scripts/pg-env.sh`. [`Cluster::shared`] is the server named by `QUIRE_TEST_PG` or, if that
 //! is unset, one started here once per process: `initdb` into a fresh directory in /tmp, `pg_ctl start -w` on a free loopback port (`-w` waits until the server
 //! accepts connections: readiness is detected, never slept for). A watchdog process stops the

@@ -1,7 +1,11 @@
-//! The SQLite store: WAL, one write connection (group commit), a small pool of readers.
+//! The [`Store`] on SQLite: WAL, one write connection (group commit), a small pool of readers,
+//! append-only migrations in `src/migrations/`. The guarded write's decisions are
+//! [`quire_store::guard`]'s; this crate gathers what they need and commits what they plan.
+#![forbid(unsafe_code)]
 
 mod cache;
 mod checkpoint;
+mod fail;
 mod guarded;
 mod pool;
 mod read;
@@ -14,17 +18,15 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use async_trait::async_trait;
-use quire_model::{Note, NoteId, NoteSummary, Timestamp, Version};
+use quire_model::{AuthorKind, Note, NoteId, NoteSummary, Timestamp, Version};
 use rusqlite::Connection;
 use tokio::sync::oneshot;
 
 use self::checkpoint::Checkpointer;
 use self::pool::ReadPool;
 use self::writer::{Job, Writer};
-use crate::{
-    AccessChange, AuthorKind, NewNote, NoteMeta, Result, Scope, Store, StoreError, StoredNote,
-    TokenRecord, VersionInfo, WriteRequest, WriteResult,
-};
+use quire_api::{AccessChange, NoteMeta, Scope, StoredNote, VersionInfo, WriteResult};
+use quire_store::{NewNote, Result, Store, StoreError, TokenRecord, WriteRequest, guard};
 
 /// How long a commit waits for the disk.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -77,18 +79,6 @@ struct Threads {
     checkpointer: Checkpointer,
 }
 
-impl From<rusqlite::Error> for StoreError {
-    fn from(e: rusqlite::Error) -> Self {
-        StoreError::Backend(e.to_string())
-    }
-}
-
-impl From<serde_json::Error> for StoreError {
-    fn from(e: serde_json::Error) -> Self {
-        StoreError::Backend(format!("stored JSON: {e}"))
-    }
-}
-
 /// Creates the database file, if it does not exist yet, readable and writable by its owner only
 /// (0600): it holds every Note and the tokens' hashes. SQLite creates the `-wal` and `-shm`
 /// files beside it with the database file's mode. An existing file keeps the mode it has.
@@ -111,6 +101,10 @@ impl SqliteStore {
     /// Opens (creating if needed) the database at `path`, brings its schema up to date and
     /// starts the writer thread.
     pub fn open(path: &Path, opts: SqliteOptions) -> Result<Self> {
+        Ok(Self::open_file(path, opts)?)
+    }
+
+    fn open_file(path: &Path, opts: SqliteOptions) -> fail::Result<Self> {
         create_private(path)?;
         let mut conn = Connection::open(path)?;
         let mode: String =
@@ -119,7 +113,8 @@ impl SqliteStore {
             return Err(StoreError::Backend(format!(
                 "{}: cannot use write-ahead logging (journal_mode is {mode})",
                 path.display()
-            )));
+            ))
+            .into());
         }
         let synchronous = match opts.synchronous {
             Synchronous::Full => "FULL",
@@ -168,12 +163,12 @@ impl SqliteStore {
     /// Runs a query on a read connection, off the async threads.
     async fn read<T: Send + 'static>(
         &self,
-        f: impl FnOnce(&Connection) -> Result<T> + Send + 'static,
+        f: impl FnOnce(&Connection) -> fail::Result<T> + Send + 'static,
     ) -> Result<T> {
         let inner = Arc::clone(&self.inner);
-        tokio::task::spawn_blocking(move || inner.readers.with(f))
+        Ok(tokio::task::spawn_blocking(move || inner.readers.with(f))
             .await
-            .map_err(|e| StoreError::Backend(format!("a read task failed: {e}")))?
+            .map_err(|e| StoreError::Backend(format!("a read task failed: {e}")))??)
     }
 }
 
@@ -206,21 +201,10 @@ impl Drop for SqliteStore {
     }
 }
 
-/// 1 to 255 characters.
-fn check_key(key: Option<&String>) -> Result<()> {
-    match key {
-        Some(k) if k.is_empty() => Err(StoreError::BadKey("must not be empty".to_owned())),
-        Some(k) if k.chars().count() > 255 => {
-            Err(StoreError::BadKey("longer than 255 characters".to_owned()))
-        }
-        _ => Ok(()),
-    }
-}
-
 #[async_trait]
 impl Store for SqliteStore {
     async fn create_note(&self, new: NewNote) -> Result<(StoredNote, bool)> {
-        check_key(new.idempotency_key.as_ref())?;
+        guard::check_key(new.idempotency_key.as_deref())?;
         self.submit(|reply| Job::CreateNote(Box::new(new), reply))
             .await
     }
@@ -240,7 +224,7 @@ impl Store for SqliteStore {
     }
 
     async fn write(&self, req: WriteRequest) -> Result<WriteResult> {
-        check_key(req.idempotency_key.as_ref())?;
+        guard::check_key(req.idempotency_key.as_deref())?;
         self.submit(|reply| Job::Write(Box::new(req), reply)).await
     }
 

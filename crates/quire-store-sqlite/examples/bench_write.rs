@@ -12,7 +12,7 @@
 //! The floors are measured interleaved with the guarded writes (one sample of each in turn),
 //! so that both see the same disk and the same load from other processes.
 //!
-//! `cargo run --release -p quire-store --example bench_write -- [--writes N] [--dir PATH] [--normal-only]`
+//! `cargo run --release -p quire-store-sqlite --example bench_write -- [--writes N] [--dir PATH] [--normal-only]`
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::fs::{File, OpenOptions};
@@ -21,10 +21,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use quire_model::{NoteId, Op, TabId, Timestamp, Version};
-use quire_store::{
-    AuthorKind, Change, NewNote, SqliteOptions, SqliteStore, Store, Synchronous, WriteRequest,
-};
+use quire_model::{AuthorKind, NoteId, Op, TabId, Timestamp, Version};
+use quire_store::{Change, NewNote, Store, WriteRequest};
+use quire_store_sqlite::{SqliteOptions, SqliteStore, Synchronous};
 use quire_testkit::bench::{Samples, Stats, micros as us, text_200};
 
 struct Args {

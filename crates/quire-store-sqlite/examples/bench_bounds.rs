@@ -2,18 +2,19 @@
 //! (`SqliteStore`, synchronous FULL, as the server runs it): how long one holds the writer, and
 //! how long a small save to another Note, sent just after it, waits.
 //!
-//! `cargo run --release -p quire-store --example bench_bounds -- [--runs N] [--only NAME]`
+//! `cargo run --release -p quire-store-sqlite --example bench_bounds -- [--runs N] [--only NAME]`
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use quire_api::WriteResult;
 use quire_model::{
-    NewTabKind, NoteId, Op, OpOutcome, SlideInput, TabId, Timestamp, Version, limits,
+    AuthorKind, NewTabKind, NoteId, Op, OpOutcome, SlideInput, TabId, Timestamp, Version, limits,
 };
-use quire_store::{
-    AuthorKind, Change, NewNote, SqliteOptions, SqliteStore, Store, WriteRequest, WriteResult,
-};
+use quire_store::{Change, NewNote, Store, WriteRequest};
+use quire_store_sqlite::{SqliteOptions, SqliteStore};
+use quire_testkit::bench::Samples;
 use serde_json::{Value, json};
 
 const NOW: Timestamp = Timestamp(1_796_019_882_000);
@@ -336,9 +337,8 @@ fn ms(d: Duration) -> String {
     format!("{:.1}", d.as_secs_f64() * 1000.0)
 }
 
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
+fn median(v: Vec<Duration>) -> Duration {
+    Samples::from(v).stats().median
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]

@@ -14,17 +14,16 @@
 use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError, TryLockError};
 
-use quire_model::{NoteId, Timestamp};
+use quire_model::{AuthorKind, NoteId, Timestamp};
 use rusqlite::Connection;
 use tokio::runtime::{Handle, RuntimeFlavor};
 use tokio::sync::oneshot;
 
 use super::cache::NoteCache;
 use super::guarded;
-use crate::{
-    AuthorKind, NewNote, NoteMeta, Result, Scope, StoreError, StoredNote, TokenRecord,
-    WriteRequest, WriteResult,
-};
+use crate::fail;
+use quire_api::{NoteMeta, Scope, StoredNote, WriteResult};
+use quire_store::{NewNote, Result, StoreError, TokenRecord, WriteRequest};
 
 type Reply<T> = oneshot::Sender<Result<T>>;
 
@@ -153,8 +152,9 @@ fn exec(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
 fn guarded<T>(
     conn: &Connection,
     undo: Undo,
-    f: impl FnOnce(&Connection) -> Result<T>,
+    f: impl FnOnce(&Connection) -> fail::Result<T>,
 ) -> (Result<T>, Outcome) {
+    let f = |conn| f(conn).map_err(StoreError::from);
     if undo == Undo::Transaction {
         let verdict = f(conn);
         let outcome = if verdict.is_ok() {
@@ -165,7 +165,7 @@ fn guarded<T>(
         return (verdict, outcome);
     }
     if let Err(e) = exec(conn, "SAVEPOINT job") {
-        return (Err(e.into()), Outcome::Broken);
+        return (Err(fail::sqlite(e)), Outcome::Broken);
     }
     let verdict = f(conn);
     let (closed, outcome) = if verdict.is_err() {
@@ -176,7 +176,7 @@ fn guarded<T>(
     };
     match closed {
         Ok(()) => (verdict, outcome),
-        Err(e) => (Err(e.into()), Outcome::Broken),
+        Err(e) => (Err(fail::sqlite(e)), Outcome::Broken),
     }
 }
 
@@ -369,7 +369,7 @@ fn commit_batch(conn: &Connection, cache: &mut NoteCache, batch: &mut Vec<Job>) 
         tracing::error!("cannot close a transaction left open: {e}");
     }
     if let Err(e) = begin(conn, cache) {
-        let e = StoreError::from(e);
+        let e = fail::sqlite(e);
         tracing::error!("cannot start a write transaction: {e}");
         batch.drain(..).for_each(|job| job.refuse(&e));
         return;
@@ -408,7 +408,7 @@ fn commit_batch(conn: &Connection, cache: &mut NoteCache, batch: &mut Vec<Job>) 
             }
             None
         }
-        None => exec(conn, "COMMIT").err().map(StoreError::from),
+        None => exec(conn, "COMMIT").err().map(fail::sqlite),
     };
     if let Some(e) = &lost {
         tracing::error!("a write batch was lost: {e}");
@@ -431,7 +431,8 @@ mod tests {
     use quire_model::{Op, TabId, Timestamp, Version};
 
     use super::*;
-    use crate::{Change, Conflict};
+    use quire_api::Conflict;
+    use quire_store::Change;
 
     fn open() -> (tempfile::TempDir, Connection) {
         let dir = tempfile::tempdir().expect("temporary directory");
@@ -768,7 +769,12 @@ mod tests {
         }
         conn.execute(
             "INSERT INTO write_keys (nid, key, fingerprint, version) VALUES (?1, 'old', ?2, 2)",
-            rusqlite::params![nid, &super::super::guarded::fingerprint(&req).unwrap()[..]],
+            rusqlite::params![
+                nid,
+                &quire_store::guard::Fingerprint::of(&req)
+                    .unwrap()
+                    .as_bytes()[..]
+            ],
         )
         .unwrap();
 
@@ -815,7 +821,9 @@ mod tests {
         conn.execute(
             "INSERT INTO idempotency (nid, key, fingerprint, result) VALUES (7, 'k', ?1, ?2)",
             rusqlite::params![
-                &super::super::guarded::fingerprint(&req).unwrap()[..],
+                &quire_store::guard::Fingerprint::of(&req)
+                    .unwrap()
+                    .as_bytes()[..],
                 serde_json::to_string(&first).unwrap()
             ],
         )

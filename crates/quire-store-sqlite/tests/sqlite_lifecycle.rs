@@ -4,11 +4,9 @@
 
 use std::sync::Arc;
 
-use quire_model::{NoteId, Op, TabData, TabId, Timestamp, Version};
-use quire_store::{
-    AuthorKind, Change, NewNote, SqliteOptions, SqliteStore, Store, StoreError, Synchronous,
-    WriteRequest,
-};
+use quire_model::{AuthorKind, NoteId, Op, TabData, TabId, Timestamp, Version};
+use quire_store::{Change, NewNote, Store, StoreError, WriteRequest};
+use quire_store_sqlite::{SqliteOptions, SqliteStore, Synchronous};
 
 fn new_note(n: usize) -> NewNote {
     NewNote {

@@ -6,51 +6,28 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use quire_model::{
-    ApplyCtx, Note, NoteId, OpError, OpErrorCode, OpOutcome, TabData, TabId, Timestamp, Version,
+    AuthorKind, Note, NoteId, OpError, OpErrorCode, OpOutcome, TabData, TabId, Timestamp, Version,
     limits,
 };
 use rusqlite::{Connection, OptionalExtension};
 use serde::ser::{Serialize, SerializeMap, Serializer};
-use sha2::{Digest, Sha256};
 
 use super::cache::{Keys, KeysChange, NoteCache, PendingKey};
 use super::read::{self, Located, StoredStrip, StripEntry};
 use super::splice::{self, NewSplice};
-use crate::{
-    AuthorKind, Change, Conflict, NewNote, NoteMeta, Result, Scope, StoreError, StoredNote,
-    TokenRecord, WriteRequest, WriteResult,
+use crate::fail::Result;
+use quire_api::{Conflict, NoteMeta, Scope, StoredNote, WriteResult};
+use quire_store::guard::{
+    Admission, Claim, Fingerprint, FirstWrite, GuardedWrite, Outcome, replayed,
 };
-
-/// What a resent request is compared with: its expected version and its change, hashed.
-pub(super) fn fingerprint(req: &WriteRequest) -> Result<[u8; 32]> {
-    let mut hasher = Sha256::new();
-    hasher.update(req.expected_version.0.to_string().as_bytes());
-    hasher.update(b"\n");
-    // The change's JSON goes straight into the hash: the same bytes as `to_vec`, no copy.
-    serde_json::to_writer(HashWriter(&mut hasher), &req.change)?;
-    Ok(hasher.finalize().into())
-}
-
-/// Feeds what is written into a SHA-256.
-struct HashWriter<'a>(&'a mut Sha256);
-
-impl std::io::Write for HashWriter<'_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.update(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
+use quire_store::{NewNote, StoreError, TokenRecord, WriteRequest};
 
 /// Keys a Note's versions may hold before the writer moves them into `write_keys`: the write
 /// that finds this many (its own included) moves them, one commit of many keys instead of a
 /// key leaf in every commit. Also the most rows a writer reads to learn a Note's waiting keys.
 const KEYS_PENDING_MAX: usize = 32;
 
-/// The guarded write: idempotency key, then version, then apply, bump, history, key + result.
+/// The guarded write, as [`GuardedWrite`] plans it, read from and committed to this file.
 ///
 /// The key is stored in the new version's own row (no second b-tree page in the commit); every
 /// `KEYS_PENDING_MAX` keyed versions of a Note, the write moves the Note's waiting keys into
@@ -61,6 +38,7 @@ pub(super) fn write(
     cache: &mut NoteCache,
     req: &WriteRequest,
 ) -> Result<WriteResult> {
+    let plan = GuardedWrite::new(req)?;
     let id = &req.note_id;
     // The writer's copy is the newest version unless another connection wrote since (the
     // writer checks that once per batch, see `NoteCache::check_data_version`).
@@ -73,35 +51,42 @@ pub(super) fn write(
             (nid, &*read_keys.insert(read::pending_keys(conn, nid)?))
         }
     };
-    let key = match &req.idempotency_key {
-        Some(key) => {
-            let fingerprint = fingerprint(req)?;
-            if let Some(first) = find_key(conn, nid, keys, key)? {
-                return replay(conn, nid, id, first, &fingerprint);
-            }
-            Some((key.as_str(), fingerprint))
-        }
+    let first = match plan.claim() {
+        Some(claim) => find_key(conn, nid, keys, claim.key)?,
         None => None,
     };
-
-    let version = match cached {
-        Some(entry) => entry.located.note.version,
-        None => read::current_version(conn, nid)?,
+    let admission = plan.admit(first, || match cached {
+        Some(entry) => Ok(entry.located.note.version),
+        None => read::current_version(conn, nid),
+    })?;
+    let version = match admission {
+        Admission::Replay {
+            first,
+            request_differs,
+        } => {
+            let result = match first.result {
+                Some(result) => serde_json::from_str(&result)?,
+                None => read::write_result(conn, nid, id, first.version)?,
+            };
+            return Ok(replayed(result, request_differs));
+        }
+        Admission::Stale { current_version } => {
+            return Err(StoreError::Conflict(Conflict {
+                current_version,
+                changed_tab_ids: read::tabs_changed_since(conn, nid, req.expected_version)?,
+            })
+            .into());
+        }
+        Admission::Apply => req.expected_version,
     };
-    if req.expected_version != version {
-        return Err(StoreError::Conflict(Conflict {
-            current_version: version,
-            changed_tab_ids: read::tabs_changed_since(conn, nid, req.expected_version)?,
-        }));
-    }
 
     let loaded;
     let current = match cached {
         Some(entry) => &entry.located,
         None => {
-            let read = match &req.change {
-                Change::Ops(_) => read::located_at(conn, nid, id, version)?,
-                Change::Restore { .. } => read::located_for_restore(conn, nid, id, version)?,
+            let read = match plan.restores() {
+                None => read::located_at(conn, nid, id, version)?,
+                Some(_) => read::located_for_restore(conn, nid, id, version)?,
             };
             loaded = read.ok_or_else(|| {
                 StoreError::Backend(format!("note {id}: version {version} is not stored"))
@@ -109,44 +94,26 @@ pub(super) fn write(
             &loaded
         }
     };
-    let (applied, restored_from) = match &req.change {
-        Change::Ops(ops) => {
-            let ctx = ApplyCtx {
-                now: req.now,
-                author: &req.author,
-            };
-            (quire_model::apply(&current.note, ops, &ctx)?, None)
-        }
-        Change::Restore { version: old } => {
-            let old = read::located_at(conn, nid, id, *old)?.ok_or_else(|| {
-                StoreError::VersionNotFound {
-                    note_id: id.clone(),
-                    version: *old,
-                }
-            })?;
-            (quire_model::restore(&current.note, &old.note), Some(old))
-        }
+    let restored_from = match plan.restores() {
+        Some(old) => read::located_at(conn, nid, id, old)?,
+        None => None,
     };
+    let applied = plan.apply(&current.note, restored_from.as_ref().map(|old| &old.note))?;
 
-    if applied.is_noop() {
-        let result = WriteResult {
-            note_id: id.clone(),
-            version,
-            changed_tab_ids: Vec::new(),
-            outcomes: applied.outcomes,
-            replayed: false,
-            request_differs: false,
-        };
-        // A no-op made no version to hold its key: the key's row in `write_keys` keeps the
-        // result itself, at the version the Note stayed at.
-        if let Some((key, fingerprint)) = &key {
-            let stored = serde_json::to_string(&result)?;
-            insert_key(conn, nid, key, fingerprint, version, Some(&stored))?;
+    let (result, claim) = match plan.settle(version, &applied) {
+        Outcome::Unchanged { result, claim } => {
+            // No version holds the key: its row in `write_keys` keeps the result itself, at
+            // the version the Note stayed at.
+            if let Some(claim) = claim {
+                let stored = serde_json::to_string(&result)?;
+                let fingerprint = claim.fingerprint.as_bytes();
+                insert_key(conn, nid, claim.key, fingerprint, version, Some(&stored))?;
+            }
+            return Ok(result);
         }
-        return Ok(result);
-    }
-
-    let next = version.next();
+        Outcome::NewVersion { result, claim } => (result, claim),
+    };
+    let next = result.version;
     let created_at = req.now.to_rfc3339();
     let entry_fields = NewVersion {
         author: &req.author,
@@ -155,7 +122,7 @@ pub(super) fn write(
         summary: &applied.summary,
         changed_tab_ids: &applied.changed_tab_ids,
         outcomes: Some(&applied.outcomes),
-        key: key.as_ref().map(|(k, f)| (*k, f)),
+        key: claim,
     };
     let located = append_version(
         conn,
@@ -165,49 +132,45 @@ pub(super) fn write(
         next,
         &entry_fields,
     )?;
-    let change = match key {
+    let change = match claim {
         None => KeysChange::None,
-        Some((key, fingerprint)) if keys.pending.len() + 1 < KEYS_PENDING_MAX => {
-            KeysChange::Pending(
-                key.to_owned(),
-                PendingKey {
-                    version: next,
-                    fingerprint: fingerprint.to_vec(),
-                },
-            )
-        }
-        Some((key, fingerprint)) => {
-            index_keys(conn, nid, keys, (key, &fingerprint, next))?;
+        Some(claim) if keys.pending.len() + 1 < KEYS_PENDING_MAX => KeysChange::Pending(
+            claim.key.to_owned(),
+            PendingKey {
+                version: next,
+                fingerprint: claim.fingerprint.as_bytes().to_vec(),
+            },
+        ),
+        Some(claim) => {
+            index_keys(conn, nid, keys, claim, next)?;
             KeysChange::Indexed
         }
-    };
-    let result = WriteResult {
-        note_id: id.clone(),
-        version: next,
-        changed_tab_ids: applied.changed_tab_ids,
-        outcomes: applied.outcomes,
-        replayed: false,
-        request_differs: false,
     };
     cache.wrote(read_keys, located, change);
     Ok(result)
 }
 
-/// The first write with this key on this Note, if there was one.
-struct FirstWrite {
+/// Where the first write with a key left its result: stored as it was (a no-op, or a key
+/// stored before schema 2), else rebuilt from the history row of `version`.
+struct StoredResult {
     version: Version,
-    fingerprint: Vec<u8>,
-    /// The result as stored (a no-op, or a key stored before schema 2); else it is rebuilt
-    /// from the history row of `version`.
     result: Option<String>,
 }
 
-fn find_key(conn: &Connection, nid: i64, keys: &Keys, key: &str) -> Result<Option<FirstWrite>> {
+/// The first write with this key on this Note, if there was one.
+fn find_key(
+    conn: &Connection,
+    nid: i64,
+    keys: &Keys,
+    key: &str,
+) -> Result<Option<FirstWrite<StoredResult>>> {
     if let Some(pending) = keys.pending.get(key) {
         return Ok(Some(FirstWrite {
-            version: pending.version,
-            fingerprint: pending.fingerprint.clone(),
-            result: None,
+            fingerprint: Fingerprint::from_bytes(&pending.fingerprint),
+            result: StoredResult {
+                version: pending.version,
+                result: None,
+            },
         }));
     }
     let mut stmt = conn.prepare_cached(
@@ -216,26 +179,36 @@ fn find_key(conn: &Connection, nid: i64, keys: &Keys, key: &str) -> Result<Optio
     Ok(stmt
         .query_row(rusqlite::params![nid, key], |r| {
             Ok(FirstWrite {
-                fingerprint: r.get(0)?,
-                version: Version(r.get(1)?),
-                result: r.get(2)?,
+                fingerprint: Fingerprint::from_bytes(&r.get::<_, Vec<u8>>(0)?),
+                result: StoredResult {
+                    version: Version(r.get(1)?),
+                    result: r.get(2)?,
+                },
             })
         })
         .optional()?)
 }
 
-/// Moves the Note's waiting keys, and the write's own, into `write_keys`: the Note's keys are
-/// indexed through `version` now.
+/// Moves the Note's waiting keys, and the write's own (`claim`, made at `version`), into
+/// `write_keys`: the Note's keys are indexed through `version` now.
 fn index_keys(
     conn: &Connection,
     nid: i64,
     keys: &Keys,
-    (key, fingerprint, version): (&str, &[u8; 32], Version),
+    claim: Claim<'_>,
+    version: Version,
 ) -> Result<()> {
     for (waiting, at) in &keys.pending {
         insert_key(conn, nid, waiting, &at.fingerprint, at.version, None)?;
     }
-    insert_key(conn, nid, key, fingerprint, version, None)?;
+    insert_key(
+        conn,
+        nid,
+        claim.key,
+        claim.fingerprint.as_bytes(),
+        version,
+        None,
+    )?;
     let mut through = conn.prepare_cached("UPDATE notes SET keys_through = ?2 WHERE nid = ?1")?;
     through.execute(rusqlite::params![nid, version.0])?;
     Ok(())
@@ -259,24 +232,6 @@ fn insert_key(
     Ok(())
 }
 
-/// The first result for this key on this Note, flagged as a replay: stored as it was, or
-/// rebuilt from the history row of the version the write made.
-fn replay(
-    conn: &Connection,
-    nid: i64,
-    id: &NoteId,
-    first: FirstWrite,
-    fingerprint: &[u8; 32],
-) -> Result<WriteResult> {
-    let mut result = match first.result {
-        Some(result) => serde_json::from_str(&result)?,
-        None => read::write_result(conn, nid, id, first.version)?,
-    };
-    result.replayed = true;
-    result.request_differs = first.fingerprint.as_slice() != fingerprint.as_slice();
-    Ok(result)
-}
-
 /// The history entry's own fields.
 struct NewVersion<'a> {
     author: &'a str,
@@ -287,7 +242,7 @@ struct NewVersion<'a> {
     /// The write's outcomes (none for a creation).
     outcomes: Option<&'a [OpOutcome]>,
     /// The write's idempotency key and request fingerprint.
-    key: Option<(&'a str, &'a [u8; 32])>,
+    key: Option<Claim<'a>>,
 }
 
 /// Appends `note` as version `next` of the Note: the small parts, and the contents of only the
@@ -468,8 +423,8 @@ fn insert_version(
         serde_json::to_string(&strip)?,
         serde_json::to_string(&Contents(located, splices))?,
         entry.outcomes.map(serde_json::to_string).transpose()?,
-        entry.key.map(|(k, _)| k),
-        entry.key.map(|(_, f)| &f[..]),
+        entry.key.map(|c| c.key),
+        entry.key.map(|c| &c.fingerprint.as_bytes()[..]),
         deltas(located, splices)?,
         entry.author_kind.as_str(),
     ])?;
@@ -497,7 +452,8 @@ pub(super) fn create_note(
             index: 0,
             field: "title".to_owned(),
             reason: format!("longer than {} characters", limits::TITLE_CHARS),
-        }));
+        })
+        .into());
     }
     let note = Note::new(new.id.clone(), title.to_owned());
     let at = new.now.to_rfc3339();

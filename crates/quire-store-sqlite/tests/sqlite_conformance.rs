@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use quire_store::{SqliteOptions, SqliteStore, Store};
+use quire_store::Store;
+use quire_store_sqlite::{SqliteOptions, SqliteStore};
 
 async fn open() -> (Arc<dyn Store>, tempfile::TempDir) {
     let dir = tempfile::tempdir().expect("temporary directory");

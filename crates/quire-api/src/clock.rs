@@ -1,7 +1,7 @@
-//! Where "now" comes from: the `now` of every [`NewNote`](crate::NewNote) and
-//! [`WriteRequest`](crate::WriteRequest). Passed in (the server's `Notes`, the sync engine) so
-//! that tests and the lab drive time; [`SystemClock`] is the wall clock. Here rather than in
-//! `quire-model`, which reads no clock.
+//! Where "now" comes from: the time every write and every new Note is stamped with. Passed in
+//! (to the server's `Notes`, to the sync engine) so that tests and the lab drive time;
+//! [`SystemClock`] is the wall clock. Here, beside the wire types both sides share, rather than
+//! in `quire-model`, which reads no clock.
 
 use quire_model::Timestamp;
 

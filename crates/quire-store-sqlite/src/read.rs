@@ -3,16 +3,15 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
-use quire_model::{Note, NoteId, NoteSummary, Tab, TabData, TabId, TabKind, Version};
+use quire_model::{AuthorKind, Note, NoteId, NoteSummary, Tab, TabData, TabId, TabKind, Version};
 use rusqlite::{Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use super::cache::{Keys, PendingKey};
 use super::splice::{self, Misfit, Splice};
-use crate::{
-    AccessChange, AuthorKind, NoteMeta, Result, Scope, StoreError, StoredNote, TokenRecord,
-    VersionInfo, WriteResult,
-};
+use crate::fail::Result;
+use quire_api::{AccessChange, NoteMeta, Scope, StoredNote, VersionInfo, WriteResult};
+use quire_store::{StoreError, TokenRecord};
 
 /// The `versions` key of a Note's version: `nid << 32 | version`.
 pub(super) fn key(nid: i64, version: Version) -> Option<i64> {
@@ -128,9 +127,8 @@ pub(super) fn note_row(conn: &Connection, id: &NoteId) -> Result<Option<NoteRow>
 }
 
 pub(super) fn nid(conn: &Connection, id: &NoteId) -> Result<i64> {
-    note_row(conn, id)?
-        .map(|row| row.nid)
-        .ok_or_else(|| StoreError::NoteNotFound(id.clone()))
+    let nid = note_row(conn, id)?.map(|row| row.nid);
+    Ok(nid.ok_or_else(|| StoreError::NoteNotFound(id.clone()))?)
 }
 
 /// The Note's newest version number.
@@ -139,8 +137,9 @@ pub(super) fn current_version(conn: &Connection, nid: i64) -> Result<Version> {
     let mut stmt =
         conn.prepare_cached("SELECT max(key) FROM versions WHERE key BETWEEN ?1 AND ?2")?;
     let key: Option<i64> = stmt.query_row([first, last], |r| r.get(0))?;
-    key.map(version_of)
-        .ok_or_else(|| StoreError::Backend(format!("note #{nid} has no version")))
+    Ok(key
+        .map(version_of)
+        .ok_or_else(|| StoreError::Backend(format!("note #{nid} has no version")))?)
 }
 
 /// A `versions` row without the tab contents.
@@ -182,7 +181,8 @@ fn head_at(conn: &Connection, nid: i64, version: Version) -> Result<Option<Head>
                     "note #{nid}: version {version} places {} tabs on the {} of version {layout}",
                     data_at.len(),
                     strip.len()
-                )));
+                ))
+                .into());
             }
             let strip = strip
                 .into_iter()
@@ -211,7 +211,8 @@ fn layout_of(conn: &Connection, nid: i64, layout: Version) -> Result<Vec<StripEn
         StoredStrip::Full(strip) => Ok(strip),
         StoredStrip::Same { .. } => Err(StoreError::Backend(format!(
             "note #{nid}: version {layout} names a layout but does not spell one out"
-        ))),
+        ))
+        .into()),
     }
 }
 
@@ -277,7 +278,7 @@ fn content_at(
             break match (kind, value) {
                 (TabKind::Markdown, serde_json::Value::String(text)) => text.clone(),
                 (TabKind::Markdown, _) => {
-                    return Err(corrupt(format!("version {cursor} holds no text")));
+                    return Err(corrupt(format!("version {cursor} holds no text")).into());
                 }
                 // The JSON text the writer spliced: the content as the store writes it.
                 _ => serde_json::to_string(&TabData::from_value(kind, value.clone())?.content())?,
@@ -293,7 +294,8 @@ fn content_at(
             return Err(corrupt(format!(
                 "version {cursor} splices the newer version {}",
                 splice.base
-            )));
+            ))
+            .into());
         }
         cursor = splice.base;
         splices.push(splice);
@@ -452,12 +454,13 @@ pub(super) fn meta(conn: &Connection, id: &NoteId) -> Result<NoteMeta> {
 /// The Note as it was at `version`: `NoteNotFound` or `VersionNotFound` when there is none.
 pub(super) fn note_at(conn: &Connection, id: &NoteId, version: Version) -> Result<Note> {
     let nid = nid(conn, id)?;
-    located_at(conn, nid, id, version)?
+    let located = located_at(conn, nid, id, version)?;
+    Ok(located
         .map(|l| l.note)
         .ok_or_else(|| StoreError::VersionNotFound {
             note_id: id.clone(),
             version,
-        })
+        })?)
 }
 
 pub(super) fn history(conn: &Connection, id: &NoteId) -> Result<Vec<VersionInfo>> {
@@ -503,8 +506,8 @@ pub(super) fn history(conn: &Connection, id: &NoteId) -> Result<Vec<VersionInfo>
 }
 
 fn parse_kind(kind: &str) -> Result<AuthorKind> {
-    AuthorKind::parse(kind)
-        .ok_or_else(|| StoreError::Backend(format!("stored author kind {kind:?}")))
+    Ok(AuthorKind::parse(kind)
+        .ok_or_else(|| StoreError::Backend(format!("stored author kind {kind:?}")))?)
 }
 
 /// The names of agent tokens that no person token also has: the authors of versions stored
@@ -543,7 +546,8 @@ pub(super) fn pending_keys(conn: &Connection, nid: i64) -> Result<Keys> {
     let Some(after) = key(nid, through) else {
         return Err(StoreError::Backend(format!(
             "note #{nid}: keys indexed through version {through}, past the last one"
-        )));
+        ))
+        .into());
     };
     let mut stmt = conn.prepare_cached(
         "SELECT key, idem_key, idem_fingerprint FROM versions
@@ -581,7 +585,8 @@ pub(super) fn write_result(
     let Some((changed, Some(outcomes))) = row else {
         return Err(StoreError::Backend(format!(
             "note {id}: version {version} holds no write result"
-        )));
+        ))
+        .into());
     };
     Ok(WriteResult {
         note_id: id.clone(),
@@ -658,7 +663,7 @@ pub(super) fn created_note_id(
     let mut stmt =
         conn.prepare_cached("SELECT note_id FROM note_creations WHERE author = ?1 AND key = ?2")?;
     let id: Option<String> = stmt.query_row([author, key], |r| r.get(0)).optional()?;
-    id.map(|id| id.parse().map_err(bad_id)).transpose()
+    Ok(id.map(|id| id.parse().map_err(bad_id)).transpose()?)
 }
 
 pub(super) fn find_token(conn: &Connection, hash: &str) -> Result<Option<TokenRecord>> {

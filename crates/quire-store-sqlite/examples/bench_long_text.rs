@@ -2,15 +2,14 @@
 //! (`replace_text` with the whole text, every save): the guarded write's latency, the history
 //! bytes each version adds, and reading the Note back at its newest and an older version.
 //!
-//! `cargo run --release -p quire-store --example bench_long_text -- [--kib N] [--edits N]`
+//! `cargo run --release -p quire-store-sqlite --example bench_long_text -- [--kib N] [--edits N]`
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Instant;
 
-use quire_model::{NoteId, Op, TabId, Timestamp, Version};
-use quire_store::{
-    AuthorKind, Change, NewNote, SqliteOptions, SqliteStore, Store, Synchronous, WriteRequest,
-};
+use quire_model::{AuthorKind, NoteId, Op, TabId, Timestamp, Version};
+use quire_store::{Change, NewNote, Store, WriteRequest};
+use quire_store_sqlite::{SqliteOptions, SqliteStore, Synchronous};
 use quire_testkit::bench::{Samples, micros as us};
 
 fn arg(name: &str, default: usize) -> usize {

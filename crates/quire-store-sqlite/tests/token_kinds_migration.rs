@@ -6,19 +6,19 @@
 
 use std::path::Path;
 
-use quire_model::{NoteId, Op, TabId, Timestamp, Version};
-use quire_store::{
-    AuthorKind, Change, NewNote, Scope, SqliteOptions, SqliteStore, Store, WriteRequest,
-};
+use quire_api::Scope;
+use quire_model::{AuthorKind, NoteId, Op, TabId, Timestamp, Version};
+use quire_store::{Change, NewNote, Store, WriteRequest};
+use quire_store_sqlite::{SqliteOptions, SqliteStore};
 use rusqlite::Connection;
 
 /// Every migration up to schema 5, as released.
 const SCHEMA_5: [&str; 5] = [
-    include_str!("../src/sqlite/migrations/0001_init.sql"),
-    include_str!("../src/sqlite/migrations/0002_small_write_keys.sql"),
-    include_str!("../src/sqlite/migrations/0003_compact_strip.sql"),
-    include_str!("../src/sqlite/migrations/0004_keys_with_versions.sql"),
-    include_str!("../src/sqlite/migrations/0005_text_splices.sql"),
+    include_str!("../src/migrations/0001_init.sql"),
+    include_str!("../src/migrations/0002_small_write_keys.sql"),
+    include_str!("../src/migrations/0003_compact_strip.sql"),
+    include_str!("../src/migrations/0004_keys_with_versions.sql"),
+    include_str!("../src/migrations/0005_text_splices.sql"),
 ];
 
 /// The columns `versions` has at schema 5.

@@ -1,0 +1,252 @@
+//! The guarded write's decisions, made here once for every backend: the idempotency key first
+//! (found: the first write's result again, whatever the version says now), then the version
+//! (stale: a conflict), then the change applied to the Note (refused: nothing is stored, not even
+//! the key), then what to commit (a new version holding the key, or, for a change that changes
+//! nothing, the key alone with its result).
+//!
+//! A backend gathers what each step needs in its own way (SQLite from its writer's copy of the
+//! Note, PostgreSQL in one statement), and commits what [`GuardedWrite::settle`] plans, in one
+//! transaction. The order is the planner's: [`GuardedWrite::admit`] reads the version only when
+//! the key was not found.
+
+use quire_api::WriteResult;
+use quire_model::{Applied, ApplyCtx, Note, Version};
+use sha2::{Digest, Sha256};
+
+use crate::{Change, Result, StoreError, WriteRequest};
+
+/// Longest idempotency key, in characters.
+pub const KEY_CHARS: usize = 255;
+
+/// An idempotency key is 1 to [`KEY_CHARS`] characters; checked before anything is read.
+pub fn check_key(key: Option<&str>) -> Result<()> {
+    match key {
+        Some("") => Err(StoreError::BadKey("must not be empty".to_owned())),
+        Some(k) if k.chars().count() > KEY_CHARS => Err(StoreError::BadKey(format!(
+            "longer than {KEY_CHARS} characters"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// What a resent request is compared with: its expected version and its change, hashed. Two
+/// requests with the same key but another fingerprint are one intent sent twice differently:
+/// the first result is returned, flagged with `request_differs`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Fingerprint([u8; 32]);
+
+impl Fingerprint {
+    /// SHA-256 of the expected version in decimal, a newline, and the change as JSON.
+    pub fn of(req: &WriteRequest) -> Result<Fingerprint> {
+        let mut hasher = Sha256::new();
+        hasher.update(req.expected_version.0.to_string().as_bytes());
+        hasher.update(b"\n");
+        // The change's JSON goes straight into the hash: the bytes of `to_vec`, without the copy.
+        serde_json::to_writer(HashWriter(&mut hasher), &req.change)
+            .map_err(|e| StoreError::Backend(format!("cannot fingerprint the request: {e}")))?;
+        Ok(Fingerprint(hasher.finalize().into()))
+    }
+
+    /// A fingerprint as stored in bytes; `None` if it is not one.
+    pub fn from_bytes(bytes: &[u8]) -> Option<Fingerprint> {
+        bytes.try_into().ok().map(Fingerprint)
+    }
+
+    /// A fingerprint as stored in hexadecimal; `None` if it is not one.
+    pub fn from_hex(text: &str) -> Option<Fingerprint> {
+        let mut bytes = [0; 32];
+        hex::decode_to_slice(text, &mut bytes).ok()?;
+        Some(Fingerprint(bytes))
+    }
+
+    pub fn as_bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+
+    pub fn to_hex(&self) -> String {
+        hex::encode(self.0)
+    }
+}
+
+/// Feeds what is written into a SHA-256.
+struct HashWriter<'a>(&'a mut Sha256);
+
+impl std::io::Write for HashWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The write found under the request's key on this Note: the fingerprint it was stored with
+/// (`None`: unreadable, which counts as another request) and what the backend needs to give
+/// its result back (`R`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FirstWrite<R> {
+    pub fingerprint: Option<Fingerprint>,
+    pub result: R,
+}
+
+/// What the key, then the version, decide.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Admission<R> {
+    /// The key was used before on this Note: answer with that write's result, through
+    /// [`replayed`]. Nothing is written.
+    Replay { first: R, request_differs: bool },
+    /// The Note is no longer at the expected version: a conflict. Nothing is written.
+    Stale { current_version: Version },
+    /// Apply the change to the Note at the expected version ([`GuardedWrite::apply`]).
+    Apply,
+}
+
+/// The key a commit stores, with the fingerprint a resend is compared with.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Claim<'r> {
+    pub key: &'r str,
+    pub fingerprint: &'r Fingerprint,
+}
+
+/// What to commit.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome<'r> {
+    /// The change left the Note as it was: no new version. The key is stored all the same, with
+    /// `result` itself (no version holds it), so that a resend replays it.
+    Unchanged {
+        result: WriteResult,
+        claim: Option<Claim<'r>>,
+    },
+    /// A new version, `result.version`, which holds the key.
+    NewVersion {
+        result: WriteResult,
+        claim: Option<Claim<'r>>,
+    },
+}
+
+impl Outcome<'_> {
+    pub fn result(&self) -> &WriteResult {
+        match self {
+            Outcome::Unchanged { result, .. } | Outcome::NewVersion { result, .. } => result,
+        }
+    }
+}
+
+/// One guarded write, planned step by step: [`admit`](Self::admit), [`apply`](Self::apply),
+/// [`settle`](Self::settle).
+#[derive(Debug)]
+pub struct GuardedWrite<'r> {
+    req: &'r WriteRequest,
+    /// The request's key and fingerprint, if it has a key.
+    key: Option<(&'r str, Fingerprint)>,
+}
+
+impl<'r> GuardedWrite<'r> {
+    /// Checks the key and fingerprints the request.
+    pub fn new(req: &'r WriteRequest) -> Result<Self> {
+        check_key(req.idempotency_key.as_deref())?;
+        let key = match &req.idempotency_key {
+            Some(key) => Some((key.as_str(), Fingerprint::of(req)?)),
+            None => None,
+        };
+        Ok(GuardedWrite { req, key })
+    }
+
+    pub fn request(&self) -> &'r WriteRequest {
+        self.req
+    }
+
+    /// The key to look up before anything else, and to store with the commit.
+    pub fn claim(&self) -> Option<Claim<'_>> {
+        self.key
+            .as_ref()
+            .map(|(key, fingerprint)| Claim { key, fingerprint })
+    }
+
+    /// The key, then the version: `first` is the write found under the request's key (`None`
+    /// when the request has none, or nobody used it on this Note); `current` gives the Note's
+    /// version, and is asked only when the key was not found.
+    pub fn admit<R, E>(
+        &self,
+        first: Option<FirstWrite<R>>,
+        current: impl FnOnce() -> std::result::Result<Version, E>,
+    ) -> std::result::Result<Admission<R>, E> {
+        if let (Some((_, mine)), Some(first)) = (&self.key, first) {
+            return Ok(Admission::Replay {
+                request_differs: first.fingerprint.as_ref() != Some(mine),
+                first: first.result,
+            });
+        }
+        let current = current()?;
+        Ok(if current == self.req.expected_version {
+            Admission::Apply
+        } else {
+            Admission::Stale {
+                current_version: current,
+            }
+        })
+    }
+
+    /// The version a restore brings back: the backend reads it for [`apply`](Self::apply).
+    pub fn restores(&self) -> Option<Version> {
+        match self.req.change {
+            Change::Restore { version } => Some(version),
+            Change::Ops(_) => None,
+        }
+    }
+
+    /// The change applied to `current` (the Note at the expected version); `restored` is the
+    /// Note at [`restores`](Self::restores)'s version as the backend found it. A refusal (an
+    /// invalid operation, a version that does not exist) names what is wrong.
+    pub fn apply(&self, current: &Note, restored: Option<&Note>) -> Result<Applied> {
+        match &self.req.change {
+            Change::Ops(ops) => {
+                let ctx = ApplyCtx {
+                    now: self.req.now,
+                    author: &self.req.author,
+                };
+                Ok(quire_model::apply(current, ops, &ctx)?)
+            }
+            Change::Restore { version } => match restored {
+                Some(old) => Ok(quire_model::restore(current, old)),
+                None => Err(StoreError::VersionNotFound {
+                    note_id: self.req.note_id.clone(),
+                    version: *version,
+                }),
+            },
+        }
+    }
+
+    /// What to commit for `applied`, made on the Note at `current` (the expected version).
+    pub fn settle(&self, current: Version, applied: &Applied) -> Outcome<'_> {
+        let result = |version, changed_tab_ids| WriteResult {
+            note_id: self.req.note_id.clone(),
+            version,
+            changed_tab_ids,
+            outcomes: applied.outcomes.clone(),
+            replayed: false,
+            request_differs: false,
+        };
+        let claim = self.claim();
+        if applied.is_noop() {
+            Outcome::Unchanged {
+                result: result(current, Vec::new()),
+                claim,
+            }
+        } else {
+            Outcome::NewVersion {
+                result: result(current.next(), applied.changed_tab_ids.clone()),
+                claim,
+            }
+        }
+    }
+}
+
+/// The first write's result, answered again to a resend.
+pub fn replayed(mut first: WriteResult, request_differs: bool) -> WriteResult {
+    first.replayed = true;
+    first.request_differs = request_differs;
+    first
+}
