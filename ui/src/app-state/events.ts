@@ -1,0 +1,120 @@
+// What the engine tells the app: statuses, another writer's changes, saves.
+
+import * as api from "../api";
+import type { EngineEvent, NoteStatus, TabStatus, VersionInfo } from "../api";
+import { setBase } from "./edits";
+import { toast } from "./messages";
+import { refreshLedgerSoon, refreshNotesSoon, refreshView, refreshViewSoon } from "./notes";
+import { type RemoteEdit, app } from "./state";
+
+/** Exported for tests; `start` subscribes it to the engine's events. */
+export function onEngineEvent(event: EngineEvent): void {
+  const openId = app.get().open?.noteId;
+  switch (event.kind) {
+    case "status":
+      if (event.note_id === openId) applyStatus(event);
+      refreshLedgerSoon();
+      break;
+    case "remote_applied":
+      refreshNotesSoon();
+      if (event.note_id === openId) void remoteApplied(event.note_id, event.tab_ids);
+      break;
+    case "conflict_shown":
+      refreshLedgerSoon();
+      break;
+    case "saved":
+      refreshNotesSoon();
+      refreshLedgerSoon();
+      // This app's own save: the tab's content is now the server's at that version.
+      setBase(event.note_id, event.tab_id, event.version);
+      if (event.note_id === openId) {
+        const s = app.get();
+        const view = s.open?.view;
+        if (s.open && view && event.version > view.version) {
+          app.set({ open: { ...s.open, view: { ...view, version: event.version } } });
+        }
+      }
+      break;
+    case "local_store_failed":
+      toast("error", "Your draft could not be written on this computer. Nothing is sent until it can be.", {
+        detail: event.message,
+        code: "local_store",
+      });
+      break;
+  }
+}
+
+export function applyStatus(incoming: NoteStatus): void {
+  const s = app.get();
+  const view = s.open?.view;
+  if (!s.open || s.open.noteId !== incoming.note_id) return;
+  // Events and command replies arrive in no fixed order: an older status never replaces a newer
+  // one (a reply taken before a save finished must not show "Saving…" after its "saved" event).
+  const status = newerStatus(s.status, incoming);
+  const byTab = new Map(status.tabs.map((t) => [t.tab_id, t]));
+  const tabs = view?.tabs.map((t) => {
+    const next = byTab.get(t.id);
+    return next && JSON.stringify(next) !== JSON.stringify(t.status) ? { ...t, status: next } : t;
+  });
+  app.set({
+    status,
+    ...(view && tabs ? { open: { ...s.open, view: { ...view, tabs } } } : {}),
+  });
+  // A tab the view does not know (created elsewhere), or one it shows that is gone: read again.
+  if (view) {
+    const known = new Set([...view.tabs, ...view.orphan_drafts].map((t) => t.id));
+    const changed = status.tabs.some((t) => !known.has(t.tab_id)) || view.tabs.some((t) => !byTab.has(t.id));
+    if (changed) refreshViewSoon();
+  }
+}
+
+/** A view just read has its tab states as of its reply: the newest status known wins over them. */
+export function reapplyStatus(): void {
+  const known = app.get().status;
+  if (known) applyStatus(known);
+}
+
+/** The newer of two statuses of a Note (by `seq`); `incoming` if they are of different Notes. */
+export function newerStatus(current: NoteStatus | null, incoming: NoteStatus): NoteStatus {
+  return current && current.note_id === incoming.note_id && current.seq > incoming.seq ? current : incoming;
+}
+
+export function applyTabStatus(noteId: string, status: TabStatus): void {
+  const s = app.get();
+  const view = s.open?.view;
+  if (!s.open || s.open.noteId !== noteId || !view) return;
+  app.set({
+    open: { ...s.open, view: { ...view, tabs: view.tabs.map((t) => (t.id === status.tab_id ? { ...t, status } : t)) } },
+  });
+}
+
+async function remoteApplied(noteId: string, tabIds: string[]): Promise<void> {
+  await refreshView();
+  try {
+    const versions = await api.history(noteId);
+    const marks: Record<string, RemoteEdit> = {};
+    for (const tabId of tabIds) {
+      const last = latestTouching(versions, tabId);
+      if (last) {
+        marks[tabId] = {
+          author: last.author,
+          at: last.created_at,
+          version: last.version,
+          agent: last.author_kind === "agent",
+        };
+      }
+    }
+    const s = app.get();
+    if (s.open?.noteId === noteId) app.set({ remoteEdits: { ...s.remoteEdits, ...marks } });
+  } catch {
+    // The marker is a courtesy; the content is already shown.
+  }
+}
+
+function latestTouching(versions: readonly VersionInfo[], tabId: string): VersionInfo | undefined {
+  for (let i = versions.length - 1; i >= 0; i--) {
+    const v = versions[i] as VersionInfo;
+    if (v.changed_tab_ids.includes(tabId)) return v;
+  }
+  return undefined;
+}

@@ -1,0 +1,26 @@
+// The app's state and every action the person can take. Components read the state through
+// `useApp` and call these functions; all traffic with the engine goes through `api.ts`.
+// `state.ts` holds the state and its invariants; each concern has its module.
+
+export { adopted, contentFor, edits, engineContent, localEdit } from "./edits";
+export { onEngineEvent, newerStatus } from "./events";
+export { attachDropped, chooseAndAttach, openAttachment, openLink, saveAttachmentCopy } from "./files";
+export { closeWindow, handOverAll, loadSettings, openLogsFolder, start } from "./lifecycle";
+export { answerConfirm, closeDialog, confirm, dismissToast, openDialog, toast, toastError } from "./messages";
+export { createNote, refreshLedger, refreshNotes, refreshView, renameNote, setAgentAccess } from "./notes";
+export { goTab, navigate, tabLink } from "./routing";
+export type { AppState, Confirm, Dialog, OpenNote, RemoteEdit, TabContent, Toast } from "./state";
+export { app, useApp } from "./state";
+export type { RestoreResult } from "./writes";
+export {
+  addTab,
+  deleteTab,
+  discardDraft,
+  flushNow,
+  moveTab,
+  renameTab,
+  resolveConflict,
+  restoreVersion,
+  retrySave,
+  write,
+} from "./writes";

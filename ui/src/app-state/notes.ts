@@ -1,0 +1,192 @@
+// The list of Notes, the open Note, and reading it again.
+
+import * as api from "../api";
+import type { AgentAccess, NoteView } from "../api";
+import { errorCode, explain } from "../lib/errors";
+import { edits, setBase } from "./edits";
+import { applyStatus, reapplyStatus } from "./events";
+import { toastError } from "./messages";
+import { goTab, settleRoute } from "./routing";
+import { type TabContent, app } from "./state";
+import { reportQueued } from "./writes";
+
+export async function refreshNotes(): Promise<void> {
+  try {
+    const notes = await api.listNotes();
+    app.set({ notes, notesLoaded: true, notesError: null });
+  } catch (error) {
+    app.set({ notesLoaded: true, notesError: explain(error).text });
+  }
+}
+
+export async function refreshLedger(): Promise<void> {
+  try {
+    app.set({ ledger: await api.drafts() });
+  } catch (error) {
+    if (errorCode(error) !== "stopped") toastError(error, "The drafts ledger could not be read.");
+  }
+}
+
+function throttle(fn: () => Promise<void>, ms: number): () => void {
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  return () => {
+    if (timer !== null) return;
+    timer = setTimeout(() => {
+      timer = null;
+      void fn();
+    }, ms);
+  };
+}
+
+export const refreshLedgerSoon = throttle(refreshLedger, 400);
+export const refreshNotesSoon = throttle(refreshNotes, 800);
+export const refreshViewSoon = throttle(refreshView, 150);
+
+export async function createNote(title = "Untitled"): Promise<void> {
+  try {
+    const view = await api.createNote(title);
+    await refreshNotes();
+    await switchTo(view.note_id, view);
+    const first = view.tabs[0];
+    if (first) goTab(view.note_id, first.id);
+    // Name it at once, in the list (Enter keeps the name, Esc keeps "Untitled").
+    app.set({ renaming: { noteId: view.note_id, where: "list" } });
+  } catch (error) {
+    toastError(error, "The Note could not be created.");
+  }
+}
+
+export async function renameNote(noteId: string, raw: string): Promise<void> {
+  app.set({ renaming: null });
+  const title = raw.trim();
+  const current = app.get().notes.find((n) => n.id === noteId)?.title ?? app.get().open?.view?.title;
+  if (title === current) return;
+  // Optimistic in the list; the server's answer settles it.
+  app.set((s) => ({ notes: s.notes.map((n) => (n.id === noteId ? { ...n, title } : n)) }));
+  try {
+    if (app.get().open?.noteId !== noteId) await api.openNote(noteId);
+    const outcome = await api.renameNote(noteId, title);
+    reportQueued(outcome, "The new title");
+  } catch (error) {
+    toastError(error, "The Note could not be renamed.");
+  }
+  await refreshNotes();
+  if (app.get().open?.noteId === noteId) await refreshView();
+}
+
+export async function ensureOpen(noteId: string): Promise<void> {
+  if (app.get().open?.noteId === noteId) return;
+  await switchTo(noteId);
+}
+
+/** Leaves the open Note (its edits handed over first) and opens another. */
+async function switchTo(noteId: string, known?: NoteView): Promise<void> {
+  const previous = app.get().open?.noteId;
+  if (previous === noteId && app.get().open?.view) return;
+  app.set({
+    open: { noteId, view: known ?? null, loading: !known, error: null },
+    status: null,
+    content: known ? contentOf(noteId, known) : {},
+    unsent: [],
+    remoteEdits: {},
+    renamingTab: null,
+  });
+  if (previous && previous !== noteId) void leave(previous);
+  if (!known) {
+    try {
+      const view = await api.openNote(noteId);
+      if (app.get().open?.noteId !== noteId) return;
+      app.set({ open: { noteId, view, loading: false, error: null }, content: contentOf(noteId, view) });
+      reapplyStatus();
+    } catch (error) {
+      if (app.get().open?.noteId !== noteId) return;
+      const e = explain(error);
+      app.set({ open: { noteId, view: null, loading: false, error: { code: e.code, text: e.text } } });
+      return;
+    }
+  }
+  try {
+    const status = await api.noteStatus(noteId);
+    if (app.get().open?.noteId === noteId) applyStatus(status);
+  } catch {
+    // The next status event brings it.
+  }
+  settleRoute();
+}
+
+function contentOf(noteId: string, view: NoteView): Record<string, TabContent> {
+  const out: Record<string, TabContent> = {};
+  for (const t of view.tabs) out[t.id] = { data: t.data, epoch: edits.mark(noteId, t.id), rev: 0, version: view.version };
+  return out;
+}
+
+/** A Note the person left: hand over its edits; stop syncing it once nothing is pending. */
+async function leave(noteId: string): Promise<void> {
+  try {
+    await edits.flush(noteId);
+    const status = await api.flush(noteId);
+    const busy = status.tabs.some((t) => t.state !== "clean" && t.state !== "saved") || status.queued_writes > 0;
+    if (!busy && app.get().open?.noteId !== noteId && !edits.notesWithUnsent().includes(noteId)) {
+      await api.closeNote(noteId);
+    }
+  } catch (error) {
+    if (errorCode(error) !== "note_not_open") toastError(error);
+  }
+}
+
+/** Reads the open Note again. Tabs the person is editing keep what they show. */
+export async function refreshView(): Promise<void> {
+  const open = app.get().open;
+  if (!open) return;
+  const { noteId } = open;
+  const marks: Record<string, number> = {};
+  for (const t of open.view?.tabs ?? []) marks[t.id] = edits.mark(noteId, t.id);
+  let view: NoteView;
+  try {
+    view = await api.openNote(noteId);
+  } catch (error) {
+    if (app.get().open?.noteId === noteId) toastError(error, "The Note could not be read again.");
+    return;
+  }
+  const s = app.get();
+  if (s.open?.noteId !== noteId) return;
+  const content: Record<string, TabContent> = { ...s.content };
+  for (const tab of view.tabs) {
+    const mark = marks[tab.id] ?? edits.mark(noteId, tab.id);
+    const cur = content[tab.id];
+    if (!cur) {
+      content[tab.id] = { data: tab.data, epoch: mark, rev: 0, version: view.version };
+    } else if (edits.mayReplace(noteId, tab.id, mark)) {
+      if (sameData(cur.data, tab.data)) {
+        // The editor shows exactly this: it is now based on this version.
+        content[tab.id] = { ...cur, epoch: mark, version: view.version };
+        setBase(noteId, tab.id, view.version);
+      } else {
+        // The editor takes it (and calls `adopted`) on its next render, unless the person types first.
+        content[tab.id] = { data: tab.data, epoch: mark, rev: cur.rev + 1, version: view.version };
+      }
+    }
+  }
+  app.set({ open: { ...s.open, view, loading: false, error: null }, content });
+  reapplyStatus();
+  settleRoute();
+}
+
+function sameData(a: unknown, b: unknown): boolean {
+  if (typeof a === "string" || typeof b === "string") return a === b;
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Approves (or withdraws) a Note for agents: the Note's access and its record, or null. */
+export async function setAgentAccess(noteId: string, approved: boolean): Promise<AgentAccess | null> {
+  try {
+    const access = await api.setAgentAccess(noteId, approved);
+    app.set((s) => ({
+      notes: s.notes.map((n) => (n.id === noteId ? { ...n, agent_access: access.agent_access } : n)),
+    }));
+    return access;
+  } catch (error) {
+    toastError(error, "Agent access could not be changed.");
+    return null;
+  }
+}

@@ -1,0 +1,116 @@
+// The app's state: what the components read through `useApp`. The actions that change it live
+// beside this file, one module per concern (index.ts lists them).
+//
+// Invariants:
+// - A tab is addressed by its instance ID only. A route with an unknown tab ID shows the "gone"
+//   view (components/NoteView.tsx); nothing here ever substitutes another tab.
+// - Content read from the engine replaces what an editor shows only when the person has no edit
+//   the engine has not taken (`EditSessions.mayReplace`); a dirty tab is never overwritten.
+// - Nothing the person wrote is dropped: a refused hand-over is kept and retried
+//   (`EditSessions`), a refused action is explained (`toast`), drafts the engine keeps are
+//   listed in the drafts ledger.
+
+import type { AppInfo, LedgerEntry, NoteStatus, NoteSummary, NoteView, Settings } from "../api";
+import { type Route, parseRoute } from "../lib/route";
+import { createStore, useStore } from "../store";
+
+export interface RemoteEdit {
+  author: string;
+  at: string;
+  version: number;
+  /** Written by an agent (the version's `author_kind`, as the server recorded it). */
+  agent: boolean;
+}
+
+/**
+ * A tab's content as the UI knows it: `epoch` is the edit mark when it was read, `rev` counts
+ * replacements, `version` is the Note version it was read at.
+ */
+export interface TabContent {
+  data: unknown;
+  epoch: number;
+  rev: number;
+  version: number;
+}
+
+export type Dialog =
+  | { kind: "switcher" }
+  | { kind: "conflict"; tabId: string }
+  | { kind: "present"; tabId: string; start: number }
+  | { kind: "version"; version: number; mode: "view" | "diff" };
+
+/** A question over everything else (it may stack over a dialog). */
+export interface Confirm {
+  title: string;
+  body: string;
+  confirmLabel: string;
+  danger: boolean;
+  resolve: (ok: boolean) => void;
+}
+
+export interface Toast {
+  id: number;
+  tone: "error" | "info";
+  text: string;
+  detail?: string;
+  code?: string;
+}
+
+export interface OpenNote {
+  noteId: string;
+  view: NoteView | null;
+  loading: boolean;
+  error: { code: string; text: string } | null;
+}
+
+export interface AppState {
+  ready: boolean;
+  route: Route;
+  notes: NoteSummary[];
+  notesLoaded: boolean;
+  notesError: string | null;
+  search: string;
+  open: OpenNote | null;
+  status: NoteStatus | null;
+  content: Record<string, TabContent>;
+  unsent: string[];
+  remoteEdits: Record<string, RemoteEdit>;
+  ledger: LedgerEntry[];
+  panel: "drafts" | "versions" | null;
+  dialog: Dialog | null;
+  confirm: Confirm | null;
+  toasts: Toast[];
+  settings: Settings | null;
+  appInfo: AppInfo | null;
+  /** The Note whose title is being edited, and where (the sidebar list or the Note's header). */
+  renaming: { noteId: string; where: "list" | "title" } | null;
+  /** The tab whose label is being edited in the strip. */
+  renamingTab: string | null;
+}
+
+export const app = createStore<AppState>({
+  ready: false,
+  route: parseRoute(typeof location === "undefined" ? "" : location.hash),
+  notes: [],
+  notesLoaded: false,
+  notesError: null,
+  search: "",
+  open: null,
+  status: null,
+  content: {},
+  unsent: [],
+  remoteEdits: {},
+  ledger: [],
+  panel: null,
+  dialog: null,
+  confirm: null,
+  toasts: [],
+  settings: null,
+  appInfo: null,
+  renaming: null,
+  renamingTab: null,
+});
+
+export function useApp<T>(select: (s: AppState) => T): T {
+  return useStore(app, select);
+}
