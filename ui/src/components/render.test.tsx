@@ -228,3 +228,25 @@ describe("VersionAuthor", () => {
     expect(html.includes("<svg")).toBe(icon);
   });
 });
+
+describe("SheetEditor", () => {
+  const sheetTab: TabView = {
+    id: "sheet-5-ccc",
+    type: "sheet",
+    label: "Budget",
+    data: { sheets: [{ id: "s1", name: "Q1", rows: [[1, "a"], [null, true]] }, { id: "s2", name: "Q2", rows: [] }] },
+    status: status("sheet-5-ccc"),
+  };
+
+  it("draws the first sheet's cells by position, a switch per sheet and the toolbar's test IDs", () => {
+    openNote({ ...view, tabs: [...tabs, sheetTab] });
+    const html = render(<NoteView noteId={NOTE} tabId="sheet-5-ccc" />);
+    expect(html).toContain(`data-testid="${TID.editorSheet}" data-tab-id="sheet-5-ccc" data-sheet-id="s1"`);
+    expect(html).toContain(`class="is-focus is-sel is-num" data-testid="${TID.sheetCell}" data-row="0" data-col="0"`);
+    expect(html).toMatch(new RegExp(`data-testid="${TID.sheetCell}" data-row="0" data-col="1"[^>]*>a</td>`));
+    expect(count(html, `data-testid="${TID.sheetSwitch}"`)).toBe(2);
+    expect(html).toContain(`data-testid="${TID.sheetSwitch}" data-sheet-id="s2"`);
+    for (const id of [TID.sheetAdd, TID.sheetAddRow, TID.sheetAddColumn]) expect(count(html, `data-testid="${id}"`)).toBe(1);
+    expect(html).toContain('<span class="formula-name">A1</span>');
+  });
+});
