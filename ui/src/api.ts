@@ -4,7 +4,7 @@
 // `UPDATE_BINDINGS=1 cargo test -p quire-app bindings`): do not edit those files by hand.
 //
 // Every command rejects with a `CommandError` `{code, message, tabs?}`: switch on `code`, never
-// on `message`. Codes the app produces (see `isCommandError`):
+// on `message`. Codes the app produces (`lib/errors.ts` reads them):
 //   tab_gone              the tab ID is not in the Note (`tabs` lists the ones that are)
 //   note_not_open         call openNote first
 //   would_discard_drafts  the action would drop unsynced drafts: ask, then pass
@@ -28,7 +28,6 @@ import type {
   AppInfo,
   ArchivedDraft,
   AttachedFile,
-  CommandError,
   ConflictChoice,
   ConflictView,
   DraftPolicy,
@@ -50,13 +49,6 @@ import type {
 } from "./bindings";
 
 export type * from "./bindings";
-
-/** Type guard for a command's rejection. */
-export function isCommandError(value: unknown): value is CommandError {
-  if (typeof value !== "object" || value === null) return false;
-  const { code, message } = value as Record<string, unknown>;
-  return typeof code === "string" && typeof message === "string";
-}
 
 // ---- app and settings ------------------------------------------------------------------
 

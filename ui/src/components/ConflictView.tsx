@@ -4,17 +4,13 @@
 
 import { useEffect, useState } from "preact/hooks";
 import * as api from "../api";
-import type { ConflictView as ConflictData } from "../api";
+import type { ConflictView as ConflictData, Deck, SheetClash, SheetTab, SlideClash, TabMerge } from "../api";
 import { app, closeDialog, resolveConflict, useApp } from "../app-state";
-import { type DeckLike, type SheetTabLike, diffDecks, diffSheets } from "../lib/diff";
+import { diffDecks, diffSheets } from "../lib/diff";
 import { explain } from "../lib/errors";
 import { cellText } from "../lib/grid";
 import {
   type Pick,
-  type SheetClashLike,
-  type SlideClashLike,
-  type TabMergeLike,
-  type TextHunkLike,
   clashCount,
   describeClash,
   mergeRequest,
@@ -49,7 +45,7 @@ export function ConflictDialog(props: { tabId: string }) {
       (c) => {
         if (!live) return;
         setData(c);
-        const clashes = c.merge ? clashCount(c.merge as TabMergeLike) : 0;
+        const clashes = c.merge ? clashCount(c.merge) : 0;
         setPicks(new Array<Pick | null>(clashes).fill(null));
         // Nothing to decide: show what Merge will save.
         if (c.merge && clashes === 0) setPane("result");
@@ -78,7 +74,7 @@ export function ConflictDialog(props: { tabId: string }) {
     }
   };
 
-  const merge = data?.merge as TabMergeLike | null | undefined;
+  const merge = data?.merge;
   const count = merge ? clashCount(merge) : 0;
   const decided = picks.filter((p) => p !== null).length;
   const request = merge ? mergeRequest(merge, picks) : null;
@@ -193,7 +189,7 @@ export function ConflictDialog(props: { tabId: string }) {
   );
 }
 
-function Clashes(props: { merge: TabMergeLike; picks: (Pick | null)[]; setPick: (i: number, p: Pick) => void }) {
+function Clashes(props: { merge: TabMerge; picks: (Pick | null)[]; setPick: (i: number, p: Pick) => void }) {
   const { merge, picks, setPick } = props;
   const options = picksFor(merge);
   if (clashCount(merge) === 0) {
@@ -203,7 +199,7 @@ function Clashes(props: { merge: TabMergeLike; picks: (Pick | null)[]; setPick: 
     let n = -1;
     return (
       <div class="clashes">
-        {merge.hunks.map((h: TextHunkLike, i) => {
+        {merge.hunks.map((h, i) => {
           if (h.kind === "clean") {
             const lines = h.lines;
             return (
@@ -235,7 +231,7 @@ function Clashes(props: { merge: TabMergeLike; picks: (Pick | null)[]; setPick: 
       </div>
     );
   }
-  const clashes = merge.clashes as (SheetClashLike | SlideClashLike)[];
+  const clashes: (SheetClash | SlideClash)[] = merge.clashes;
   const sheetName = (id: string) =>
     merge.type === "sheet" ? (merge.merged.sheets.find((s) => s.id === id)?.name ?? id) : id;
   return (
@@ -319,7 +315,7 @@ function ThreeWay(props: { base: string; mine: string; theirs: string }) {
   );
 }
 
-function MergedResult(props: { merge: TabMergeLike; picks: (Pick | null)[]; base: unknown }) {
+function MergedResult(props: { merge: TabMerge; picks: (Pick | null)[]; base: unknown }) {
   const { merge, picks } = props;
   if (merge.type === "markdown") {
     const lines = previewText(merge.hunks, picks);
@@ -343,14 +339,14 @@ function MergedResult(props: { merge: TabMergeLike; picks: (Pick | null)[]; base
     return (
       <div>
         {note}
-        <SheetChangesView changes={diffSheets(props.base as SheetTabLike, resolvedSheets(merge, picks))} />
+        <SheetChangesView changes={diffSheets(props.base as SheetTab, resolvedSheets(merge, picks))} />
       </div>
     );
   }
   return (
     <div>
       {note}
-      <DeckChangesView change={diffDecks(props.base as DeckLike, resolvedDeck(merge, picks))} />
+      <DeckChangesView change={diffDecks(props.base as Deck, resolvedDeck(merge, picks))} />
     </div>
   );
 }

@@ -2,13 +2,12 @@
 // Note against another version. Used by the conflict review and the versions panel.
 
 import { useState } from "preact/hooks";
+import type { Deck, SheetTab } from "../api";
 import {
   type DeckChange,
-  type DeckLike,
   type LineOp,
   type NoteChange,
   type SheetChange,
-  type SheetTabLike,
   countChanges,
   diffDecks,
   diffSheets,
@@ -174,9 +173,9 @@ export function ContentDiff(props: { type: string; before: unknown; after: unkno
         />
       );
     case "sheet":
-      return <SheetChangesView changes={diffSheets(props.before as SheetTabLike, props.after as SheetTabLike)} />;
+      return <SheetChangesView changes={diffSheets(props.before as SheetTab, props.after as SheetTab)} />;
     case "slides":
-      return <DeckChangesView change={diffDecks(props.before as DeckLike, props.after as DeckLike)} />;
+      return <DeckChangesView change={diffDecks(props.before as Deck, props.after as Deck)} />;
     default:
       return <p class="muted">Not comparable.</p>;
   }

@@ -6,7 +6,7 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import * as api from "../api";
 import type { Note, VersionInfo } from "../api";
 import { app, closeDialog, confirm, openDialog, restoreVersion, useApp } from "../app-state";
-import { type NoteLike, diffNotes } from "../lib/diff";
+import { type ComparedNote, diffNotes } from "../lib/diff";
 import { explain } from "../lib/errors";
 import { cellText } from "../lib/grid";
 import { relativeTime, toDate } from "../lib/status";
@@ -177,14 +177,14 @@ export function VersionDialog(props: { version: number; mode: "view" | "diff" })
     };
   }, [noteId, props.version]);
 
-  const nowNote: NoteLike | null = view
+  const nowNote: ComparedNote | null = view
     ? {
         title: view.title,
         tabs: view.tabs.map((t) => ({ id: t.id, type: t.type, label: t.label, data: content[t.id]?.data ?? t.data })),
       }
     : null;
   const change = useMemo(
-    () => (note && nowNote ? diffNotes(note as unknown as NoteLike, nowNote) : null),
+    () => (note && nowNote ? diffNotes(note, nowNote) : null),
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [note, view, content],
   );

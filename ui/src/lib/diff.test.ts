@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { Deck, Layout, Slide } from "../bindings";
 import {
   type LineOp,
   changedCells,
@@ -160,7 +161,7 @@ describe("diffSheets", () => {
 });
 
 describe("diffDecks", () => {
-  const slide = (id: string, title: string, extra: Partial<{ body: string; layout: string }> = {}) => ({
+  const slide = (id: string, title: string, extra: Partial<{ body: string; layout: Layout }> = {}): Slide => ({
     id,
     title,
     body: extra.body ?? "",
@@ -169,8 +170,8 @@ describe("diffDecks", () => {
   });
 
   it("names the changed fields, added, removed and moved slides, and the theme", () => {
-    const before = { theme: "paper", slides: [slide("a", "A"), slide("b", "B"), slide("c", "C"), slide("d", "D")] };
-    const after = {
+    const before: Deck = { theme: "paper", slides: [slide("a", "A"), slide("b", "B"), slide("c", "C"), slide("d", "D")] };
+    const after: Deck = {
       theme: "ocean",
       slides: [slide("c", "C"), slide("a", "A", { body: "more" }), slide("b", "B", { layout: "quote" }), slide("e", "E")],
     };
@@ -186,8 +187,8 @@ describe("diffDecks", () => {
   });
 
   it("does not call a shift after an insertion a move", () => {
-    const before = { theme: "paper", slides: [slide("a", "A"), slide("b", "B")] };
-    const after = { theme: "paper", slides: [slide("n", "N"), slide("a", "A"), slide("b", "B")] };
+    const before: Deck = { theme: "paper", slides: [slide("a", "A"), slide("b", "B")] };
+    const after: Deck = { theme: "paper", slides: [slide("n", "N"), slide("a", "A"), slide("b", "B")] };
     expect(diffDecks(before, after).slides.map((s) => `${s.slideId}:${s.status}`)).toEqual(["n:added"]);
   });
 });

@@ -1,6 +1,8 @@
 // Diffs the person reviews: lines of Markdown, cells of Sheets, slides of decks, and a whole
 // Note against another version of itself. Pure functions over plain data.
 
+import type { Deck, SheetTab, Slide, Theme } from "../bindings";
+
 // ---- lines -------------------------------------------------------------------------------
 
 export type LineOp =
@@ -161,16 +163,6 @@ export function countChanges(ops: readonly LineOp[]): { added: number; removed: 
 
 export type Cell = string | number | boolean | null;
 
-export interface SheetLike {
-  id: string;
-  name: string;
-  rows: readonly (readonly unknown[])[];
-}
-
-export interface SheetTabLike {
-  sheets: readonly SheetLike[];
-}
-
 export interface CellChange {
   row: number;
   col: number;
@@ -215,7 +207,7 @@ export function changedCells(
 }
 
 /** Sheets matched by ID: added, removed, renamed, and their changed cells. */
-export function diffSheets(before: SheetTabLike, after: SheetTabLike): SheetChange[] {
+export function diffSheets(before: SheetTab, after: SheetTab): SheetChange[] {
   const out: SheetChange[] = [];
   const old = new Map(before.sheets.map((s) => [s.id, s]));
   const now = new Map(after.sheets.map((s) => [s.id, s]));
@@ -245,19 +237,6 @@ export function diffSheets(before: SheetTabLike, after: SheetTabLike): SheetChan
 
 // ---- slides ------------------------------------------------------------------------------
 
-export interface SlideLike {
-  id: string;
-  title: string;
-  body: string;
-  notes: string;
-  layout: string;
-}
-
-export interface DeckLike {
-  theme: string;
-  slides: readonly SlideLike[];
-}
-
 export type SlideField = "title" | "body" | "notes" | "layout";
 
 export interface SlideChange {
@@ -266,19 +245,19 @@ export interface SlideChange {
   /** Position in the newer deck (in the older one for a removed slide). */
   index: number;
   fields: SlideField[];
-  before?: SlideLike;
-  after?: SlideLike;
+  before?: Slide;
+  after?: Slide;
 }
 
 export interface DeckChange {
-  theme?: { from: string; to: string };
+  theme?: { from: Theme; to: Theme };
   slides: SlideChange[];
 }
 
 const SLIDE_FIELDS: readonly SlideField[] = ["title", "body", "notes", "layout"];
 
 /** Slides matched by ID: added, removed, edited (which fields), or only moved. */
-export function diffDecks(before: DeckLike, after: DeckLike): DeckChange {
+export function diffDecks(before: Deck, after: Deck): DeckChange {
   const slides: SlideChange[] = [];
   const oldIndex = new Map(before.slides.map((s, i) => [s.id, i]));
   const newIds = new Set(after.slides.map((s) => s.id));
@@ -291,7 +270,7 @@ export function diffDecks(before: DeckLike, after: DeckLike): DeckChange {
       slides.push({ slideId: s.id, status: "added", index, fields: [...SLIDE_FIELDS], after: s });
       return;
     }
-    const o = before.slides[oi] as SlideLike;
+    const o = before.slides[oi] as Slide;
     const fields = SLIDE_FIELDS.filter((f) => o[f] !== s[f]);
     const moved = sharedOld.indexOf(s.id) !== sharedNew.indexOf(s.id);
     if (fields.length > 0) slides.push({ slideId: s.id, status: "changed", index, fields, before: o, after: s });
@@ -324,16 +303,18 @@ export function diffById<T extends { id: string }>(before: readonly T[], after: 
 
 // ---- a whole Note ------------------------------------------------------------------------
 
-export interface TabLike {
+/** A tab as compared: its content is read by its `type` (a `Tab` of the bindings is one). */
+export interface ComparedTab {
   id: string;
   type: string;
   label: string;
   data: unknown;
 }
 
-export interface NoteLike {
+/** A Note as compared: a version read back, or what the editors show now. */
+export interface ComparedNote {
   title: string;
-  tabs: readonly TabLike[];
+  tabs: readonly ComparedTab[];
 }
 
 export type TabContentChange =
@@ -364,11 +345,11 @@ function contentChange(type: string, before: unknown, after: unknown): TabConten
       return ops.some((o) => o.kind !== "same") ? { type: "markdown", ops } : undefined;
     }
     case "sheet": {
-      const sheets = diffSheets(before as SheetTabLike, after as SheetTabLike);
+      const sheets = diffSheets(before as SheetTab, after as SheetTab);
       return sheets.length > 0 ? { type: "sheet", sheets } : undefined;
     }
     case "slides": {
-      const deck = diffDecks(before as DeckLike, after as DeckLike);
+      const deck = diffDecks(before as Deck, after as Deck);
       return deck.theme || deck.slides.length > 0 ? { type: "slides", deck } : undefined;
     }
     case "sources":
@@ -383,7 +364,7 @@ function contentChange(type: string, before: unknown, after: unknown): TabConten
 }
 
 /** What changed from `before` (say, an old version) to `after` (say, now), tab by tab. */
-export function diffNotes(before: NoteLike, after: NoteLike): NoteChange {
+export function diffNotes(before: ComparedNote, after: ComparedNote): NoteChange {
   const tabs: TabChange[] = [];
   const oldTabs = new Map(before.tabs.map((t, i) => [t.id, { tab: t, index: i }]));
   const newIds = new Set(after.tabs.map((t) => t.id));

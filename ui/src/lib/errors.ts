@@ -1,24 +1,22 @@
 // What the person reads when a command is refused. The UI switches on the command's `code`,
 // never on its message; the engine's message (which names the field) is kept as the detail.
 
-export interface CommandErrorLike {
-  code: string;
-  message: string;
-}
+import type { CommandError } from "../bindings";
 
-export function isCommandErrorLike(value: unknown): value is CommandErrorLike {
+/** Type guard for a command's rejection. */
+export function isCommandError(value: unknown): value is CommandError {
   if (typeof value !== "object" || value === null) return false;
   const { code, message } = value as Record<string, unknown>;
   return typeof code === "string" && typeof message === "string";
 }
 
 export function errorCode(error: unknown): string {
-  return isCommandErrorLike(error) ? error.code : "internal";
+  return isCommandError(error) ? error.code : "internal";
 }
 
 /** A one-line explanation for the person, then the engine's own words. */
 export function explain(error: unknown): { code: string; text: string; detail: string } {
-  if (!isCommandErrorLike(error)) {
+  if (!isCommandError(error)) {
     const detail = error instanceof Error ? error.message : String(error);
     return { code: "internal", text: `Something went wrong: ${detail}`, detail };
   }

@@ -1,8 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { Slide, TabMerge, TextHunk } from "../bindings";
 import {
-  type DeckMergeLike,
-  type SheetMergeLike,
-  type TextHunkLike,
   clashCount,
   describeClash,
   mergeRequest,
@@ -13,7 +11,9 @@ import {
   resolvedSheets,
 } from "./merge";
 
-const hunks: TextHunkLike[] = [
+type Merge<K extends TabMerge["type"]> = Extract<TabMerge, { type: K }>;
+
+const hunks: TextHunk[] = [
   { kind: "clean", lines: ["# Trip", ""] },
   { kind: "clash", base: ["Budget: 100"], mine: ["Budget: 120"], theirs: ["Budget: 150"] },
   { kind: "clean", lines: ["", "Done."] },
@@ -61,7 +61,7 @@ describe("text merge", () => {
 });
 
 describe("sheet and slide clashes", () => {
-  const sheet: SheetMergeLike = {
+  const sheet: Merge<"sheet"> = {
     type: "sheet" as const,
     order: ["s1"],
     merged: { sheets: [{ id: "s1", name: "Costs", rows: [["a"], ["b"], [null, 2]] }] },
@@ -91,8 +91,8 @@ describe("sheet and slide clashes", () => {
   });
 
   it("previews a deck merge in the merged order", () => {
-    const s = (id: string, title: string) => ({ id, title, body: "", notes: "", layout: "title_and_body" });
-    const deck: DeckMergeLike = {
+    const s = (id: string, title: string): Slide => ({ id, title, body: "", notes: "", layout: "title_and_body" });
+    const deck: Merge<"slides"> = {
       type: "slides",
       order: ["a", "b", "c"],
       merged: { theme: "paper", slides: [s("a", "A mine"), s("c", "C")] },
@@ -109,7 +109,7 @@ describe("sheet and slide clashes", () => {
   });
 
   it("says which side deleted a slide", () => {
-    const slide = { id: "slide-1", title: "Intro", body: "", notes: "", layout: "title_only" };
+    const slide: Slide = { id: "slide-1", title: "Intro", body: "", notes: "", layout: "title_only" };
     expect(describeClash({ kind: "slide", slide_id: "slide-1", base: slide, mine: slide, theirs: null }, String)).toBe(
       "Slide “Intro” (they deleted it)",
     );

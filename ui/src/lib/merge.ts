@@ -1,78 +1,18 @@
 // The conflict review's logic: the engine proposes a three-way merge (quire-sync's `TabMerge`);
 // the person picks a side per clash; this module previews the result exactly as the engine will
-// build it and assembles the choice to send. Shapes mirror the engine's serde output.
+// build it and assembles the choice to send. The shapes are the engine's (ui/src/bindings).
 
+import type { ClashChoice, Deck, DeckMerge, SheetClash, SheetMerge, SheetTab, SlideClash, TabMerge, TextHunk } from "../bindings";
 import { cellName } from "./grid";
 
 export type Pick = "mine" | "theirs" | "mine_then_theirs" | "theirs_then_mine" | "base";
 
-export type ClashChoiceLike = { pick: Pick } | { pick: "markers" } | { pick: "custom"; text: string };
-
-export type TextHunkLike =
-  | { kind: "clean"; lines: string[] }
-  | { kind: "clash"; base: string[]; mine: string[]; theirs: string[] };
-
-export interface SheetClashCell {
-  kind: "cell";
-  sheet_id: string;
-  row: number;
-  col: number;
-  base: unknown;
-  mine: unknown;
-  theirs: unknown;
-}
-
-export interface SheetFields {
-  id: string;
-  name: string;
-  rows: unknown[][];
-}
-
-export type SheetClashLike =
-  | SheetClashCell
-  | { kind: "name"; sheet_id: string; base: string; mine: string; theirs: string }
-  | { kind: "sheet"; sheet_id: string; mine: SheetFields | null; theirs: SheetFields | null };
-
-export type SlideClashLike =
-  | {
-      kind: "slide";
-      slide_id: string;
-      base: SlideFields | null;
-      mine: SlideFields | null;
-      theirs: SlideFields | null;
-    }
-  | { kind: "theme"; base: string; mine: string; theirs: string };
-
-export interface SlideFields {
-  id: string;
-  title: string;
-  body: string;
-  notes: string;
-  layout: string;
-}
-
-export interface SheetMergeLike {
-  type: "sheet";
-  clashes: SheetClashLike[];
-  merged: { sheets: SheetFields[] };
-  order: string[];
-}
-
-export interface DeckMergeLike {
-  type: "slides";
-  clashes: SlideClashLike[];
-  merged: { theme: string; slides: SlideFields[] };
-  order: string[];
-}
-
-export type TabMergeLike = { type: "markdown"; hunks: TextHunkLike[] } | SheetMergeLike | DeckMergeLike;
-
-export function clashCount(merge: TabMergeLike): number {
+export function clashCount(merge: TabMerge): number {
   return merge.type === "markdown" ? merge.hunks.filter((h) => h.kind === "clash").length : merge.clashes.length;
 }
 
 /** The picks a clash offers: texts can also combine both sides or keep the ancestor. */
-export function picksFor(merge: TabMergeLike): Pick[] {
+export function picksFor(merge: TabMerge): Pick[] {
   return merge.type === "markdown"
     ? ["mine", "theirs", "mine_then_theirs", "theirs_then_mine", "base"]
     : ["mine", "theirs"];
@@ -104,7 +44,7 @@ export interface PreviewLine {
  * The merged text's lines for the picks so far, as the engine's `TextMerge::resolve` builds them;
  * an undecided clash shows both sides marked "undecided".
  */
-export function previewText(hunks: readonly TextHunkLike[], picks: readonly (Pick | null)[]): PreviewLine[] {
+export function previewText(hunks: readonly TextHunk[], picks: readonly (Pick | null)[]): PreviewLine[] {
   const out: PreviewLine[] = [];
   let n = 0;
   for (const h of hunks) {
@@ -144,7 +84,7 @@ export function previewText(hunks: readonly TextHunkLike[], picks: readonly (Pic
 }
 
 /** The merged text once every clash is decided (the engine computes the same). */
-export function mergedText(hunks: readonly TextHunkLike[], picks: readonly (Pick | null)[]): string | null {
+export function mergedText(hunks: readonly TextHunk[], picks: readonly (Pick | null)[]): string | null {
   if (picks.filter((p) => p !== null).length !== hunks.filter((h) => h.kind === "clash").length) return null;
   return previewText(hunks, picks)
     .map((l) => l.text)
@@ -152,11 +92,11 @@ export function mergedText(hunks: readonly TextHunkLike[], picks: readonly (Pick
 }
 
 export type MergeRequest =
-  | { ok: true; choice: { choice: "merge"; choices: ClashChoiceLike[] } }
+  | { ok: true; choice: { choice: "merge"; choices: ClashChoice[] } }
   | { ok: false; undecided: number };
 
 /** The `merge` choice to send, or how many clashes are still undecided. */
-export function mergeRequest(merge: TabMergeLike, picks: readonly (Pick | null)[]): MergeRequest {
+export function mergeRequest(merge: TabMerge, picks: readonly (Pick | null)[]): MergeRequest {
   const count = clashCount(merge);
   const decided = picks.slice(0, count).filter((p): p is Pick => p !== null);
   if (decided.length < count) return { ok: false, undecided: count - decided.length };
@@ -165,7 +105,7 @@ export function mergeRequest(merge: TabMergeLike, picks: readonly (Pick | null)[
 
 /** A short name for a Sheet or Slides clash: "Budget!B3", "sheet name of Budget", "slide 3". */
 export function describeClash(
-  clash: SheetClashLike | SlideClashLike,
+  clash: SheetClash | SlideClash,
   sheetName: (id: string) => string,
 ): string {
   switch (clash.kind) {
@@ -197,7 +137,7 @@ function sortByOrder<T>(items: T[], order: readonly string[], id: (t: T) => stri
  * The Sheet tab the engine's `SheetMerge::resolve` will write for these picks (undecided clashes
  * keep mine, as `merged` does), for the preview.
  */
-export function resolvedSheets(merge: SheetMergeLike, picks: readonly (Pick | null)[]): { sheets: SheetFields[] } {
+export function resolvedSheets(merge: SheetMerge, picks: readonly (Pick | null)[]): SheetTab {
   let sheets = merge.merged.sheets.map((s) => ({ ...s, rows: s.rows.map((r) => r.slice()) }));
   merge.clashes.forEach((clash, i) => {
     if (picks[i] !== "theirs") return;
@@ -221,9 +161,9 @@ export function resolvedSheets(merge: SheetMergeLike, picks: readonly (Pick | nu
 
 /** The deck the engine's `DeckMerge::resolve` will write for these picks, for the preview. */
 export function resolvedDeck(
-  merge: DeckMergeLike,
+  merge: DeckMerge,
   picks: readonly (Pick | null)[],
-): { theme: string; slides: SlideFields[] } {
+): Deck {
   let theme = merge.merged.theme;
   let slides = merge.merged.slides.slice();
   merge.clashes.forEach((clash, i) => {

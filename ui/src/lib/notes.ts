@@ -1,10 +1,9 @@
 // The Notes list and the quick switcher: search by title, most recently edited first.
 
-export interface NoteLike {
-  id: string;
-  title: string;
-  updated_at: string;
-}
+import type { NoteSummary } from "../bindings";
+
+/** What ordering and searching a list of Notes reads of each. */
+export type ListedNote = Pick<NoteSummary, "title" | "updated_at">;
 
 /** Lower-case, accents removed: "Café" matches "cafe". */
 export function fold(text: string): string {
@@ -27,18 +26,18 @@ export function matchScore(title: string, query: string): number {
   return i === q.length ? 0.5 : 0;
 }
 
-function edited(n: NoteLike): number {
+function edited(n: ListedNote): number {
   const ms = Date.parse(n.updated_at);
   return Number.isNaN(ms) ? 0 : ms;
 }
 
 /** Most recently edited first; ties by title. */
-export function byRecent<T extends NoteLike>(notes: readonly T[]): T[] {
+export function byRecent<T extends ListedNote>(notes: readonly T[]): T[] {
   return notes.slice().sort((a, b) => edited(b) - edited(a) || a.title.localeCompare(b.title));
 }
 
 /** Notes matching `query`: best matches first, then most recently edited. */
-export function searchNotes<T extends NoteLike>(notes: readonly T[], query: string): T[] {
+export function searchNotes<T extends ListedNote>(notes: readonly T[], query: string): T[] {
   if (query.trim() === "") return byRecent(notes);
   return notes
     .map((n) => ({ n, score: matchScore(n.title || "Untitled", query) }))

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { type NoteStatusLike, type TabStateName, relativeTime, summarize, tabMark } from "./status";
+import type { TabState } from "../bindings";
+import { type NoteStatusShown, relativeTime, summarize, tabMark } from "./status";
 
-function status(states: TabStateName[], extra: Partial<NoteStatusLike> = {}): NoteStatusLike {
+function status(states: TabState[], extra: Partial<NoteStatusShown> = {}): NoteStatusShown {
   return {
     guard: 7,
     offline: false,
@@ -11,7 +12,7 @@ function status(states: TabStateName[], extra: Partial<NoteStatusLike> = {}): No
   };
 }
 
-const line = (s: NoteStatusLike | null, unsentTabs: string[] = [], ledgerCount = 0, version: number | null = 7) =>
+const line = (s: NoteStatusShown | null, unsentTabs: string[] = [], ledgerCount = 0, version: number | null = 7) =>
   summarize({ status: s, version, unsentTabs, ledgerCount });
 
 describe("summarize", () => {

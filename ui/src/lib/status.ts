@@ -2,20 +2,15 @@
 // reads to know whether their work is saved. Pure: computed from the engine's NoteStatus plus
 // what the UI has not handed to the engine yet.
 
-export type TabStateName = "clean" | "dirty" | "saving" | "saved" | "conflict" | "offline" | "failed";
+import type { NoteStatus, SyncError, TabState, TabStatus } from "../bindings";
 
-export interface TabStatusLike {
-  tab_id: string;
-  state: TabStateName;
-  last_error: { code: string; message: string } | null;
-}
+/** What the status line reads of each tab's status. */
+export type TabStatusShown = Pick<TabStatus, "tab_id" | "state"> & { last_error: Pick<SyncError, "code" | "message"> | null };
 
-export interface NoteStatusLike {
-  guard: number | null;
-  offline: boolean;
-  tabs: readonly TabStatusLike[];
-  queued_writes: number;
-}
+/** What the status line reads of the Note's status. */
+export type NoteStatusShown = Pick<NoteStatus, "guard" | "offline" | "queued_writes"> & {
+  tabs: readonly TabStatusShown[];
+};
 
 export type SyncState = "saved" | "saving" | "offline" | "conflict" | "failed" | "idle";
 
@@ -29,7 +24,7 @@ export interface SyncSummary {
 
 export interface SyncInput {
   /** The open Note's status, or null when no Note is open. */
-  status: NoteStatusLike | null;
+  status: NoteStatusShown | null;
   /** The open Note's version as last read (used until the save guard is known). */
   version: number | null;
   /** Edits typed but not yet handed to the engine (the UI's short coalescing delay). */
@@ -52,7 +47,7 @@ export function summarize(input: SyncInput): SyncSummary {
     }
     return { state: "idle", text: "All changes saved", detail: "No Note is open." };
   }
-  const by = (state: TabStateName) => status.tabs.filter((t) => t.state === state);
+  const by = (state: TabState) => status.tabs.filter((t) => t.state === state);
   const conflicts = by("conflict");
   if (conflicts.length > 0) {
     return {
@@ -91,7 +86,7 @@ export function summarize(input: SyncInput): SyncSummary {
 }
 
 /** The mark next to a tab's label in the strip ("" for nothing to say). */
-export function tabMark(state: TabStateName, unsent: boolean): { mark: string; label: string } {
+export function tabMark(state: TabState, unsent: boolean): { mark: string; label: string } {
   if (unsent && (state === "clean" || state === "saved")) return { mark: "dirty", label: "Unsaved changes" };
   switch (state) {
     case "clean":
