@@ -1,28 +1,11 @@
 //! Table tests for `apply`: what each operation does, and the exact refusal for bad input.
 #![allow(clippy::unwrap_used)]
 
-use quire_model::{
-    ApplyCtx, Note, NoteId, Op, OpOutcome, TabData, TabId, TabKind, Timestamp, apply, restore,
-};
+use quire_model::{Note, Op, OpOutcome, TabData, TabId, TabKind, apply, restore};
 use serde_json::{Value, json};
 
-const NOW: Timestamp = Timestamp(1_761_800_000_000);
-
-fn ctx() -> ApplyCtx<'static> {
-    ApplyCtx {
-        now: NOW,
-        author: "claude",
-    }
-}
-
-fn note() -> Note {
-    Note::new(
-        "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f50"
-            .parse::<NoteId>()
-            .unwrap(),
-        "Brief".into(),
-    )
-}
+mod common;
+use common::{ctx, note};
 
 fn ops(v: Value) -> Vec<Op> {
     serde_json::from_value(v).unwrap()

@@ -4,26 +4,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use quire_model::{
-    Applied, ApplyCtx, NewTabKind, Note, NoteId, Op, OpError, OpOutcome, SlideInput, TabData,
-    TabId, Timestamp, apply, limits,
+    Applied, NewTabKind, Note, Op, OpError, OpOutcome, SlideInput, TabData, TabId, apply, limits,
 };
 use serde_json::{Value, json};
 
-fn ctx() -> ApplyCtx<'static> {
-    ApplyCtx {
-        now: Timestamp(1_761_800_000_000),
-        author: "claude",
-    }
-}
-
-fn note() -> Note {
-    Note::new(
-        "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f50"
-            .parse::<NoteId>()
-            .unwrap(),
-        "Brief".into(),
-    )
-}
+mod common;
+use common::{ctx, note};
 
 /// The refusal of `ops` on `n` (an acceptance fails the test without printing the Note).
 fn refusal(n: &Note, ops: &[Op]) -> OpError {

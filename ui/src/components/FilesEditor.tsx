@@ -4,22 +4,12 @@
 
 import { isTauri } from "@tauri-apps/api/core";
 import { useEffect, useState } from "preact/hooks";
-import { onFilesDropped, type TabView } from "../api";
+import { type FileMeta, onFilesDropped, type TabView } from "../api";
 import { attachDropped, chooseAndAttach, confirm, openAttachment, saveAttachmentCopy, write } from "../app-state";
 import { formatBytes } from "../lib/format";
 import { relativeTime, toDate } from "../lib/status";
 import { TID } from "../testids";
-import { Icon } from "./Icon";
-
-interface FileData {
-  id: string;
-  name: string;
-  mime: string;
-  size: number;
-  sha256: string;
-  added_by: string;
-  added_at: string;
-}
+import { Icon, RemoveButton } from "./Icon";
 
 /**
  * Files dropped on the window: Tauri's webview events say when a drag is over the window (for
@@ -60,7 +50,7 @@ function useFileDrop(onDrop: (dropId: number) => void): boolean {
 }
 
 export function FilesEditor(props: { tab: TabView }) {
-  const files = (Array.isArray(props.tab.data) ? props.tab.data : []) as FileData[];
+  const files = (Array.isArray(props.tab.data) ? props.tab.data : []) as FileMeta[];
   const [busy, setBusy] = useState(false);
   const attach = async (dropId: number) => {
     setBusy(true);
@@ -69,7 +59,7 @@ export function FilesEditor(props: { tab: TabView }) {
   };
   const over = useFileDrop((dropId) => void attach(dropId));
 
-  const remove = async (f: FileData) => {
+  const remove = async (f: FileMeta) => {
     const ok = await confirm({
       title: `Remove “${f.name}”?`,
       body: "The attachment is removed from the Note. The Note's history keeps its record.",
@@ -134,16 +124,7 @@ export function FilesEditor(props: { tab: TabView }) {
               <button type="button" class="button small" data-testid={TID.fileSave} onClick={() => void saveAttachmentCopy(f.id)}>
                 Save a copy…
               </button>
-              <button
-                type="button"
-                class="icon-button"
-                data-testid={TID.fileRemove}
-                onClick={() => void remove(f)}
-                aria-label={`Remove ${f.name}`}
-                title="Remove"
-              >
-                <Icon name="trash" />
-              </button>
+              <RemoveButton testId={TID.fileRemove} label={`Remove ${f.name}`} onClick={() => void remove(f)} />
             </li>
           ))}
         </ul>

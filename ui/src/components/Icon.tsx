@@ -49,3 +49,19 @@ export function Icon(props: { name: keyof typeof PATHS | string; size?: number; 
     </svg>
   );
 }
+
+/** The trash button of a list row (a source, a file): `label` names what it removes. */
+export function RemoveButton(props: { testId: string; label: string; onClick: () => void }) {
+  return (
+    <button
+      type="button"
+      class="icon-button"
+      data-testid={props.testId}
+      onClick={props.onClick}
+      aria-label={props.label}
+      title="Remove"
+    >
+      <Icon name="trash" />
+    </button>
+  );
+}

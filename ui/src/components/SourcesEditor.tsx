@@ -3,27 +3,18 @@
 // attached under another spelling is recognised before anything is sent.
 
 import { useMemo, useState } from "preact/hooks";
-import type { TabView } from "../api";
+import type { Source, TabView } from "../api";
 import { confirm, openLink, write } from "../app-state";
 import { shortUrl, titleFromUrl } from "../lib/format";
 import { relativeTime, toDate } from "../lib/status";
 import { describeUrlProblem, findAttached, normalizeUrl, webUrl } from "../lib/url";
 import { TID } from "../testids";
-import { Icon } from "./Icon";
-
-interface SourceData {
-  id: string;
-  title: string;
-  url: string;
-  normalized_url: string;
-  added_by: string;
-  added_at: string;
-}
+import { Icon, RemoveButton } from "./Icon";
 
 export const ALREADY_ATTACHED = "This source is already attached";
 
 export function SourcesEditor(props: { tab: TabView }) {
-  const sources = (Array.isArray(props.tab.data) ? props.tab.data : []) as SourceData[];
+  const sources = (Array.isArray(props.tab.data) ? props.tab.data : []) as Source[];
   const [url, setUrl] = useState("");
   const [title, setTitle] = useState("");
   const [message, setMessage] = useState<{ tone: "error" | "info" | "ok"; text: string; sourceId?: string } | null>(null);
@@ -64,7 +55,7 @@ export function SourcesEditor(props: { tab: TabView }) {
     setTitle("");
   };
 
-  const remove = async (s: SourceData) => {
+  const remove = async (s: Source) => {
     const ok = await confirm({
       title: "Remove this source?",
       body: `“${s.title}” (${shortUrl(s.url)}) is removed from the Note. The Note's history keeps it.`,
@@ -153,16 +144,7 @@ export function SourcesEditor(props: { tab: TabView }) {
               >
                 <Icon name="external" /> Open
               </button>
-              <button
-                type="button"
-                class="icon-button"
-                data-testid={TID.sourceRemove}
-                onClick={() => void remove(s)}
-                aria-label={`Remove ${s.title}`}
-                title="Remove"
-              >
-                <Icon name="trash" />
-              </button>
+              <RemoveButton testId={TID.sourceRemove} label={`Remove ${s.title}`} onClick={() => void remove(s)} />
             </li>
           ))}
         </ul>
