@@ -1,6 +1,7 @@
 // Settings: which server the app talks to. Embedded (the default: a server inside the app, on
 // this computer) or a remote server (URL and the person's token).
 
+import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import * as api from "../api";
 import type { ServerCheck } from "../bindings";
@@ -11,7 +12,7 @@ import { TID } from "../testids";
 
 export function SettingsScreen() {
   const settings = useApp((s) => s.settings);
-  const [mode, setMode] = useState<"embedded" | "remote">(settings?.mode ?? "embedded");
+  const [mode, setMode] = useState<Mode>(settings?.mode ?? "embedded");
   const [url, setUrl] = useState(settings?.remote_url ?? "");
   const [token, setToken] = useState("");
   const [busy, setBusy] = useState(false);
@@ -77,37 +78,17 @@ export function SettingsScreen() {
           Your Notes live on a Quire server. The app carries one inside; point it elsewhere to share Notes across
           computers. Drafts not yet saved stay on this computer either way.
         </p>
-        <label class="choice">
-          <input
-            type="radio"
-            name="server-mode"
-            value="embedded"
-            checked={mode === "embedded"}
-            data-testid={TID.settingsModeEmbedded}
-            onChange={() => setMode("embedded")}
-          />
-          <span>
-            <strong>On this computer</strong> (embedded)
-            <span class="muted block">
-              Runs inside the app, on loopback only
-              {settings?.embedded_port != null ? `, port ${settings.embedded_port}` : ""}.
-            </span>
+        <ModeChoice value="embedded" mode={mode} setMode={setMode} testId={TID.settingsModeEmbedded}>
+          <strong>On this computer</strong> (embedded)
+          <span class="muted block">
+            Runs inside the app, on loopback only
+            {settings?.embedded_port != null ? `, port ${settings.embedded_port}` : ""}.
           </span>
-        </label>
-        <label class="choice">
-          <input
-            type="radio"
-            name="server-mode"
-            value="remote"
-            checked={mode === "remote"}
-            data-testid={TID.settingsModeRemote}
-            onChange={() => setMode("remote")}
-          />
-          <span>
-            <strong>A remote server</strong>
-            <span class="muted block">Its address and your token for it.</span>
-          </span>
-        </label>
+        </ModeChoice>
+        <ModeChoice value="remote" mode={mode} setMode={setMode} testId={TID.settingsModeRemote}>
+          <strong>A remote server</strong>
+          <span class="muted block">Its address and your token for it.</span>
+        </ModeChoice>
         <fieldset class="remote-fields" disabled={mode !== "remote"}>
           <label class="field">
             <span>Server URL</span>
@@ -172,6 +153,31 @@ export function SettingsScreen() {
 }
 
 /** Whom the app reached: the certificate it verified over HTTPS, or why it could not. */
+type Mode = "embedded" | "remote";
+
+/** One of the server choices: a radio button and what it means. */
+function ModeChoice(props: {
+  value: Mode;
+  mode: Mode;
+  setMode: (mode: Mode) => void;
+  testId: string;
+  children: ComponentChildren;
+}) {
+  return (
+    <label class="choice">
+      <input
+        type="radio"
+        name="server-mode"
+        value={props.value}
+        checked={props.mode === props.value}
+        data-testid={props.testId}
+        onChange={() => props.setMode(props.value)}
+      />
+      <span>{props.children}</span>
+    </label>
+  );
+}
+
 function ServerIdentityView({ check }: { check: ServerCheck }) {
   if (check.status === "unchecked") {
     return (

@@ -362,9 +362,9 @@ export interface GridWindow {
 }
 
 /**
- * Which cells to draw: a 100 x 100 sheet has 10,000 cells, and building them all on the main
- * thread stalled the window when the tab opened; only the visible ones (plus a margin, so a
- * keyboard move lands on a drawn cell) are. Spacers keep the scroll size (see SheetEditor).
+ * Which cells to draw: those in the viewport plus a margin (so a keyboard move lands on a drawn
+ * cell), not the whole sheet (a 100 x 100 sheet is 10,000 cells, too many to build on the main
+ * thread as the tab opens). Spacers keep the scroll size (components/sheet/GridTable.tsx).
  */
 export function visibleWindow(view: Viewport, extent: Extent, m: GridMetrics): GridWindow {
   const clamp = (v: number, lo: number, hi: number) => Math.max(lo, Math.min(hi, v));
