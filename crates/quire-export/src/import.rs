@@ -270,10 +270,16 @@ fn first_heading(text: &str) -> Option<&str> {
     None
 }
 
-/// The paths of `files` each Note of a plain folder is made of: every `.md` file, with the
-/// `.csv` of the same stem beside it, if there is one. Returns (markdown path, csv path) pairs
-/// and the paths left out, each with why.
-pub fn plain_notes(paths: &[String]) -> (Vec<(String, Option<String>)>, Vec<(String, String)>) {
+/// A plain folder's Notes: each Markdown file's path and the path of the `.csv` of the same
+/// stem beside it, if any.
+pub type PlainNotes = Vec<(String, Option<String>)>;
+
+/// The paths left out of a plain folder's Notes, each with why.
+pub type LeftOut = Vec<(String, String)>;
+
+/// What each Note of a plain folder is made of (every `.md` file, with the `.csv` of the same
+/// stem beside it), and the paths left out.
+pub fn plain_notes(paths: &[String]) -> (PlainNotes, LeftOut) {
     let lower: BTreeMap<String, &String> = paths.iter().map(|p| (p.to_lowercase(), p)).collect();
     let mut notes = Vec::new();
     let mut used = HashSet::new();
