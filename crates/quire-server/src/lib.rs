@@ -12,6 +12,7 @@ pub mod logging;
 pub mod mcp;
 pub mod notes;
 pub mod tokens;
+pub mod transfer;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

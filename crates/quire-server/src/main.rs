@@ -1,4 +1,4 @@
-//! `quire-server serve` and `quire-server token create`.
+//! `quire-server serve`, `check`, `export`, `import`, `mcp-stdio` and `token create`.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -8,7 +8,7 @@ use anyhow::Context;
 use axum::http::uri::Authority;
 use clap::{Parser, Subcommand, ValueEnum};
 use quire_api::Scope;
-use quire_model::AuthorKind;
+use quire_model::{AuthorKind, NoteId};
 use quire_server::{
     DEFAULT_BODY_LIMIT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_EVENT_STREAMS, ServeConfig, TlsFiles,
@@ -105,6 +105,28 @@ enum Command {
         /// restoring the newest version that reads (a new version; history is kept).
         #[arg(long)]
         repair: bool,
+    },
+    /// Write a folder per Note (index.md, a .csv per sheet, a .md per deck, sources.md,
+    /// quire-export.json) under --out: every Note, or those named with --note.
+    Export {
+        /// The SQLite database file, or a postgres:// URL.
+        #[arg(long)]
+        db: PathBuf,
+        /// The folder to write into (made if missing; what is there already is left alone).
+        #[arg(long)]
+        out: PathBuf,
+        /// A Note's ID; repeat for several. Without it: every Note.
+        #[arg(long = "note", value_parser = parse_note_id)]
+        notes: Vec<NoteId>,
+    },
+    /// Make new Notes from a folder: an export (its root, or one Note's folder), or plain
+    /// Markdown files (each .md a Note, a .csv of the same name beside it its Sheet tab).
+    Import {
+        /// The SQLite database file (created if missing), or a postgres:// URL.
+        #[arg(long)]
+        db: PathBuf,
+        /// The folder to read.
+        dir: PathBuf,
     },
     /// Manage bearer tokens.
     Token {
@@ -215,6 +237,8 @@ async fn main() -> anyhow::Result<()> {
             Ok(quire_server::mcp::stdio_bridge_trusting(&url, &token.token, &trust).await?)
         }
         Command::Check { db, repair } => check(&db, repair).await,
+        Command::Export { db, out, notes } => export(&db, &out, &notes).await,
+        Command::Import { db, dir } => import(&db, &dir).await,
         Command::Token {
             command:
                 TokenCommand::Create {
@@ -232,6 +256,66 @@ async fn main() -> anyhow::Result<()> {
             create_token(&db, &name, &scopes, kind).await
         }
     }
+}
+
+fn parse_note_id(s: &str) -> Result<NoteId, String> {
+    s.parse()
+        .map_err(|e: quire_model::NoteIdError| e.to_string())
+}
+
+async fn export(db: &Path, out: &Path, notes: &[NoteId]) -> anyhow::Result<()> {
+    if quire_server::postgres_url(db).is_none() && !db.exists() {
+        anyhow::bail!("no database at {}", db.display());
+    }
+    let store = quire_server::open_store(db, Synchronous::Full)
+        .await
+        .with_context(|| format!("cannot open {}", db.display()))?;
+    let started = std::time::Instant::now();
+    let report = quire_server::transfer::export_to_dir(store.as_ref(), out, notes).await?;
+    for (id, dir) in &report.notes {
+        println!("{id}\t{}", dir.display());
+    }
+    eprintln!(
+        "quire-server: exported {} notes to {} in {:.1} s",
+        report.notes.len(),
+        out.display(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+async fn import(db: &Path, dir: &Path) -> anyhow::Result<()> {
+    let store = quire_server::open_store(db, Synchronous::Full)
+        .await
+        .with_context(|| format!("cannot open {}", db.display()))?;
+    let interactive = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let report = quire_server::transfer::import_dir(
+        store.as_ref(),
+        &quire_api::SystemClock,
+        dir,
+        |so_far| {
+            if interactive {
+                eprint!("\rimported {} notes", so_far.notes.len());
+            }
+        },
+    )
+    .await?;
+    if interactive {
+        eprintln!();
+    }
+    for (from, id, title) in &report.notes {
+        println!("{id}\t{title}\t{}", from.display());
+    }
+    for (path, why) in &report.skipped {
+        eprintln!("skipped {}: {why}", path.display());
+    }
+    eprintln!(
+        "quire-server: imported {} notes from {}; {} skipped",
+        report.notes.len(),
+        dir.display(),
+        report.skipped.len()
+    );
+    Ok(())
 }
 
 async fn check(db: &Path, repair: bool) -> anyhow::Result<()> {

@@ -60,12 +60,13 @@ enum Route {
     NoteAt,
     Restore,
     Events,
+    Export,
     Healthz,
 }
 
 /// Every REST route: the person's read+write token, an agent's read+write token, a read-only
 /// person token, no token.
-const REST_TABLE: [(Route, [Rest; 4]); 11] = {
+const REST_TABLE: [(Route, [Rest; 4]); 12] = {
     use Rest::Ok;
     [
         (
@@ -93,6 +94,7 @@ const REST_TABLE: [(Route, [Rest; 4]); 11] = {
             [Ok(200), AGENT_TOKEN, NEEDS_WRITE, NO_TOKEN],
         ),
         (Route::Events, [Ok(200), AGENT_TOKEN, Ok(200), NO_TOKEN]),
+        (Route::Export, [Ok(200), AGENT_TOKEN, Ok(200), NO_TOKEN]),
         (Route::Healthz, [Ok(200), Ok(200), Ok(200), Ok(200)]),
     ]
 };
@@ -271,6 +273,7 @@ fn rest_request(route: Route, note: &str, version: u64) -> (Method, String, Opti
             Some(json!({"version": 3, "expected_version": version})),
         ),
         Route::Events => (Method::GET, at("/events"), None),
+        Route::Export => (Method::GET, at("/export"), None),
         Route::Healthz => (Method::GET, "/healthz".into(), None),
     }
 }

@@ -35,6 +35,58 @@ pub(super) fn routes() -> Router<AppState> {
         .route("/notes/{id}/versions/{version}", get(note_at))
         .route("/notes/{id}/restore", post(restore))
         .route("/notes/{id}/events", get(events::stream))
+        .route("/notes/{id}/export", get(export))
+}
+
+/// The Note's export folder as a zip archive.
+async fn export(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    NotePath { id, .. }: NotePath,
+) -> Result<Response, ApiError> {
+    let stored = state.notes.get_note(&caller, &id, Channel::App).await?;
+    let (name, bytes) =
+        tokio::task::spawn_blocking(move || crate::transfer::export_zip(&stored.note))
+            .await
+            .map_err(|e| ApiError::Internal(format!("export: {e}")))?
+            .map_err(|e| ApiError::Internal(format!("export: {e}")))?;
+    let ascii: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || " -_.()".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let disposition = format!(
+        "attachment; filename=\"{ascii}.zip\"; filename*=UTF-8''{}.zip",
+        percent(&name)
+    );
+    let mut response = (StatusCode::OK, bytes).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/zip"),
+    );
+    if let Ok(value) = HeaderValue::from_str(&disposition) {
+        headers.insert(header::CONTENT_DISPOSITION, value);
+    }
+    Ok(response)
+}
+
+/// `text` percent-encoded as RFC 5987 wants a file name (`filename*`).
+fn percent(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 async fn create_note(

@@ -1,0 +1,413 @@
+//! Export and import: `quire-server export` / `import` and `GET /notes/{id}/export`. The
+//! folder's layout is `quire-export`'s; this module reads Notes from the store and writes
+//! their folders, and makes new Notes from folders, each with ordinary guarded writes.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use quire_api::Clock;
+use quire_export::names::{Unique, safe};
+use quire_export::{ImportedNote, MANIFEST, NoteFolder, export_note, read_export, read_markdown};
+use quire_model::{
+    ApplyCtx, AuthorKind, NewTabKind, Note, NoteId, Op, OpOutcome, TabData, TabId, TabKind,
+    Timestamp, apply, limits,
+};
+use quire_store::{Change, NewNote, Store, StoreError, WriteRequest};
+
+/// The author recorded in the history of a Note made by `quire-server import`.
+pub const IMPORT_AUTHOR: &str = "import";
+
+#[derive(Debug, thiserror::Error)]
+pub enum TransferError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Export(#[from] quire_export::ExportError),
+    #[error("writing the zip file: {0}")]
+    Zip(#[from] zip::result::ZipError),
+    #[error("{0} is not a folder")]
+    NotAFolder(PathBuf),
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> TransferError + '_ {
+    move |source| TransferError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// What an export wrote.
+#[derive(Debug, Default)]
+pub struct ExportReport {
+    /// Each Note exported and its folder.
+    pub notes: Vec<(NoteId, PathBuf)>,
+}
+
+/// Writes a folder per Note under `out` (made if missing; names already there are left alone
+/// and not reused): the Notes `ids`, or every Note if `ids` is empty.
+pub async fn export_to_dir(
+    store: &dyn Store,
+    out: &Path,
+    ids: &[NoteId],
+) -> Result<ExportReport, TransferError> {
+    std::fs::create_dir_all(out).map_err(io(out))?;
+    let mut names = Unique::default();
+    for entry in std::fs::read_dir(out).map_err(io(out))? {
+        let entry = entry.map_err(io(out))?;
+        names.reserve(&entry.file_name().to_string_lossy());
+    }
+    let ids = match ids {
+        [] => store
+            .list_notes()
+            .await?
+            .into_iter()
+            .map(|s| s.id)
+            .collect(),
+        ids => ids.to_vec(),
+    };
+    let mut report = ExportReport::default();
+    for id in ids {
+        let note = store.get_note(&id).await?.note;
+        let folder = export_note(&note)?;
+        let dir = out.join(names.name(&safe(&note.title, "Untitled"), ""));
+        write_folder(&dir, &folder)?;
+        report.notes.push((id, dir));
+    }
+    Ok(report)
+}
+
+fn write_folder(dir: &Path, folder: &NoteFolder) -> Result<(), TransferError> {
+    std::fs::create_dir(dir).map_err(io(dir))?;
+    for (name, bytes) in &folder.files {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).map_err(io(&path))?;
+    }
+    Ok(())
+}
+
+/// One Note's folder as a zip archive (the folder itself at its root): what
+/// `GET /notes/{id}/export` answers.
+pub fn export_zip(note: &Note) -> Result<(String, Vec<u8>), TransferError> {
+    let folder = export_note(note)?;
+    let name = safe(&note.title, "Untitled");
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .unix_permissions(0o644);
+    for (path, bytes) in &folder.files {
+        zip.start_file(format!("{name}/{path}"), options)?;
+        zip.write_all(bytes).map_err(io(Path::new(path)))?;
+    }
+    Ok((name, zip.finish()?.into_inner()))
+}
+
+/// What an import made, and what it left out.
+#[derive(Debug, Default)]
+pub struct ImportReport {
+    /// Each Note made: where it came from, its ID and title.
+    pub notes: Vec<(PathBuf, NoteId, String)>,
+    /// Each file or folder left out, and why.
+    pub skipped: Vec<(PathBuf, String)>,
+}
+
+/// Reads `dir` into new Notes: an export's root (a folder per Note), one Note's folder, or a
+/// folder of plain Markdown files (subfolders too; hidden ones are left out). `progress` is
+/// called after each Note made.
+pub async fn import_dir(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    dir: &Path,
+    mut progress: impl FnMut(&ImportReport),
+) -> Result<ImportReport, TransferError> {
+    if !dir.is_dir() {
+        return Err(TransferError::NotAFolder(dir.to_path_buf()));
+    }
+    let mut exports = Vec::new();
+    let mut plain = Vec::new();
+    let mut report = ImportReport::default();
+    walk(dir, dir, &mut exports, &mut plain, &mut report)?;
+    for folder in exports {
+        let files = read_tree(&folder)?;
+        match read_export(&files) {
+            Ok(note) => make(store, clock, &folder, note, &mut report).await?,
+            Err(e) => report
+                .skipped
+                .push((folder.join(&e.path), format!("not imported: {}", e.reason))),
+        }
+        progress(&report);
+    }
+    let (notes, skipped) = quire_export::plain_notes(&plain);
+    for (path, why) in skipped {
+        report.skipped.push((dir.join(path), why));
+    }
+    for (md, csv) in notes {
+        let md_path = dir.join(&md);
+        let text = std::fs::read(&md_path).map_err(io(&md_path))?;
+        let csv_bytes = match &csv {
+            Some(c) => {
+                let p = dir.join(c);
+                Some(std::fs::read(&p).map_err(io(&p))?)
+            }
+            None => None,
+        };
+        let csv = csv.as_deref().zip(csv_bytes.as_deref());
+        match read_markdown(&md, &text, csv) {
+            Ok(note) => make(store, clock, &md_path, note, &mut report).await?,
+            Err(e) => report
+                .skipped
+                .push((dir.join(&e.path), format!("not imported: {}", e.reason))),
+        }
+        progress(&report);
+    }
+    Ok(report)
+}
+
+/// Sorts what is under `at`: export folders (they hold a manifest; not entered further) and
+/// plain files (paths relative to `root`, `/`-separated).
+fn walk(
+    root: &Path,
+    at: &Path,
+    exports: &mut Vec<PathBuf>,
+    plain: &mut Vec<String>,
+    report: &mut ImportReport,
+) -> Result<(), TransferError> {
+    if at.join(MANIFEST).is_file() {
+        exports.push(at.to_path_buf());
+        return Ok(());
+    }
+    let mut entries: Vec<_> = std::fs::read_dir(at)
+        .map_err(io(at))?
+        .collect::<Result<_, _>>()
+        .map_err(io(at))?;
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            report
+                .skipped
+                .push((path, "hidden (its name starts with a dot)".to_owned()));
+            continue;
+        }
+        let kind = entry.file_type().map_err(io(&path))?;
+        if kind.is_dir() {
+            walk(root, &path, exports, plain, report)?;
+        } else if kind.is_file() {
+            let relative = path.strip_prefix(root).unwrap_or(&path);
+            plain.push(relative.to_string_lossy().replace('\\', "/"));
+        } else {
+            report
+                .skipped
+                .push((path, "not a file or folder (a link?)".to_owned()));
+        }
+    }
+    Ok(())
+}
+
+/// Every file under `dir`, by path relative to it.
+fn read_tree(dir: &Path) -> Result<BTreeMap<String, Vec<u8>>, TransferError> {
+    let mut files = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(at) = stack.pop() {
+        for entry in std::fs::read_dir(&at).map_err(io(&at))? {
+            let entry = entry.map_err(io(&at))?;
+            let path = entry.path();
+            let kind = entry.file_type().map_err(io(&path))?;
+            if kind.is_dir() {
+                stack.push(path);
+            } else if kind.is_file() {
+                let relative = path.strip_prefix(dir).unwrap_or(&path);
+                let key = relative.to_string_lossy().replace('\\', "/");
+                files.insert(key, std::fs::read(&path).map_err(io(&path))?);
+            }
+        }
+    }
+    Ok(files)
+}
+
+/// Makes one Note of `imported`: checked whole first (every change is applied to a new Note in
+/// memory, as the store will), so a Note that cannot be made is skipped with the reason and
+/// nothing of it is written; then created, and filled with guarded writes.
+async fn make(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    from: &Path,
+    imported: ImportedNote,
+    report: &mut ImportReport,
+) -> Result<(), TransferError> {
+    let now = clock.now();
+    let id = NoteId::from_uuid(uuid::Uuid::now_v7());
+    let title: String = imported
+        .title
+        .trim()
+        .chars()
+        .take(limits::TITLE_CHARS)
+        .collect();
+    let Plan { batches, dropped } = match plan(&id, &title, &imported, now) {
+        Ok(plan) => plan,
+        Err(reason) => {
+            report
+                .skipped
+                .push((from.to_path_buf(), format!("not imported: {reason}")));
+            return Ok(());
+        }
+    };
+    let (created, _) = store
+        .create_note(NewNote {
+            id: id.clone(),
+            title: title.clone(),
+            author: IMPORT_AUTHOR.to_owned(),
+            author_kind: AuthorKind::Person,
+            now,
+            idempotency_key: None,
+        })
+        .await?;
+    let mut version = created.note.version;
+    for ops in batches {
+        let result = store
+            .write(WriteRequest {
+                note_id: id.clone(),
+                expected_version: version,
+                idempotency_key: None,
+                author: IMPORT_AUTHOR.to_owned(),
+                author_kind: AuthorKind::Person,
+                change: Change::Ops(ops),
+                now,
+            })
+            .await?;
+        version = result.version;
+    }
+    for why in dropped {
+        report.skipped.push((from.to_path_buf(), why));
+    }
+    report.notes.push((from.to_path_buf(), id, title));
+    Ok(())
+}
+
+/// The writes that fill a new Note, and the sources and attachments left out of it.
+struct Plan {
+    /// Each at most [`limits::OPS`] operations.
+    batches: Vec<Vec<Op>>,
+    /// What a source or attachment was refused for (e.g. a link that is not a web page's).
+    dropped: Vec<String>,
+}
+
+/// The writes that fill a new Note with `imported`, all applied here first to a new Note in
+/// memory: a refusal (a limit, a bad cell) is the reason the Note is skipped. A source or
+/// attachment that would be refused on its own is left out (and said so), not the Note.
+fn plan(id: &NoteId, title: &str, imported: &ImportedNote, now: Timestamp) -> Result<Plan, String> {
+    let ctx = ApplyCtx {
+        now,
+        author: IMPORT_AUTHOR,
+    };
+    let mut note = Note::new(id.clone(), title.to_owned());
+    // The tabs to create first: their IDs come from the Note's counter and the time, as they
+    // will in the store, which applies the same operations at the same `now`.
+    let creations: Vec<Op> = imported
+        .tabs
+        .iter()
+        .filter_map(|t| {
+            match t.data.kind() {
+                TabKind::Sheet => Some(NewTabKind::Sheet),
+                TabKind::Slides => Some(NewTabKind::Slides),
+                _ => None,
+            }
+            .map(|tab_type| Op::CreateTab {
+                tab_type,
+                label: Some(t.label.clone()),
+                slides: None,
+            })
+        })
+        .collect();
+    let mut created = Vec::new();
+    let mut batches = Vec::new();
+    for chunk in creations.chunks(limits::OPS) {
+        let applied = apply(&note, chunk, &ctx).map_err(|e| e.to_string())?;
+        created.extend(applied.outcomes.iter().filter_map(|o| match o {
+            OpOutcome::TabCreated { tab_id } => Some(tab_id.clone()),
+            _ => None,
+        }));
+        note = applied.note;
+        batches.push(chunk.to_vec());
+    }
+    let mut created = created.into_iter();
+    let mut dropped = Vec::new();
+    let mut accepted = |op: Op, what: String| {
+        let scratch = Note::new(id.clone(), String::new());
+        match apply(&scratch, std::slice::from_ref(&op), &ctx) {
+            Ok(_) => Some(op),
+            Err(e) => {
+                dropped.push(format!("{what} left out: {}", e.reason));
+                None
+            }
+        }
+    };
+    let mut order = Vec::with_capacity(imported.tabs.len());
+    let mut ops = Vec::new();
+    for tab in &imported.tabs {
+        let tab_id = match tab.data.kind() {
+            TabKind::Markdown => TabId::new(TabId::MARKDOWN),
+            TabKind::Files => TabId::new(TabId::FILES),
+            TabKind::Sources => TabId::new(TabId::SOURCES),
+            TabKind::Sheet | TabKind::Slides => created
+                .next()
+                .ok_or_else(|| "a created tab went missing".to_owned())?,
+        };
+        let label = note.tab(&tab_id).map(|t| t.label.as_str());
+        if tab.data.kind().is_fixed() && label != Some(tab.label.as_str()) {
+            ops.push(Op::RenameTab {
+                tab_id: tab_id.clone(),
+                label: tab.label.clone(),
+            });
+        }
+        match &tab.data {
+            TabData::Markdown(text) if !text.is_empty() => ops.push(Op::ReplaceText {
+                tab_id: tab_id.clone(),
+                text: text.clone(),
+            }),
+            TabData::Sheet(_) | TabData::Slides(_) => ops.push(Op::ReplaceTabData {
+                tab_id: tab_id.clone(),
+                data: tab.data.to_value(),
+            }),
+            TabData::Sources(list) => ops.extend(list.iter().filter_map(|s| {
+                let op = Op::AddSource {
+                    title: s.title.clone(),
+                    url: s.url.clone(),
+                };
+                accepted(op, format!("source {:?}", s.url))
+            })),
+            TabData::Files(list) => ops.extend(list.iter().filter_map(|f| {
+                let op = Op::AddFile {
+                    name: f.name.clone(),
+                    mime: f.mime.clone(),
+                    size: f.size,
+                    sha256: f.sha256.clone(),
+                };
+                accepted(op, format!("attachment {:?}", f.name))
+            })),
+            TabData::Markdown(_) => {}
+        }
+        order.push(tab_id);
+    }
+    let current: Vec<TabId> = note.tab_ids();
+    if current != order {
+        ops.extend(
+            order
+                .into_iter()
+                .enumerate()
+                .map(|(index, tab_id)| Op::MoveTab { tab_id, index }),
+        );
+    }
+    for chunk in ops.chunks(limits::OPS) {
+        let applied = apply(&note, chunk, &ctx).map_err(|e| e.to_string())?;
+        note = applied.note;
+        batches.push(chunk.to_vec());
+    }
+    Ok(Plan { batches, dropped })
+}
