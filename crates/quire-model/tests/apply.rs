@@ -311,7 +311,7 @@ fn sheet_set_range_grows_the_grid() {
         serde_json::to_value(&s.sheets[0].rows).unwrap(),
         json!([[], [null, null, "a", 1], [null, null, true, null, 2.5]])
     );
-    assert_eq!(a.summary, "set 5 cells in sheet-1-mhcy8c8w");
+    assert_eq!(a.summary, "set 5 cells in \"Sheet\"");
 }
 
 /// A range is a change only if a cell gets another value (or the grid grows): writing what is
@@ -477,4 +477,70 @@ fn notes_round_trip_through_json() {
     let text = serde_json::to_string(&a.note).unwrap();
     let back: Note = serde_json::from_str(&text).unwrap();
     assert_eq!(back, a.note);
+}
+
+#[test]
+fn summaries_name_tabs_by_their_labels() {
+    let n = ok(
+        &note(),
+        json!([
+            {"op": "create_tab", "tab_type": "sheet", "label": "Budget"},
+            {"op": "create_tab", "tab_type": "slides", "label": "Pitch", "slides": [{"title": "T"}]}
+        ]),
+    );
+    assert_eq!(
+        n.summary, "created sheet tab \"Budget\"; created slides tab \"Pitch\"",
+        "{}",
+        n.summary
+    );
+    let n = n.note;
+    let slide = match &tab(&n, "slides-2-mhcy8c8w").data {
+        TabData::Slides(d) => d.slides[0].id.clone(),
+        _ => panic!("a deck"),
+    };
+    let cases = [
+        (
+            json!({"op": "replace_text", "tab_id": "markdown", "text": "x"}),
+            "replaced the text of \"Note\"",
+        ),
+        (
+            json!({"op": "sheet_set_range", "tab_id": "sheet-1-mhcy8c8w", "start_row": 0, "start_col": 0, "values": [[1]]}),
+            "set 1 cells in \"Budget\"",
+        ),
+        (
+            json!({"op": "replace_tab_data", "tab_id": "sheet-1-mhcy8c8w", "data": {"sheets": [{"id": "s1", "name": "A", "rows": []}]}}),
+            "replaced the content of \"Budget\"",
+        ),
+        (
+            json!({"op": "slide_add", "tab_id": "slides-2-mhcy8c8w", "title": "Ask"}),
+            "added slide \"Ask\" to \"Pitch\"",
+        ),
+        (
+            json!({"op": "slides_add_outline", "tab_id": "slides-2-mhcy8c8w", "slides": [{"title": "A"}, {"title": "B"}]}),
+            "added 2 slides to \"Pitch\"",
+        ),
+        (
+            json!({"op": "set_theme", "tab_id": "slides-2-mhcy8c8w", "theme": "ocean"}),
+            "changed the theme of \"Pitch\"",
+        ),
+        (
+            json!({"op": "set_slide_layout", "tab_id": "slides-2-mhcy8c8w", "slide_id": slide, "layout": "quote"}),
+            "changed a slide layout in \"Pitch\"",
+        ),
+        (
+            json!({"op": "rename_tab", "tab_id": "sheet-1-mhcy8c8w", "label": "Costs"}),
+            "renamed \"Budget\" to \"Costs\"",
+        ),
+        (
+            json!({"op": "move_tab", "tab_id": "sheet-1-mhcy8c8w", "index": 0}),
+            "moved \"Budget\" to position 0",
+        ),
+        (
+            json!({"op": "delete_tab", "tab_id": "slides-2-mhcy8c8w"}),
+            "deleted slides tab \"Pitch\"",
+        ),
+    ];
+    for (op, want) in cases {
+        assert_eq!(ok(&n, json!([op])).summary, want);
+    }
 }

@@ -24,12 +24,8 @@ pub(super) fn slide_add(
         notes: notes.to_owned(),
     };
     let slide_ids = add_slides(d, tab_id, std::slice::from_ref(&input), ctx)?;
-    added(
-        d,
-        tab_id,
-        slide_ids,
-        format!("added slide \"{}\" to {tab_id}", clip(title, 40)),
-    )
+    let summary = format!("added slide \"{}\" to {}", clip(title, 40), d.named(tab_id));
+    added(d, tab_id, slide_ids, summary)
 }
 
 pub(super) fn slides_add_outline(
@@ -40,12 +36,8 @@ pub(super) fn slides_add_outline(
 ) -> OpResult {
     check_outline(slides)?;
     let slide_ids = add_slides(d, tab_id, slides, ctx)?;
-    added(
-        d,
-        tab_id,
-        slide_ids,
-        format!("added {} slides to {tab_id}", slides.len()),
-    )
+    let summary = format!("added {} slides to {}", slides.len(), d.named(tab_id));
+    added(d, tab_id, slide_ids, summary)
 }
 
 fn added(d: &mut Draft, tab_id: &TabId, slide_ids: Vec<String>, summary: String) -> OpResult {
@@ -72,13 +64,16 @@ pub(super) fn set_slide_layout(
         .find(|s| s.id == slide_id)
         .ok_or_else(|| not_found("slide_id", "slide", slide_id))?;
     slide.layout = layout;
-    d.edited(tab_id, format!("changed a slide layout in {tab_id}"))
+    d.edited(
+        tab_id,
+        format!("changed a slide layout in {}", d.named(tab_id)),
+    )
 }
 
 pub(super) fn set_theme(d: &mut Draft, tab_id: &TabId, theme: Theme) -> OpResult {
     let deck = deck_mut(d, tab_id, "set_theme")?;
     deck.theme = theme;
-    d.edited(tab_id, format!("changed the theme of {tab_id}"))
+    d.edited(tab_id, format!("changed the theme of {}", d.named(tab_id)))
 }
 
 fn deck_mut<'d>(d: &'d mut Draft, id: &TabId, op: &str) -> Result<&'d mut Deck, OpError> {

@@ -247,6 +247,15 @@ impl Draft {
 
     /// Records that the operation touched `id` and changed it (or may have: `really_changed`
     /// judges at the end), with its summary.
+    /// How a summary names a tab: by its label, as the person sees it (`"Budget"`); a tab
+    /// that is not there by its ID.
+    fn named(&self, id: &TabId) -> String {
+        match self.at.get(id) {
+            Some(&at) => named(&self.note.tabs[at]),
+            None => id.to_string(),
+        }
+    }
+
     fn edited(&mut self, id: &TabId, summary: String) -> OpResult {
         self.touched.push(id.clone());
         Ok((OpOutcome::Edited { tab_id: id.clone() }, summary))
@@ -302,6 +311,11 @@ fn really_changed(
 }
 
 /// `s` cut to `max_chars` characters (with an ellipsis when cut); reads no further than that.
+/// A tab as a summary names it: its label, quoted.
+fn named(tab: &Tab) -> String {
+    format!("\"{}\"", clip(&tab.label, 40))
+}
+
 fn clip(s: &str, max_chars: usize) -> String {
     if s.char_indices().nth(max_chars).is_none() {
         return s.to_owned();

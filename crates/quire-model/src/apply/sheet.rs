@@ -44,7 +44,7 @@ pub(super) fn set_range(
     if changed {
         d.surely_changed.insert(tab_id.clone());
     }
-    d.edited(tab_id, format!("set {cells} cells in {tab_id}"))
+    d.edited(tab_id, format!("set {cells} cells in {}", d.named(tab_id)))
 }
 
 /// What a sheet tab's new content (`replace_tab_data`) must be, given the old one.

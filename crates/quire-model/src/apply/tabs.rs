@@ -22,7 +22,10 @@ pub(super) fn replace_tab_data(d: &mut Draft, tab_id: &TabId, data: &Value) -> O
         d.grid = Some(after);
     }
     d.tab_mut(tab_id)?.data = parsed;
-    d.edited(tab_id, format!("replaced the content of {tab_id}"))
+    d.edited(
+        tab_id,
+        format!("replaced the content of {}", d.named(tab_id)),
+    )
 }
 
 fn parse_tab_data(tab: &Tab, data: &Value) -> Result<TabData, OpError> {
@@ -108,14 +111,14 @@ pub(super) fn create_tab(
     d.touched.push(id.clone());
     Ok((
         OpOutcome::TabCreated { tab_id: id.clone() },
-        format!("created {kind} tab {id}"),
+        format!("created {kind} tab {}", d.named(&id)),
     ))
 }
 
 pub(super) fn rename_tab(d: &mut Draft, tab_id: &TabId, label: &str) -> OpResult {
     let label = check_label(label)?;
+    let summary = format!("renamed {} to \"{}\"", d.named(tab_id), clip(&label, 40));
     let tab = d.tab_mut(tab_id)?;
-    let summary = format!("renamed {tab_id} to \"{}\"", clip(&label, 40));
     tab.label = label;
     d.edited(tab_id, summary)
 }
@@ -132,11 +135,15 @@ pub(super) fn move_tab(d: &mut Draft, tab_id: &TabId, index: usize) -> OpResult 
     let tab = d.note.tabs.remove(from);
     d.note.tabs.insert(index, tab);
     d.reindex_from(from.min(index));
-    d.edited(tab_id, format!("moved {tab_id} to position {index}"))
+    d.edited(
+        tab_id,
+        format!("moved {} to position {index}", d.named(tab_id)),
+    )
 }
 
 pub(super) fn delete_tab(d: &mut Draft, tab_id: &TabId) -> OpResult {
     let at = d.position(tab_id)?;
+    let name = d.named(tab_id);
     let kind = d.note.tabs[at].kind();
     if kind.is_fixed() {
         return Err(OpError::invalid(
@@ -156,7 +163,7 @@ pub(super) fn delete_tab(d: &mut Draft, tab_id: &TabId) -> OpResult {
         OpOutcome::TabDeleted {
             tab_id: tab_id.clone(),
         },
-        format!("deleted {tab_id}"),
+        format!("deleted {kind} tab {name}"),
     ))
 }
 

@@ -10,5 +10,5 @@ pub(super) fn replace_text(d: &mut Draft, tab_id: &TabId, text: &str) -> OpResul
         return Err(wrong_kind(tab, "replace_text", "a markdown"));
     };
     *current = text.to_owned();
-    d.edited(tab_id, format!("replaced the text of {tab_id}"))
+    d.edited(tab_id, format!("replaced the text of {}", d.named(tab_id)))
 }
