@@ -24,8 +24,8 @@ use crate::client::{Client, ClientError, ServerEvent, ServerIdentity};
 use crate::content::{Content, ContentError};
 use crate::local::{ArchivedDraft, LedgerEntry, LocalError, LocalStore};
 use crate::machine::{
-    self, Effect, Event, Failure, NoteSync, Notice, OnConflict, Outgoing, Persist, Resolution,
-    Stats, SyncError, TabState, WriteBody, step,
+    self, BaseAt, Effect, Event, Failure, NoteSync, Notice, OnConflict, Outgoing, Persist,
+    Resolution, Stats, SyncError, TabState, WriteBody, step,
 };
 use crate::merge::{ClashChoice, MergeError, TabMerge};
 
@@ -564,16 +564,7 @@ impl Engine {
         tab_id: &TabId,
         data: Value,
     ) -> Result<TabStatus> {
-        let snap = self.snapshot(note_id)?;
-        let kind = match (
-            snap.sync.drafts.get(tab_id),
-            snap.sync.server.as_ref().and_then(|n| n.tab(tab_id)),
-        ) {
-            (Some(d), _) => d.mine.kind(),
-            (None, Some(t)) => t.kind(),
-            (None, None) => return Err(tab_gone(&snap, tab_id)),
-        };
-        let content = Content::parse(kind, data)?;
+        let content = self.parse_edit(note_id, tab_id, data)?;
         let now = self.inner.clock.now();
         let snap = self
             .send_step(
@@ -589,10 +580,10 @@ impl Engine {
     }
 
     /// The person's edit, made on the tab as it was at `base_version` (the version the editor's
-    /// content was loaded at). When the server changed this tab after `base_version` and the
-    /// tab has no draft yet, the draft starts from the content at `base_version`, so the
+    /// content was loaded at). The machine judges it ([`Event::EditedOn`]) with what the local
+    /// store holds of that version: when the server changed this tab after `base_version`, the
     /// other writer's change becomes a conflict instead of being overwritten by an editor that
-    /// had not shown it yet. Otherwise the same as [`Engine::edit_tab`].
+    /// had not shown it yet, online or not.
     pub async fn edit_tab_on(
         &self,
         note_id: &NoteId,
@@ -600,22 +591,13 @@ impl Engine {
         data: Value,
         base_version: Version,
     ) -> Result<TabStatus> {
-        let snap = self.snapshot(note_id)?;
-        let server = snap.sync.server.as_ref();
-        let newer = server.is_some_and(|n| n.version > base_version);
-        let current = server.and_then(|n| n.tab(tab_id)).map(|t| t.data.clone());
-        if !newer || snap.sync.drafts.contains_key(tab_id) {
-            return self.edit_tab(note_id, tab_id, data).await;
-        }
-        let (Some(current), Ok(old)) = (current, self.version(note_id, base_version).await) else {
-            return self.edit_tab(note_id, tab_id, data).await;
-        };
-        let Some(old_tab) = old.tab(tab_id).filter(|t| t.data != current) else {
-            // The tab did not change since: an ordinary edit.
-            return self.edit_tab(note_id, tab_id, data).await;
-        };
-        let content = Content::parse(old_tab.kind(), data)?;
-        let base = Content(old_tab.data.clone());
+        let content = self.parse_edit(note_id, tab_id, data)?;
+        let base = lock(&self.inner.local)
+            .tab_at(note_id, tab_id, base_version)
+            .unwrap_or_else(|e| {
+                tracing::warn!(note = %note_id, error = %e, "local store read failed");
+                BaseAt::Unknown
+            });
         let now = self.inner.clock.now();
         let snap = self
             .send_step(
@@ -630,6 +612,20 @@ impl Engine {
             )
             .await?;
         Ok(tab_status(&snap.sync, tab_id))
+    }
+
+    /// The person's edit of a tab as its content, in the tab's kind.
+    fn parse_edit(&self, note_id: &NoteId, tab_id: &TabId, data: Value) -> Result<Content> {
+        let snap = self.snapshot(note_id)?;
+        let kind = match (
+            snap.sync.drafts.get(tab_id),
+            snap.sync.server.as_ref().and_then(|n| n.tab(tab_id)),
+        ) {
+            (Some(d), _) => d.mine.kind(),
+            (None, Some(t)) => t.kind(),
+            (None, None) => return Err(tab_gone(&snap, tab_id)),
+        };
+        Ok(Content::parse(kind, data)?)
     }
 
     /// Saves every dirty tab now (e.g. when the window closes), skipping the debounce.
@@ -1211,6 +1207,26 @@ fn run_effects(
                         Err(e) => {
                             tracing::debug!(%note, error = %e, "fetch failed");
                             Event::FetchFailed(failure(e))
+                        }
+                    };
+                    if tx.send(Msg::Step(ev, None)).is_err() {
+                        tracing::debug!("note task stopped before the answer");
+                    }
+                });
+            }
+            Effect::FetchVersion(version) => {
+                let client = inner.client.clone();
+                let note = note_id.clone();
+                let tx = tx.clone();
+                tokio::spawn(async move {
+                    let ev = match client.note_at(&note, version).await {
+                        Ok(n) => Event::VersionFetched(Box::new(n)),
+                        Err(e) => {
+                            tracing::debug!(%note, %version, error = %e, "version fetch failed");
+                            Event::VersionFetchFailed {
+                                version,
+                                failure: failure(e),
+                            }
                         }
                     };
                     if tx.send(Msg::Step(ev, None)).is_err() {

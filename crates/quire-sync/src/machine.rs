@@ -136,6 +136,23 @@ pub struct Draft {
     /// As last shown (kept for the drafts ledger of Notes that are not open).
     pub state: TabState,
     pub updated_at: Timestamp,
+    /// The content at `base_version` is not known yet (the edit was made on a version this
+    /// app holds no copy of): `base` is a placeholder, and nothing is saved until the server
+    /// gives that version.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "ts", ts(skip))]
+    pub base_missing: bool,
+}
+
+/// What this app knows locally of a tab at an older version.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BaseAt {
+    /// Its content then.
+    Known(Content),
+    /// The version was seen, without this tab.
+    Absent,
+    /// No copy of that version is kept here.
+    Unknown,
 }
 
 /// A structural write (create/rename/move/delete tab, title, sources, files, restore).
@@ -208,16 +225,18 @@ pub enum Event {
         content: Content,
         now: Timestamp,
     },
-    /// The person's edit of the tab as it was at `base_version` (`base`), older than the
-    /// server state this Note has seen: the editor had not shown the newer content yet. With no
-    /// draft, the draft starts from that base, so a change made on the server meanwhile is a
-    /// conflict (or a rebase), never overwritten.
+    /// The person's edit of the tab as it was at `base_version` (the version the editor's
+    /// content was loaded at), with what the local store holds of the tab then. With no draft
+    /// and an older base than the server state seen, the draft starts from that base, so a
+    /// change made on the server meanwhile is a conflict (or a rebase), never overwritten; a
+    /// base not known locally is asked of the server ([`Effect::FetchVersion`]) and the draft
+    /// waits for it.
     EditedOn {
         tab_id: TabId,
         content: Content,
         now: Timestamp,
         base_version: Version,
-        base: Content,
+        base: BaseAt,
     },
     /// Save every dirty tab now, without waiting for the debounce.
     Flush,
@@ -227,6 +246,12 @@ pub enum Event {
     },
     Fetched(Box<Note>),
     FetchFailed(Failure),
+    /// The answer to [`Effect::FetchVersion`]: the Note at an older version.
+    VersionFetched(Box<Note>),
+    VersionFetchFailed {
+        version: Version,
+        failure: Failure,
+    },
     SaveSucceeded(Box<WriteResult>),
     SaveFailed(Failure),
     /// The server says the Note is at `version` (event stream: a write, or its hello).
@@ -264,6 +289,8 @@ pub enum Effect {
     Persist(Persist),
     Send(Send),
     Fetch,
+    /// Read the Note as it was at this version (the base of a draft not known locally).
+    FetchVersion(Version),
     StartTimer {
         timer: Timer,
         generation: u64,
@@ -346,6 +373,7 @@ pub enum Notice {
 enum Busy {
     Idle,
     Fetching,
+    FetchingVersion,
     Saving(Target),
 }
 
@@ -475,6 +503,7 @@ impl NoteSync {
         } else if self.offline.is_some() {
             TabState::Offline
         } else if inflight
+            || d.base_missing
             || d.pending.is_some()
             || d.last_error
                 .as_ref()
@@ -590,6 +619,24 @@ pub fn step(mut s: NoteSync, event: Event) -> (NoteSync, Vec<Effect>) {
             Some((base_version, base)),
             &mut fx,
         ),
+        Event::VersionFetched(note) => {
+            if s.busy == Busy::FetchingVersion {
+                s.busy = Busy::Idle;
+            }
+            back_online(&mut s, &mut fx);
+            on_version_fetched(&mut s, *note, &mut fx);
+        }
+        Event::VersionFetchFailed { version, failure } => {
+            if s.busy == Busy::FetchingVersion {
+                s.busy = Busy::Idle;
+            }
+            match failure {
+                Failure::Offline(reason) => go_offline(&mut s, &reason, &mut fx),
+                Failure::Conflict { .. } | Failure::Rejected { .. } => {
+                    base_refused(&mut s, version, &mut fx)
+                }
+            }
+        }
         Event::Flush => {
             let dirty: Vec<TabId> = s.drafts.keys().cloned().collect();
             s.ready.extend(dirty);
@@ -691,7 +738,7 @@ fn on_edit(
     tab_id: TabId,
     content: Content,
     now: Timestamp,
-    older_base: Option<(Version, Content)>,
+    older_base: Option<(Version, BaseAt)>,
     fx: &mut Vec<Effect>,
 ) {
     // Whether the tab's newest server state is this app's own save, untouched since.
@@ -719,14 +766,16 @@ fn on_edit(
     let Some(tab) = server.tab(&tab_id) else {
         return;
     };
-    let (base_version, base, behind) = match older_base {
-        // An edit made on a base older than this app's own save (it was typed while the save
-        // was on the wire) already contains what was saved: nothing else changed the tab, so
-        // it is judged against the server's state, not as a conflict with itself.
-        Some((version, base)) if version < server.version && !own_save_is_newest => {
-            (version, base, true)
-        }
-        _ => (server.version, Content(tab.data.clone()), false),
+    let current = Content(tab.data.clone());
+    // An edit made on a base older than this app's own save (it was typed while the save was on
+    // the wire) already contains what was saved: nothing else changed the tab, so it is judged
+    // against the server's state, not as a conflict with itself.
+    let older = older_base.filter(|(version, _)| *version < server.version && !own_save_is_newest);
+    let (base_version, base, behind, base_missing) = match older {
+        Some((version, BaseAt::Known(base))) if base != current => (version, base, true, false),
+        Some((version, BaseAt::Unknown)) => (version, current, false, true),
+        // The tab did not change since (or is newer than the editor's version).
+        _ => (server.version, current, false, false),
     };
     if !is_editable(base.kind()) || base.kind() != content.kind() || base == content {
         return;
@@ -742,9 +791,14 @@ fn on_edit(
         last_error: None,
         state: TabState::Dirty,
         updated_at: now,
+        base_missing,
     };
     s.drafts.insert(tab_id.clone(), draft);
     s.persist_draft(&tab_id, fx);
+    if base_missing {
+        // Judged when the server gives the base (pump asks for it).
+        return;
+    }
     if behind {
         // Made on an older base: judged against the server now (a conflict if the tab changed).
         reconcile(s, fx);
@@ -839,6 +893,9 @@ fn reconcile(s: &mut NoteSync, fx: &mut Vec<Effect>) {
         };
         if inflight || d.pending.is_some() {
             continue; // Outcome unknown: judged when the server answers.
+        }
+        if d.base_missing {
+            continue; // Judged when the server gives the base.
         }
         if d.base_version > server.version {
             s.need_fetch = true;
@@ -1147,6 +1204,18 @@ fn pump(s: &mut NoteSync, fx: &mut Vec<Effect>) {
     }
     let Some(guard) = s.guard() else { return };
 
+    // 0. A draft's base not known locally.
+    if let Some(version) = s
+        .drafts
+        .values()
+        .find(|d| d.base_missing)
+        .map(|d| d.base_version)
+    {
+        s.busy = Busy::FetchingVersion;
+        fx.push(Effect::FetchVersion(version));
+        return;
+    }
+
     // 1. A save whose outcome is unknown goes out again exactly as it was.
     let resend = s
         .drafts
@@ -1201,7 +1270,7 @@ fn pump(s: &mut NoteSync, fx: &mut Vec<Effect>) {
             s.ready.remove(&tab_id);
             continue;
         };
-        if d.theirs.is_some() || is_failed(d) || d.base_version != guard {
+        if d.theirs.is_some() || is_failed(d) || d.base_missing || d.base_version != guard {
             continue;
         }
         if d.mine == d.base {
@@ -1231,5 +1300,52 @@ fn pump(s: &mut NoteSync, fx: &mut Vec<Effect>) {
             },
         }));
         return;
+    }
+}
+
+/// The server gave the Note at an older version: the drafts waiting for that base are judged
+/// against the server state now (a conflict if their tab changed since).
+fn on_version_fetched(s: &mut NoteSync, note: Note, fx: &mut Vec<Effect>) {
+    let waiting: Vec<TabId> = s
+        .drafts
+        .values()
+        .filter(|d| d.base_missing && d.base_version == note.version)
+        .map(|d| d.tab_id.clone())
+        .collect();
+    for tab_id in &waiting {
+        if let Some(d) = s.drafts.get_mut(tab_id) {
+            if let Some(t) = note.tab(tab_id).filter(|t| t.kind() == d.mine.kind()) {
+                d.base = Content(t.data.clone());
+            }
+            d.base_missing = false;
+        }
+        s.persist_draft(tab_id, fx);
+    }
+    reconcile(s, fx);
+    for tab_id in waiting {
+        if s.drafts.get(&tab_id).is_some_and(|d| d.theirs.is_none()) {
+            s.ready.insert(tab_id);
+        }
+    }
+}
+
+/// The server will not give the base (e.g. that version is gone): the person decides, on the
+/// server's content, since what the draft was made on cannot be known.
+fn base_refused(s: &mut NoteSync, version: Version, fx: &mut Vec<Effect>) {
+    let Some(server) = s.server.clone() else {
+        return;
+    };
+    let waiting: Vec<TabId> = s
+        .drafts
+        .values()
+        .filter(|d| d.base_missing && d.base_version == version)
+        .map(|d| d.tab_id.clone())
+        .collect();
+    for tab_id in waiting {
+        if let Some(d) = s.drafts.get_mut(&tab_id) {
+            d.base_missing = false;
+        }
+        let theirs = server.tab(&tab_id).map(|t| Content(t.data.clone()));
+        mark_conflict(s, &tab_id, server.version, theirs, fx);
     }
 }

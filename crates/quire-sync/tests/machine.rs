@@ -8,8 +8,8 @@ use quire_api::WriteResult;
 use quire_model::{Note, NoteId, Op, Sheet, SheetTab, Tab, TabData, TabId, Timestamp, Version};
 use quire_sync::Content;
 use quire_sync::machine::{
-    Config, Draft, Effect, Event, Failure, NoteSync, Notice, OnConflict, Outgoing, PendingSave,
-    Persist, Resolution, TabState, Timer, WriteBody, step,
+    BaseAt, Config, Draft, Effect, Event, Failure, NoteSync, Notice, OnConflict, Outgoing,
+    PendingSave, Persist, Resolution, TabState, Timer, WriteBody, step,
 };
 
 const NOTE: &str = "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f50";
@@ -177,6 +177,7 @@ fn show(e: &Effect) -> String {
             format!("send {}@{} {what}", s.key, s.expected_version)
         }
         Effect::Fetch => "fetch".to_owned(),
+        Effect::FetchVersion(v) => format!("fetch v{v}"),
         Effect::StartTimer {
             timer, generation, ..
         } => match timer {
@@ -645,6 +646,7 @@ fn a_crash_mid_save_resends_the_same_key_after_restart() {
         last_error: None,
         state: Saving,
         updated_at: Timestamp(500),
+        base_missing: false,
     };
     let s = run(
         "restart, committed before the crash",
@@ -930,7 +932,7 @@ fn backoff_doubles_up_to_the_cap() {
     assert_eq!(delays, [100, 200, 400, 800, 1600, 2000, 2000, 2000]);
 }
 
-fn edit_on(tab: TabId, content: Content, base_version: u64, base: Content) -> Event {
+fn edit_on(tab: TabId, content: Content, base_version: u64, base: BaseAt) -> Event {
     Event::EditedOn {
         tab_id: tab,
         content,
@@ -965,7 +967,7 @@ fn an_edit_on_a_base_older_than_our_own_save_is_not_a_conflict() {
                 Saved,
             ),
             S(
-                edit_on(md(), text("hello!!"), 3, text("hello")),
+                edit_on(md(), text("hello!!"), 3, BaseAt::Known(text("hello"))),
                 &["draft md", "timer debounce md#2"],
                 Dirty,
             ),
@@ -989,13 +991,175 @@ fn an_edit_on_a_base_older_than_a_remote_write_is_a_conflict() {
                 Clean,
             ),
             S(
-                edit_on(md(), text("hello!"), 3, text("hello")),
+                edit_on(md(), text("hello!"), 3, BaseAt::Known(text("hello"))),
                 &["draft md", "conflict markdown", "draft md"],
                 Conflict,
             ),
         ],
     );
     assert_eq!(s.stats.conflicts_shown, 1);
+}
+
+/// `opened()`, then another writer's change of the Markdown tab at v4, then the server gone
+/// (the fetch of v5 fails): offline, with v4 held.
+fn offline_after_theirs() -> NoteSync {
+    run(
+        "theirs, then offline",
+        opened(),
+        &md(),
+        vec![
+            S(
+                fetched(note(4, "hello\ntheirs", "a")),
+                &["base v4", "remote markdown"],
+                Clean,
+            ),
+            S(
+                Event::Remote {
+                    version: Version(5),
+                },
+                &["fetch"],
+                Clean,
+            ),
+            S(
+                Event::FetchFailed(Failure::Offline("connection refused".to_owned())),
+                &["timer retry#1"],
+                Clean,
+            ),
+        ],
+    )
+}
+
+/// The editor still shows v3 when the person types, offline. The local store holds v3: a
+/// conflict at once, with no server to ask.
+#[test]
+fn an_offline_edit_on_a_stale_base_known_locally_is_a_conflict() {
+    let s = run(
+        "stale editor, offline",
+        offline_after_theirs(),
+        &md(),
+        vec![
+            S(
+                edit_on(md(), text("hello!"), 3, BaseAt::Known(text("hello"))),
+                &["draft md", "conflict markdown", "draft md"],
+                Conflict,
+            ),
+            S(Event::Flush, &[], Conflict),
+            S(retry(1), &["fetch"], Conflict),
+            S(fetched(note(4, "hello\ntheirs", "a")), &[], Conflict),
+        ],
+    );
+    assert_eq!(s.stats.saves_sent, 0, "theirs is never overwritten");
+    let d = &s.drafts[&md()];
+    assert_eq!(d.base, text("hello"));
+    assert_eq!(
+        d.theirs.as_ref().unwrap().content,
+        Some(text("hello\ntheirs"))
+    );
+}
+
+/// The same, but this app holds no copy of v3: the draft waits, unsaved, until the server gives
+/// v3; then it is judged as above.
+#[test]
+fn an_offline_edit_on_an_unknown_base_waits_for_it_and_never_overwrites() {
+    let s = run(
+        "unknown base, offline",
+        offline_after_theirs(),
+        &md(),
+        vec![
+            S(
+                edit_on(md(), text("hello!"), 3, BaseAt::Unknown),
+                &["draft md"],
+                Offline,
+            ),
+            // Neither the debounce nor a flush sends a draft whose base is not known.
+            S(Event::Flush, &[], Offline),
+            S(retry(1), &["fetch"], Offline),
+            S(
+                fetched(note(4, "hello\ntheirs", "a")),
+                &["fetch v3"],
+                Saving,
+            ),
+            S(
+                Event::VersionFetched(Box::new(note(3, "hello", "a"))),
+                &["draft md", "conflict markdown", "draft md"],
+                Conflict,
+            ),
+        ],
+    );
+    assert_eq!(s.stats.saves_sent, 0, "theirs is never overwritten");
+    assert_eq!(s.drafts[&md()].base, text("hello"));
+}
+
+#[test]
+fn an_unknown_base_is_asked_for_and_judged() {
+    let sheet_changed = || {
+        run(
+            "another tab changed",
+            opened(),
+            &md(),
+            vec![S(
+                fetched(note(4, "hello", "b")),
+                &["base v4", "remote sheet"],
+                Clean,
+            )],
+        )
+    };
+    run(
+        "the tab did not change since: saved on the new version",
+        sheet_changed(),
+        &md(),
+        vec![
+            S(
+                edit_on(md(), text("hello!"), 3, BaseAt::Unknown),
+                &["draft md", "fetch v3"],
+                Saving,
+            ),
+            S(
+                Event::VersionFetched(Box::new(note(3, "hello", "a"))),
+                &[
+                    "draft md",
+                    "draft md",
+                    "draft md pending k-1@4",
+                    "send k-1@4 md=\"hello!\"",
+                ],
+                Saving,
+            ),
+        ],
+    );
+    run(
+        "the server will not give it: the person decides",
+        sheet_changed(),
+        &md(),
+        vec![
+            S(
+                edit_on(md(), text("hello!"), 3, BaseAt::Unknown),
+                &["draft md", "fetch v3"],
+                Saving,
+            ),
+            S(
+                Event::VersionFetchFailed {
+                    version: Version(3),
+                    failure: Failure::Rejected {
+                        status: 404,
+                        code: "version_not_found".to_owned(),
+                        message: "no version 3".to_owned(),
+                    },
+                },
+                &["conflict markdown", "draft md"],
+                Conflict,
+            ),
+        ],
+    );
+    run(
+        "known and unchanged since: an ordinary edit",
+        sheet_changed(),
+        &md(),
+        vec![S(
+            edit_on(md(), text("hello!"), 3, BaseAt::Known(text("hello"))),
+            &["draft md", "timer debounce md#1"],
+            Dirty,
+        )],
+    );
 }
 
 #[test]

@@ -432,6 +432,69 @@ async fn offline_then_saved_exactly_once() {
     engine.shutdown();
 }
 
+/// The editor still shows an older version when the person types; the server is down and the
+/// app was restarted meanwhile. The engine judges the edit on its own copy of that version: the
+/// other writer's change becomes a conflict, and is still on the server when it comes back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stale_edit_made_offline_is_a_conflict_not_an_overwrite() {
+    let mut server = server();
+    let dir = tempfile::tempdir().unwrap();
+    let first = engine(&server.url(), &server.token, dir.path(), None);
+    let note = first.create_note("Stale").await.unwrap().note_id;
+    first.edit_tab(&note, &md(), json!("one")).await.unwrap();
+    settle(&first, &note).await;
+    let editor_version = first.view(&note).unwrap().version;
+    rest(&server)
+        .patch(
+            &note,
+            editor_version,
+            &[Op::ReplaceText {
+                tab_id: md(),
+                text: "one\ntheirs".to_owned(),
+            }],
+            Some(&key()),
+        )
+        .await
+        .unwrap();
+    first
+        .wait_until(&note, WAIT, "the other writer's change", |s| {
+            s.status.guard > Some(editor_version)
+        })
+        .await
+        .unwrap();
+    first.shutdown();
+    drop(first);
+
+    server.kill9().unwrap();
+    let engine = engine(&server.url(), &server.token, dir.path(), None);
+    let view = engine.open_note(&note).await.unwrap();
+    assert!(engine.status(&note).unwrap().offline);
+    assert!(view.version > editor_version, "{view:?}");
+    let status = engine
+        .edit_tab_on(&note, &md(), json!("one\nmine"), editor_version)
+        .await
+        .unwrap();
+    assert_eq!(status.state, TabState::Conflict, "{status:?}");
+
+    server.restart().unwrap();
+    engine
+        .wait_until(&note, WAIT, "back online", |s| {
+            !s.status.offline && s.status.settled
+        })
+        .await
+        .unwrap();
+    assert_eq!(markdown_on_server(&server, &note).await, "one\ntheirs");
+    let conflict = engine.conflict(&note, &md()).unwrap();
+    let md_text = |c: &quire_sync::Content| c.0.to_value();
+    assert_eq!(md_text(&conflict.base), json!("one"));
+    assert_eq!(md_text(&conflict.mine), json!("one\nmine"));
+    assert_eq!(
+        conflict.theirs.as_ref().map(md_text),
+        Some(json!("one\ntheirs"))
+    );
+    engine.shutdown();
+}
+
 /// The server commits a save but the answer is lost on the way back: the engine resends the
 /// same write (same key) and the server replays its first answer; one version, not two.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
