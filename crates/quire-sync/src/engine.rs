@@ -1094,9 +1094,12 @@ async fn run_note(
             }
             Msg::Step(event, reply) => (event, reply),
         };
-        let (next, effects) = step(sync, event);
-        sync = next;
-        run_effects(&inner, &note_id, &sync, effects, &tx, &mut waiters);
+        let mut event = Some(event);
+        while let Some(ev) = event.take() {
+            let (next, effects) = step(sync, ev);
+            sync = next;
+            event = run_effects(&inner, &note_id, &sync, effects, &tx, &mut waiters);
+        }
         let snap = Arc::new(snapshot(sync.clone()));
         if inner.events.receiver_count() > 0
             && inner
@@ -1115,6 +1118,8 @@ async fn run_note(
     }
 }
 
+/// Performs one step's effects; when the local store refuses its writes, performs none and
+/// returns the event that tells the machine.
 fn run_effects(
     inner: &Arc<Inner>,
     note_id: &NoteId,
@@ -1122,7 +1127,7 @@ fn run_effects(
     effects: Vec<Effect>,
     tx: &mpsc::UnboundedSender<Msg>,
     waiters: &mut HashMap<String, oneshot::Sender<Result<WriteOutcome>>>,
-) {
+) -> Option<Event> {
     // 1. Everything to persist, in one transaction, before any request leaves.
     let persists: Vec<&Persist> = effects
         .iter()
@@ -1140,16 +1145,7 @@ fn run_effects(
                 message: e.to_string(),
             },
         );
-        // Without the draft on disk nothing may be sent; a later step tries again.
-        let retry = tx.clone();
-        let after = inner.timing.backoff_min;
-        tokio::spawn(async move {
-            tokio::time::sleep(after).await;
-            if retry.send(Msg::Step(Event::Poll, None)).is_err() {
-                tracing::debug!("note task stopped");
-            }
-        });
-        return;
+        return Some(Event::LocalStoreFailed { dropped: effects });
     }
     // 2. The rest, in order.
     for effect in effects {
@@ -1268,6 +1264,7 @@ fn run_effects(
             }
         }
     }
+    None
 }
 
 fn publish(inner: &Inner, event: EngineEvent) {

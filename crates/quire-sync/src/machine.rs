@@ -214,6 +214,8 @@ pub enum Failure {
 pub enum Timer {
     Debounce(TabId),
     Retry,
+    /// The local store refused a step's writes: write the state again.
+    LocalStore,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -280,6 +282,11 @@ pub enum Event {
     /// Retry a failed draft (or resume after the person fixed what was refused).
     Retry {
         tab_id: TabId,
+    },
+    /// The local store refused the last step's writes, so the driver performed none of its
+    /// effects (`dropped`): the requests did not leave, the timers were not armed.
+    LocalStoreFailed {
+        dropped: Vec<Effect>,
     },
 }
 
@@ -417,6 +424,8 @@ pub struct NoteSync {
     /// Offline: the number of failed attempts in a row; sends wait for the retry timer.
     offline: Option<u32>,
     waiting_retry: bool,
+    /// The local store refused a step's writes: nothing is sent until they are written again.
+    local_failed: bool,
     /// Tabs whose debounce has elapsed (or that must be re-sent at once).
     ready: BTreeSet<TabId>,
     timers: BTreeMap<Timer, u64>,
@@ -452,6 +461,7 @@ impl NoteSync {
             announced_while_saving: None,
             offline: None,
             waiting_retry: false,
+            local_failed: false,
             ready: BTreeSet::new(),
             timers: BTreeMap::new(),
             key_prefix,
@@ -650,6 +660,10 @@ pub fn step(mut s: NoteSync, event: Event) -> (NoteSync, Vec<Effect>) {
                         }
                     }
                     Timer::Retry => s.waiting_retry = false,
+                    Timer::LocalStore => {
+                        s.local_failed = false;
+                        persist_all(&mut s, &mut fx);
+                    }
                 }
             }
         }
@@ -718,6 +732,7 @@ pub fn step(mut s: NoteSync, event: Event) -> (NoteSync, Vec<Effect>) {
             ))));
             s.outbox.push_back(outgoing);
         }
+        Event::LocalStoreFailed { dropped } => on_local_store_failed(&mut s, dropped, &mut fx),
         Event::Retry { tab_id } => {
             if let Some(d) = s.drafts.get_mut(&tab_id)
                 && d.theirs.is_none()
@@ -1193,7 +1208,7 @@ fn pump(s: &mut NoteSync, fx: &mut Vec<Effect>) {
     {
         s.need_fetch = true;
     }
-    if s.busy != Busy::Idle || s.waiting_retry {
+    if s.busy != Busy::Idle || s.waiting_retry || s.local_failed {
         return;
     }
     if s.need_fetch || s.server.is_none() {
@@ -1347,5 +1362,57 @@ fn base_refused(s: &mut NoteSync, version: Version, fx: &mut Vec<Effect>) {
         }
         let theirs = server.tab(&tab_id).map(|t| Content(t.data.clone()));
         mark_conflict(s, &tab_id, server.version, theirs, fx);
+    }
+}
+
+/// Nothing of the failed step happened but the change of this state: a request it started did
+/// not leave (the draft keeps its pending save, sent again with the same key), a timer it armed
+/// is owed. The state is written again after `backoff_min`, before anything is sent.
+fn on_local_store_failed(s: &mut NoteSync, dropped: Vec<Effect>, fx: &mut Vec<Effect>) {
+    for effect in dropped {
+        match effect {
+            Effect::Send(_) | Effect::Fetch | Effect::FetchVersion(_) => {
+                if matches!(s.busy, Busy::Saving(_)) {
+                    s.stats.saves_sent = s.stats.saves_sent.saturating_sub(1);
+                }
+                if s.busy == Busy::Fetching {
+                    s.need_fetch = true;
+                }
+                s.busy = Busy::Idle;
+            }
+            Effect::StartTimer {
+                timer: Timer::Debounce(tab_id),
+                ..
+            } => {
+                s.ready.insert(tab_id);
+            }
+            Effect::StartTimer {
+                timer: Timer::Retry,
+                ..
+            } => s.waiting_retry = false,
+            Effect::StartTimer {
+                timer: Timer::LocalStore,
+                ..
+            }
+            | Effect::Persist(_)
+            | Effect::Notify(_) => {}
+        }
+    }
+    s.local_failed = true;
+    let after = s.config.backoff_min;
+    s.arm(Timer::LocalStore, after, fx);
+}
+
+/// Everything the local store holds for this Note, from this state.
+fn persist_all(s: &mut NoteSync, fx: &mut Vec<Effect>) {
+    if let Some(server) = &s.server {
+        fx.push(Effect::Persist(Persist::Base(Box::new(server.clone()))));
+    }
+    let tabs: Vec<TabId> = s.drafts.keys().cloned().collect();
+    for tab_id in tabs {
+        s.persist_draft(&tab_id, fx);
+    }
+    for o in &s.outbox {
+        fx.push(Effect::Persist(Persist::Outgoing(Box::new(o.clone()))));
     }
 }

@@ -183,6 +183,7 @@ fn show(e: &Effect) -> String {
         } => match timer {
             Timer::Debounce(t) => format!("timer debounce {t}#{generation}"),
             Timer::Retry => format!("timer retry#{generation}"),
+            Timer::LocalStore => format!("timer local#{generation}"),
         },
         Effect::Notify(n) => match n {
             Notice::RemoteApplied { tab_ids } => format!(
@@ -1212,4 +1213,69 @@ fn the_announcement_of_our_own_save_fetches_nothing() {
             ),
         ],
     );
+}
+
+/// The local store refuses a step's writes, so the driver performs none of its effects and says
+/// so: the machine writes its state again after a while, and only then sends (the same key).
+#[test]
+fn a_refused_local_write_is_written_again_before_anything_is_sent() {
+    let local_retry = Event::TimerFired {
+        timer: Timer::LocalStore,
+        generation: 1,
+    };
+    let (s, dropped) = step(opened(), edit(md(), text("mine")));
+    run(
+        "the edit's draft and debounce were not written",
+        s,
+        &md(),
+        vec![
+            S(
+                Event::LocalStoreFailed { dropped },
+                &["timer local#1"],
+                Dirty,
+            ),
+            S(Event::Flush, &[], Dirty),
+            S(
+                local_retry.clone(),
+                &[
+                    "base v3",
+                    "draft md",
+                    "draft md pending k-1@3",
+                    "send k-1@3 md=\"mine\"",
+                ],
+                Saving,
+            ),
+        ],
+    );
+    let (s, dropped) = step(
+        step(opened(), edit(md(), text("mine"))).0,
+        debounce(md(), 1),
+    );
+    let s = run(
+        "the save's pending key was not written, and the save did not leave",
+        s,
+        &md(),
+        vec![
+            S(
+                Event::LocalStoreFailed { dropped },
+                &["timer local#1"],
+                Saving,
+            ),
+            S(
+                local_retry,
+                &[
+                    "base v3",
+                    "draft md pending k-1@3",
+                    "send k-1@3 md=\"mine\"",
+                ],
+                Saving,
+            ),
+            S(
+                saved(4, "markdown", false),
+                &["base v4", "saved markdown@4", "drop draft md"],
+                Saved,
+            ),
+        ],
+    );
+    assert_eq!(s.stats.saves_sent, 1, "one save left, once");
 }
