@@ -294,7 +294,7 @@ pub enum Event {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     Persist(Persist),
-    Send(Send),
+    Send(SaveRequest),
     Fetch,
     /// Read the Note as it was at this version (the base of a draft not known locally).
     FetchVersion(Version),
@@ -340,7 +340,7 @@ impl ArchiveReason {
 
 /// One guarded write to send.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Send {
+pub struct SaveRequest {
     pub key: String,
     pub expected_version: Version,
     pub body: WriteBody,
@@ -1241,7 +1241,7 @@ fn pump(s: &mut NoteSync, fx: &mut Vec<Effect>) {
         if let Some(p) = s.drafts.get(&tab_id).and_then(|d| d.pending.clone()) {
             s.busy = Busy::Saving(Target::Tab(tab_id.clone()));
             s.stats.saves_sent += 1;
-            fx.push(Effect::Send(Send {
+            fx.push(Effect::Send(SaveRequest {
                 key: p.key,
                 expected_version: p.expected_version,
                 body: WriteBody::Ops {
@@ -1270,7 +1270,7 @@ fn pump(s: &mut NoteSync, fx: &mut Vec<Effect>) {
         fx.push(Effect::Persist(Persist::Outgoing(Box::new(o.clone()))));
         s.busy = Busy::Saving(Target::Outgoing(o.id.clone()));
         s.stats.saves_sent += 1;
-        fx.push(Effect::Send(Send {
+        fx.push(Effect::Send(SaveRequest {
             key,
             expected_version: expected,
             body: o.body,
@@ -1307,7 +1307,7 @@ fn pump(s: &mut NoteSync, fx: &mut Vec<Effect>) {
         // The draft, with its key, is on disk before the request leaves.
         s.persist_draft(&tab_id, fx);
         s.stats.saves_sent += 1;
-        fx.push(Effect::Send(Send {
+        fx.push(Effect::Send(SaveRequest {
             key,
             expected_version: pending.expected_version,
             body: WriteBody::Ops {
