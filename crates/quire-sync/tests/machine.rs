@@ -234,6 +234,59 @@ fn run(name: &str, mut s: NoteSync, watch: &TabId, script: Vec<S>) -> NoteSync {
     s
 }
 
+fn remote(version: u64) -> Event {
+    Event::Remote {
+        version: Version(version),
+    }
+}
+
+/// Effects built at run time, for the tables (which hold `'static` lines).
+fn want(lines: Vec<String>) -> &'static [&'static str] {
+    Box::leak(
+        lines
+            .into_iter()
+            .map(|l| &*Box::leak(l.into_boxed_str()))
+            .collect(),
+    )
+}
+
+/// The person types `t` in the Markdown tab (no draft in conflict): a draft and a debounce.
+fn typed(t: &str, generation: u64) -> S {
+    S(
+        edit(md(), text(t)),
+        want(vec![
+            "draft md".to_owned(),
+            format!("timer debounce md#{generation}"),
+        ]),
+        TabState::Dirty,
+    )
+}
+
+/// The debounce fires: the draft with its key on disk, then the save of `t` on `version`.
+fn sent(generation: u64, key: u64, version: u64, t: &str) -> S {
+    S(
+        debounce(md(), generation),
+        want(vec![
+            format!("draft md pending k-{key}@{version}"),
+            format!("send k-{key}@{version} md={t:?}"),
+        ]),
+        TabState::Saving,
+    )
+}
+
+/// The save of the Markdown tab committed at `version`, nothing typed since: the draft goes.
+fn committed(version: u64) -> S {
+    S(
+        saved(version, "markdown", false),
+        want(vec![
+            format!("base v{version}"),
+            format!("saved markdown@{version}"),
+            "drop draft md".to_owned(),
+        ]),
+        TabState::Saved,
+    )
+}
+
 /// Starts a Note at v3 ("hello", cell "a") and returns it settled.
 fn opened() -> NoteSync {
     run(
@@ -259,18 +312,7 @@ fn saving_mine() -> NoteSync {
         "saving",
         opened(),
         &md(),
-        vec![
-            S(
-                edit(md(), text("mine")),
-                &["draft md", "timer debounce md#1"],
-                Dirty,
-            ),
-            S(
-                debounce(md(), 1),
-                &["draft md pending k-1@3", "send k-1@3 md=\"mine\""],
-                Saving,
-            ),
-        ],
+        vec![typed("mine", 1), sent(1, 1, 3, "mine")],
     )
 }
 
@@ -281,16 +323,8 @@ fn edit_debounce_save() {
         opened(),
         &md(),
         vec![
-            S(
-                edit(md(), text("hello!")),
-                &["draft md", "timer debounce md#1"],
-                Dirty,
-            ),
-            S(
-                edit(md(), text("hello!!")),
-                &["draft md", "timer debounce md#2"],
-                Dirty,
-            ),
+            typed("hello!", 1),
+            typed("hello!!", 2),
             // The first timer was superseded by the second keystroke.
             S(debounce(md(), 1), &[], Dirty),
             S(
@@ -299,11 +333,7 @@ fn edit_debounce_save() {
                 &["draft md pending k-1@3", "send k-1@3 md=\"hello!!\""],
                 Saving,
             ),
-            S(
-                saved(4, "markdown", false),
-                &["base v4", "saved markdown@4", "drop draft md"],
-                Saved,
-            ),
+            committed(4),
         ],
     );
     assert_eq!(
@@ -321,16 +351,8 @@ fn typing_back_to_the_base_sends_nothing() {
         opened(),
         &md(),
         vec![
-            S(
-                edit(md(), text("hello!")),
-                &["draft md", "timer debounce md#1"],
-                Dirty,
-            ),
-            S(
-                edit(md(), text("hello")),
-                &["draft md", "timer debounce md#2"],
-                Dirty,
-            ),
+            typed("hello!", 1),
+            typed("hello", 2),
             S(debounce(md(), 2), &["drop draft md"], Clean),
         ],
     );
@@ -357,11 +379,7 @@ fn refused_save_on_another_tab_change_is_reapplied_with_a_new_key() {
                 ],
                 Saving,
             ),
-            S(
-                saved(5, "markdown", false),
-                &["base v5", "saved markdown@5", "drop draft md"],
-                Saved,
-            ),
+            committed(5),
         ],
     );
     assert_eq!(s.stats.refused, 1);
@@ -380,16 +398,8 @@ fn refused_save_on_the_same_tab_goes_to_the_person() {
             opened(),
             &md(),
             vec![
-                S(
-                    edit(md(), text("hello\nmine")),
-                    &["draft md", "timer debounce md#1"],
-                    Dirty,
-                ),
-                S(
-                    debounce(md(), 1),
-                    &["draft md pending k-1@3", "send k-1@3 md=\"hello\\nmine\""],
-                    Saving,
-                ),
+                typed("hello\nmine", 1),
+                sent(1, 1, 3, "hello\nmine"),
                 S(conflict(4, &["markdown"]), &["draft md", "fetch"], Saving),
                 S(
                     fetched(note(4, "hello\ntheirs", "a")),
@@ -415,13 +425,7 @@ fn refused_save_on_the_same_tab_goes_to_the_person() {
         in_conflict(),
         &md(),
         vec![
-            S(
-                Event::Remote {
-                    version: Version(5),
-                },
-                &["fetch"],
-                Conflict,
-            ),
+            S(remote(5), &["fetch"], Conflict),
             S(
                 fetched(note(5, "hello\ntheirs\nmore", "a")),
                 &["base v5", "draft md"],
@@ -477,16 +481,8 @@ fn offline_retries_the_same_write_and_a_replay_counts_once() {
         opened(),
         &md(),
         vec![
-            S(
-                edit(md(), text("one")),
-                &["draft md", "timer debounce md#1"],
-                Dirty,
-            ),
-            S(
-                debounce(md(), 1),
-                &["draft md pending k-1@3", "send k-1@3 md=\"one\""],
-                Saving,
-            ),
+            typed("one", 1),
+            sent(1, 1, 3, "one"),
             S(
                 offline(),
                 &["timer retry#1", "draft md pending k-1@3"],
@@ -520,11 +516,7 @@ fn offline_retries_the_same_write_and_a_replay_counts_once() {
                 ],
                 Saving,
             ),
-            S(
-                saved(5, "markdown", false),
-                &["base v5", "saved markdown@5", "drop draft md"],
-                Saved,
-            ),
+            committed(5),
         ],
     );
     assert_eq!(s.stats.replays, 1);
@@ -539,20 +531,8 @@ fn remote_writes_apply_to_clean_tabs_and_stay_apart_from_dirty_ones() {
         opened(),
         &md(),
         vec![
-            S(
-                Event::Remote {
-                    version: Version(3),
-                },
-                &[],
-                Clean,
-            ),
-            S(
-                Event::Remote {
-                    version: Version(4),
-                },
-                &["fetch"],
-                Clean,
-            ),
+            S(remote(3), &[], Clean),
+            S(remote(4), &["fetch"], Clean),
             S(
                 fetched(note(4, "agent wrote", "a")),
                 &["base v4", "remote markdown"],
@@ -565,29 +545,15 @@ fn remote_writes_apply_to_clean_tabs_and_stay_apart_from_dirty_ones() {
         opened(),
         &md(),
         vec![
-            S(
-                edit(md(), text("mine")),
-                &["draft md", "timer debounce md#1"],
-                Dirty,
-            ),
-            S(
-                Event::Remote {
-                    version: Version(4),
-                },
-                &["fetch"],
-                Dirty,
-            ),
+            typed("mine", 1),
+            S(remote(4), &["fetch"], Dirty),
             // The sheet changed, not my tab: the draft moves to v4 silently.
             S(
                 fetched(note(4, "hello", "b")),
                 &["base v4", "remote sheet", "draft md"],
                 Dirty,
             ),
-            S(
-                debounce(md(), 1),
-                &["draft md pending k-1@4", "send k-1@4 md=\"mine\""],
-                Saving,
-            ),
+            sent(1, 1, 4, "mine"),
         ],
     );
     assert_eq!(
@@ -600,18 +566,8 @@ fn remote_writes_apply_to_clean_tabs_and_stay_apart_from_dirty_ones() {
         opened(),
         &md(),
         vec![
-            S(
-                edit(md(), text("mine")),
-                &["draft md", "timer debounce md#1"],
-                Dirty,
-            ),
-            S(
-                Event::Remote {
-                    version: Version(4),
-                },
-                &["fetch"],
-                Dirty,
-            ),
+            typed("mine", 1),
+            S(remote(4), &["fetch"], Dirty),
             S(
                 fetched(note(4, "theirs", "a")),
                 &["base v4", "conflict markdown", "draft md"],
@@ -680,11 +636,7 @@ fn a_crash_mid_save_resends_the_same_key_after_restart() {
                 &["send old-7@3 md=\"hello world\""],
                 Saving,
             ),
-            S(
-                saved(4, "markdown", false),
-                &["base v4", "saved markdown@4", "drop draft md"],
-                Saved,
-            ),
+            committed(4),
         ],
     );
 }
@@ -701,13 +653,7 @@ fn a_tab_deleted_on_the_server_keeps_the_draft_until_the_person_decides() {
                 &["draft sheet", "timer debounce sheet#1"],
                 Dirty,
             ),
-            S(
-                Event::Remote {
-                    version: Version(4),
-                },
-                &["fetch"],
-                Dirty,
-            ),
+            S(remote(4), &["fetch"], Dirty),
             S(
                 fetched(without_sheet(note(4, "hello", "a"))),
                 &["base v4", "conflict sheet", "draft sheet"],
@@ -758,16 +704,8 @@ fn refusals_that_retrying_cannot_fix_wait_for_the_person() {
         opened(),
         &md(),
         vec![
-            S(
-                edit(md(), text("x")),
-                &["draft md", "timer debounce md#1"],
-                Dirty,
-            ),
-            S(
-                debounce(md(), 1),
-                &["draft md pending k-1@3", "send k-1@3 md=\"x\""],
-                Saving,
-            ),
+            typed("x", 1),
+            sent(1, 1, 3, "x"),
             S(
                 Event::SaveFailed(Failure::Rejected {
                     status: 403,
@@ -778,16 +716,8 @@ fn refusals_that_retrying_cannot_fix_wait_for_the_person() {
                 Failed,
             ),
             // Editing again retries.
-            S(
-                edit(md(), text("xy")),
-                &["draft md", "timer debounce md#2"],
-                Dirty,
-            ),
-            S(
-                debounce(md(), 2),
-                &["draft md pending k-2@3", "send k-2@3 md=\"xy\""],
-                Saving,
-            ),
+            typed("xy", 2),
+            sent(2, 2, 3, "xy"),
         ],
     );
 }
@@ -799,16 +729,8 @@ fn the_same_change_on_both_sides_is_not_a_conflict() {
         opened(),
         &md(),
         vec![
-            S(
-                edit(md(), text("same")),
-                &["draft md", "timer debounce md#1"],
-                Dirty,
-            ),
-            S(
-                debounce(md(), 1),
-                &["draft md pending k-1@3", "send k-1@3 md=\"same\""],
-                Saving,
-            ),
+            typed("same", 1),
+            sent(1, 1, 3, "same"),
             S(conflict(4, &["markdown"]), &["draft md", "fetch"], Saving),
             S(
                 fetched(note(4, "same", "a")),
@@ -827,16 +749,8 @@ fn typing_during_a_save_is_saved_next_on_the_new_version() {
         opened(),
         &md(),
         vec![
-            S(
-                edit(md(), text("a")),
-                &["draft md", "timer debounce md#1"],
-                Dirty,
-            ),
-            S(
-                debounce(md(), 1),
-                &["draft md pending k-1@3", "send k-1@3 md=\"a\""],
-                Saving,
-            ),
+            typed("a", 1),
+            sent(1, 1, 3, "a"),
             S(
                 edit(md(), text("ab")),
                 &["draft md pending k-1@3", "timer debounce md#2"],
@@ -847,11 +761,7 @@ fn typing_during_a_save_is_saved_next_on_the_new_version() {
                 &["base v4", "saved markdown@4", "draft md"],
                 Dirty,
             ),
-            S(
-                debounce(md(), 2),
-                &["draft md pending k-2@4", "send k-2@4 md=\"ab\""],
-                Saving,
-            ),
+            sent(2, 2, 4, "ab"),
         ],
     );
 }
@@ -952,21 +862,9 @@ fn an_edit_on_a_base_older_than_our_own_save_is_not_a_conflict() {
         opened(),
         &md(),
         vec![
-            S(
-                edit(md(), text("hello!")),
-                &["draft md", "timer debounce md#1"],
-                Dirty,
-            ),
-            S(
-                debounce(md(), 1),
-                &["draft md pending k-1@3", "send k-1@3 md=\"hello!\""],
-                Saving,
-            ),
-            S(
-                saved(4, "markdown", false),
-                &["base v4", "saved markdown@4", "drop draft md"],
-                Saved,
-            ),
+            typed("hello!", 1),
+            sent(1, 1, 3, "hello!"),
+            committed(4),
             S(
                 edit_on(md(), text("hello!!"), 3, BaseAt::Known(text("hello"))),
                 &["draft md", "timer debounce md#2"],
@@ -1014,13 +912,7 @@ fn offline_after_theirs() -> NoteSync {
                 &["base v4", "remote markdown"],
                 Clean,
             ),
-            S(
-                Event::Remote {
-                    version: Version(5),
-                },
-                &["fetch"],
-                Clean,
-            ),
+            S(remote(5), &["fetch"], Clean),
             S(
                 Event::FetchFailed(Failure::Offline("connection refused".to_owned())),
                 &["timer retry#1"],
@@ -1170,20 +1062,7 @@ fn the_announcement_of_our_own_save_fetches_nothing() {
         "own write announced first",
         saving_mine(),
         &md(),
-        vec![
-            S(
-                Event::Remote {
-                    version: Version(4),
-                },
-                &[],
-                Saving,
-            ),
-            S(
-                saved(4, "markdown", false),
-                &["base v4", "saved markdown@4", "drop draft md"],
-                Saved,
-            ),
-        ],
+        vec![S(remote(4), &[], Saving), committed(4)],
     );
     assert!(s.is_settled(), "no fetch owed");
     // Version 5, announced meanwhile, is someone else's: read once the save is answered.
@@ -1192,20 +1071,8 @@ fn the_announcement_of_our_own_save_fetches_nothing() {
         saving_mine(),
         &md(),
         vec![
-            S(
-                Event::Remote {
-                    version: Version(4),
-                },
-                &[],
-                Saving,
-            ),
-            S(
-                Event::Remote {
-                    version: Version(5),
-                },
-                &[],
-                Saving,
-            ),
+            S(remote(4), &[], Saving),
+            S(remote(5), &[], Saving),
             S(
                 saved(4, "markdown", false),
                 &["base v4", "saved markdown@4", "drop draft md", "fetch"],
@@ -1270,11 +1137,7 @@ fn a_refused_local_write_is_written_again_before_anything_is_sent() {
                 ],
                 Saving,
             ),
-            S(
-                saved(4, "markdown", false),
-                &["base v4", "saved markdown@4", "drop draft md"],
-                Saved,
-            ),
+            committed(4),
         ],
     );
     assert_eq!(s.stats.saves_sent, 1, "one save left, once");

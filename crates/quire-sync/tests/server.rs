@@ -65,6 +65,29 @@ async fn decide(engine: &Engine, note: &NoteId) -> usize {
     }
 }
 
+/// Adds a Sheet tab through the engine; its ID.
+async fn create_sheet(engine: &Engine, note: &NoteId, label: &str) -> TabId {
+    let out = engine
+        .apply_ops(
+            note,
+            vec![Op::CreateTab {
+                tab_type: NewTabKind::Sheet,
+                label: Some(label.to_owned()),
+                slides: None,
+            }],
+            DraftPolicy::Refuse,
+        )
+        .await
+        .unwrap();
+    let WriteOutcome::Committed { result } = out else {
+        panic!("create tab: {out:?}")
+    };
+    let [OpOutcome::TabCreated { tab_id }] = &result.outcomes[..] else {
+        panic!("outcomes: {result:?}")
+    };
+    tab_id.clone()
+}
+
 fn lines_of(text: &str) -> Vec<&str> {
     text.lines().filter(|l| !l.is_empty()).collect()
 }
@@ -178,25 +201,7 @@ async fn different_tabs_are_rebased_without_bothering_the_person() {
     let view = engine.create_note("Different tabs").await.unwrap();
     let note = view.note_id.clone();
     engine.set_agent_access(&note, true).await.unwrap();
-    let created = engine
-        .apply_ops(
-            &note,
-            vec![Op::CreateTab {
-                tab_type: NewTabKind::Sheet,
-                label: Some("Numbers".into()),
-                slides: None,
-            }],
-            DraftPolicy::Refuse,
-        )
-        .await
-        .unwrap();
-    let WriteOutcome::Committed { result } = created else {
-        panic!("create tab: {created:?}")
-    };
-    let sheet = match &result.outcomes[..] {
-        [OpOutcome::TabCreated { tab_id }] => tab_id.clone(),
-        other => panic!("outcomes: {other:?}"),
-    };
+    let sheet = create_sheet(&engine, &note, "Numbers").await;
     engine
         .wait_until(&note, WAIT, "the new tab", |s| {
             s.sync
@@ -561,25 +566,7 @@ async fn tabs_by_id_drafts_ledger_and_archive() {
     let note = engine.create_note("Tabs").await.unwrap().note_id;
     let mut ids = Vec::new();
     for _ in 0..2 {
-        let out = engine
-            .apply_ops(
-                &note,
-                vec![Op::CreateTab {
-                    tab_type: NewTabKind::Sheet,
-                    label: Some("Data".into()),
-                    slides: None,
-                }],
-                DraftPolicy::Refuse,
-            )
-            .await
-            .unwrap();
-        let WriteOutcome::Committed { result } = out else {
-            panic!("{out:?}")
-        };
-        let [OpOutcome::TabCreated { tab_id }] = &result.outcomes[..] else {
-            panic!("{result:?}")
-        };
-        ids.push(tab_id.clone());
+        ids.push(create_sheet(&engine, &note, "Data").await);
     }
     let (a, b) = (ids[0].clone(), ids[1].clone());
     engine

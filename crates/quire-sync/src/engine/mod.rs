@@ -3,8 +3,9 @@
 //!
 //! One task per open Note owns its [`NoteSync`] and a mailbox; everything that happens to the
 //! Note (an edit, a timer, an HTTP answer, an event from the server) is a message, turned into
-//! a [`step`](crate::machine::step); the effects of a step are persisted in one local transaction *before* any request
-//! they ask for leaves. Readers see the latest state through a `watch` channel.
+//! a [`step`](crate::machine::step); the effects of a step are persisted in one local
+//! transaction *before* any request they ask for leaves. Readers see the latest state through a
+//! `watch` channel.
 //!
 //! The machine decides, the engine performs: nothing here judges a save, a conflict or a retry.
 //! Here: [`Engine`], the API; `types` what it takes and gives; `actor` the task of one Note;
