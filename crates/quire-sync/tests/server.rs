@@ -500,6 +500,49 @@ async fn a_stale_edit_made_offline_is_a_conflict_not_an_overwrite() {
     engine.shutdown();
 }
 
+/// An app that holds no copy of the editor's version (a fresh local store) asks the server for
+/// it before the draft may be saved, and the other writer's change becomes a conflict.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stale_edit_on_a_version_not_held_locally_waits_for_the_server() {
+    let server = server();
+    let (first_dir, dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let first = engine(&server.url(), &server.token, first_dir.path(), None);
+    let note = first.create_note("Unknown base").await.unwrap().note_id;
+    first.edit_tab(&note, &md(), json!("one")).await.unwrap();
+    settle(&first, &note).await;
+    let editor_version = first.view(&note).unwrap().version;
+    first.shutdown();
+    rest(&server)
+        .patch(
+            &note,
+            editor_version,
+            &[Op::ReplaceText {
+                tab_id: md(),
+                text: "one\ntheirs".to_owned(),
+            }],
+            Some(&key()),
+        )
+        .await
+        .unwrap();
+
+    let engine = engine(&server.url(), &server.token, dir.path(), None);
+    assert!(engine.open_note(&note).await.unwrap().version > editor_version);
+    engine
+        .edit_tab_on(&note, &md(), json!("one\nmine"), editor_version)
+        .await
+        .unwrap();
+    let snap = engine
+        .wait_until(&note, WAIT, "settled", |s| s.status.settled)
+        .await
+        .unwrap();
+    assert_eq!(snap.sync.tab_state(&md()), TabState::Conflict);
+    assert_eq!(snap.sync.stats.saves_sent, 0);
+    assert_eq!(markdown_on_server(&server, &note).await, "one\ntheirs");
+    let conflict = engine.conflict(&note, &md()).unwrap();
+    assert_eq!(conflict.base.0.to_value(), json!("one"));
+    engine.shutdown();
+}
+
 /// The server commits a save but the answer is lost on the way back: the engine resends the
 /// same write (same key) and the server replays its first answer; one version, not two.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -11,6 +11,9 @@ use super::{
 };
 use crate::content::{Content, is_editable};
 
+/// The person's edit of a tab. With no draft yet, `older_base` (the editor's version and what is
+/// known locally of the tab then) decides the draft's base: the server's state, the older
+/// content (then judged at once), or unknown (then the draft waits for the server to give it).
 pub(super) fn on_edit(
     s: &mut NoteSync,
     tab_id: TabId,
