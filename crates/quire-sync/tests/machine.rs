@@ -178,12 +178,14 @@ fn show(e: &Effect) -> String {
         }
         Effect::Fetch => "fetch".to_owned(),
         Effect::FetchVersion(v) => format!("fetch v{v}"),
+        Effect::Reconnect => "reconnect".to_owned(),
         Effect::StartTimer {
             timer, generation, ..
         } => match timer {
             Timer::Debounce(t) => format!("timer debounce {t}#{generation}"),
             Timer::Retry => format!("timer retry#{generation}"),
             Timer::LocalStore => format!("timer local#{generation}"),
+            Timer::Reconnect => format!("timer reconnect#{generation}"),
         },
         Effect::Notify(n) => match n {
             Notice::RemoteApplied { tab_ids } => format!(
@@ -1141,4 +1143,37 @@ fn a_refused_local_write_is_written_again_before_anything_is_sent() {
         ],
     );
     assert_eq!(s.stats.saves_sent, 1, "one save left, once");
+}
+
+/// The event stream's reconnection is the machine's: each failure in a row waits longer, a
+/// connection resets the backoff.
+#[test]
+fn the_event_stream_reconnects_when_the_machine_says() {
+    let reconnect = |generation| Event::TimerFired {
+        timer: Timer::Reconnect,
+        generation,
+    };
+    let s = run(
+        "down, down, up",
+        opened(),
+        &md(),
+        vec![
+            S(Event::StreamDown, &["timer reconnect#1", "fetch"], Clean),
+            S(fetched(note(3, "hello", "a")), &[], Clean),
+            S(reconnect(1), &["reconnect"], Clean),
+            S(Event::StreamDown, &["timer reconnect#2", "fetch"], Clean),
+            S(fetched(note(3, "hello", "a")), &[], Clean),
+            S(reconnect(2), &["reconnect"], Clean),
+            S(Event::StreamUp, &["fetch"], Clean),
+            S(fetched(note(3, "hello", "a")), &[], Clean),
+        ],
+    );
+    let delay = |s: NoteSync| match &step(s, Event::StreamDown).1[..] {
+        [Effect::StartTimer { after, .. }, ..] => *after,
+        other => panic!("{other:?}"),
+    };
+    let c = config();
+    assert_eq!(delay(s.clone()), c.backoff(1), "reset by the connection");
+    let (twice, _) = step(s, Event::StreamDown);
+    assert_eq!(delay(twice), c.backoff(2));
 }

@@ -21,6 +21,7 @@ pub(super) async fn run_note(
     snap_tx: watch::Sender<Arc<Snapshot>>,
     tx: mpsc::UnboundedSender<Msg>,
     mut rx: mpsc::UnboundedReceiver<Msg>,
+    reconnect: mpsc::UnboundedSender<()>,
 ) {
     let mut sync = first.sync.clone();
     let note_id = sync.note_id.clone();
@@ -38,7 +39,11 @@ pub(super) async fn run_note(
         while let Some(ev) = event.take() {
             let (next, effects) = step(sync, ev);
             sync = next;
-            event = run_effects(&inner, &note_id, &sync, effects, &tx, &mut waiters);
+            let mail = Mail {
+                note: &tx,
+                reconnect: &reconnect,
+            };
+            event = run_effects(&inner, &note_id, &sync, effects, mail, &mut waiters);
         }
         let snap = Arc::new(snapshot(sync.clone()));
         if inner.events.receiver_count() > 0
@@ -58,6 +63,13 @@ pub(super) async fn run_note(
     }
 }
 
+/// Where the effects' answers go: the Note's own mailbox, and the event stream's follower.
+#[derive(Clone, Copy)]
+struct Mail<'a> {
+    note: &'a mpsc::UnboundedSender<Msg>,
+    reconnect: &'a mpsc::UnboundedSender<()>,
+}
+
 /// Performs one step's effects; when the local store refuses its writes, performs none and
 /// returns the event that tells the machine.
 fn run_effects(
@@ -65,7 +77,7 @@ fn run_effects(
     note_id: &NoteId,
     sync: &NoteSync,
     effects: Vec<Effect>,
-    tx: &mpsc::UnboundedSender<Msg>,
+    mail: Mail<'_>,
     waiters: &mut HashMap<String, oneshot::Sender<Result<WriteOutcome>>>,
 ) -> Option<Event> {
     // 1. Everything to persist, in one transaction, before any request leaves.
@@ -98,7 +110,7 @@ fn run_effects(
                 );
                 let client = inner.client.clone();
                 let note = note_id.clone();
-                let tx = tx.clone();
+                let tx = mail.note.clone();
                 tokio::spawn(async move {
                     let res = match &send.body {
                         WriteBody::Ops { changes } => {
@@ -133,7 +145,7 @@ fn run_effects(
             Effect::Fetch => {
                 let client = inner.client.clone();
                 let note = note_id.clone();
-                let tx = tx.clone();
+                let tx = mail.note.clone();
                 tokio::spawn(async move {
                     let ev = match client.get_note(&note).await {
                         Ok(n) => {
@@ -153,7 +165,7 @@ fn run_effects(
             Effect::FetchVersion(version) => {
                 let client = inner.client.clone();
                 let note = note_id.clone();
-                let tx = tx.clone();
+                let tx = mail.note.clone();
                 tokio::spawn(async move {
                     let ev = match client.note_at(&note, version).await {
                         Ok(n) => Event::VersionFetched(Box::new(n)),
@@ -175,7 +187,7 @@ fn run_effects(
                 generation,
                 after,
             } => {
-                let tx = tx.clone();
+                let tx = mail.note.clone();
                 tokio::spawn(async move {
                     tokio::time::sleep(after).await;
                     if tx
@@ -185,6 +197,11 @@ fn run_effects(
                         tracing::debug!("note task stopped before the timer");
                     }
                 });
+            }
+            Effect::Reconnect => {
+                if mail.reconnect.send(()).is_err() {
+                    tracing::debug!("event stream follower stopped");
+                }
             }
             Effect::Notify(notice) => notify(inner, note_id, sync, notice, waiters),
         }

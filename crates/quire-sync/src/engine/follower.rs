@@ -6,23 +6,20 @@ use tokio::sync::mpsc;
 
 use super::Msg;
 use crate::client::{Client, ServerEvent};
-use crate::machine::{self, Event};
+use crate::machine::Event;
 
-/// Follows the Note's event stream; reconnects with backoff. Every (re)connect asks for a poll,
-/// so writes made while the stream was down are picked up; while it is down, each attempt
-/// polls.
+/// Follows the Note's event stream and tells the machine when it is up or down; connects again
+/// when the machine says so (`reconnect`, from [`crate::machine::Effect::Reconnect`]).
 pub(super) async fn follow_events(
     client: Client,
     note_id: NoteId,
     tx: mpsc::UnboundedSender<Msg>,
-    timing: machine::Config,
+    mut reconnect: mpsc::UnboundedReceiver<()>,
 ) {
-    let mut attempt: u32 = 0;
     loop {
         match client.events(&note_id).await {
             Ok(stream) => {
-                attempt = 0;
-                if tx.send(Msg::Step(Event::Poll, None)).is_err() {
+                if tx.send(Msg::Step(Event::StreamUp, None)).is_err() {
                     return;
                 }
                 let mut stream = std::pin::pin!(stream);
@@ -39,13 +36,8 @@ pub(super) async fn follow_events(
             }
             Err(e) => tracing::debug!(note = %note_id, error = %e, "event stream unavailable"),
         }
-        // No stream: poll instead, so remote writes still arrive.
-        if tx.send(Msg::Step(Event::StreamDown, None)).is_err() {
-            return;
-        }
-        attempt = attempt.saturating_add(1);
-        tokio::time::sleep(timing.backoff(attempt)).await;
-        if tx.is_closed() {
+        if tx.send(Msg::Step(Event::StreamDown, None)).is_err() || reconnect.recv().await.is_none()
+        {
             return;
         }
     }

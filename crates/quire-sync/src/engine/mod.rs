@@ -194,18 +194,20 @@ impl Engine {
         let snap = Arc::new(snapshot(sync));
         let (snap_tx, snap_rx) = watch::channel(snap.clone());
         let (tx, rx) = mpsc::unbounded_channel();
+        let (reconnect_tx, reconnect_rx) = mpsc::unbounded_channel();
         let actor = tokio::spawn(actor::run_note(
             self.inner.clone(),
             snap,
             snap_tx,
             tx.clone(),
             rx,
+            reconnect_tx,
         ));
         let events = tokio::spawn(follower::follow_events(
             self.inner.client.clone(),
             note_id.clone(),
             tx.clone(),
-            self.inner.timing,
+            reconnect_rx,
         ));
         if tx.send(Msg::Step(Event::Start, None)).is_err() {
             return Err(EngineError::Stopped);

@@ -75,6 +75,8 @@ pub struct NoteSync {
     waiting_retry: bool,
     /// The local store refused a step's writes: nothing is sent until they are written again.
     local_failed: bool,
+    /// The event stream's failed connections in a row (the reconnect backoff).
+    stream_failures: u32,
     /// Tabs whose debounce has elapsed (or that must be re-sent at once).
     ready: BTreeSet<TabId>,
     timers: BTreeMap<Timer, u64>,
@@ -111,6 +113,7 @@ impl NoteSync {
             offline: None,
             waiting_retry: false,
             local_failed: false,
+            stream_failures: 0,
             ready: BTreeSet::new(),
             timers: BTreeMap::new(),
             key_prefix,
@@ -309,6 +312,7 @@ pub fn step(mut s: NoteSync, event: Event) -> (NoteSync, Vec<Effect>) {
                         }
                     }
                     Timer::Retry => s.waiting_retry = false,
+                    Timer::Reconnect => fx.push(Effect::Reconnect),
                     Timer::LocalStore => {
                         s.local_failed = false;
                         persist_all(&mut s, &mut fx);
@@ -374,7 +378,17 @@ pub fn step(mut s: NoteSync, event: Event) -> (NoteSync, Vec<Effect>) {
             s.need_fetch = true;
             s.waiting_retry = false;
         }
-        Event::StreamDown => s.need_fetch = true,
+        Event::StreamUp => {
+            s.stream_failures = 0;
+            s.need_fetch = true;
+            s.waiting_retry = false;
+        }
+        Event::StreamDown => {
+            s.need_fetch = true;
+            s.stream_failures = s.stream_failures.saturating_add(1);
+            let after = s.config.backoff(s.stream_failures);
+            s.arm(Timer::Reconnect, after, &mut fx);
+        }
         Event::Enqueue(outgoing) => outbox::enqueue(&mut s, outgoing, &mut fx),
         Event::LocalStoreFailed { dropped } => on_local_store_failed(&mut s, dropped, &mut fx),
         Event::Retry { tab_id } => {
@@ -498,6 +512,15 @@ fn on_local_store_failed(s: &mut NoteSync, dropped: Vec<Effect>, fx: &mut Vec<Ef
                 timer: Timer::Retry,
                 ..
             } => s.waiting_retry = false,
+            Effect::StartTimer {
+                timer: Timer::Reconnect,
+                ..
+            } => {
+                let after = s.config.backoff(s.stream_failures);
+                s.arm(Timer::Reconnect, after, fx);
+            }
+            // Owed at once: it writes nothing.
+            Effect::Reconnect => fx.push(Effect::Reconnect),
             Effect::StartTimer {
                 timer: Timer::LocalStore,
                 ..

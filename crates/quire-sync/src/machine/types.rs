@@ -199,6 +199,8 @@ pub enum Timer {
     Retry,
     /// The local store refused a step's writes: write the state again.
     LocalStore,
+    /// The event stream is down: connect again.
+    Reconnect,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -260,7 +262,10 @@ pub enum Event {
     /// Read the Note again now (the event stream reconnected, the server moved): also ends a
     /// wait for the retry timer.
     Poll,
-    /// The event stream is down: read the Note instead (within the offline backoff).
+    /// The event stream is up: read the Note (writes made while it was down are picked up).
+    StreamUp,
+    /// The event stream is down (or would not connect): read the Note instead, and connect again
+    /// after a backoff ([`Effect::Reconnect`]).
     StreamDown,
     /// Retry a failed draft (or resume after the person fixed what was refused).
     Retry {
@@ -281,6 +286,8 @@ pub enum Effect {
     Fetch,
     /// Read the Note as it was at this version (the base of a draft not known locally).
     FetchVersion(Version),
+    /// Connect to the event stream again.
+    Reconnect,
     StartTimer {
         timer: Timer,
         generation: u64,
