@@ -88,6 +88,27 @@ async fn create_sheet(engine: &Engine, note: &NoteId, label: &str) -> TabId {
     tab_id.clone()
 }
 
+/// Another writer replaces the Markdown tab's text over REST, on `version`.
+async fn other_writes(
+    server: &quire_testkit::ServerProcess,
+    note: &NoteId,
+    version: Version,
+    text: &str,
+) {
+    rest(server)
+        .patch(
+            note,
+            version,
+            &[Op::ReplaceText {
+                tab_id: md(),
+                text: text.to_owned(),
+            }],
+            Some(&key()),
+        )
+        .await
+        .unwrap();
+}
+
 fn lines_of(text: &str) -> Vec<&str> {
     text.lines().filter(|l| !l.is_empty()).collect()
 }
@@ -449,18 +470,7 @@ async fn a_stale_edit_made_offline_is_a_conflict_not_an_overwrite() {
     first.edit_tab(&note, &md(), json!("one")).await.unwrap();
     settle(&first, &note).await;
     let editor_version = first.view(&note).unwrap().version;
-    rest(&server)
-        .patch(
-            &note,
-            editor_version,
-            &[Op::ReplaceText {
-                tab_id: md(),
-                text: "one\ntheirs".to_owned(),
-            }],
-            Some(&key()),
-        )
-        .await
-        .unwrap();
+    other_writes(&server, &note, editor_version, "one\ntheirs").await;
     first
         .wait_until(&note, WAIT, "the other writer's change", |s| {
             s.status.guard > Some(editor_version)
@@ -512,18 +522,7 @@ async fn a_stale_edit_on_a_version_not_held_locally_waits_for_the_server() {
     settle(&first, &note).await;
     let editor_version = first.view(&note).unwrap().version;
     first.shutdown();
-    rest(&server)
-        .patch(
-            &note,
-            editor_version,
-            &[Op::ReplaceText {
-                tab_id: md(),
-                text: "one\ntheirs".to_owned(),
-            }],
-            Some(&key()),
-        )
-        .await
-        .unwrap();
+    other_writes(&server, &note, editor_version, "one\ntheirs").await;
 
     let engine = engine(&server.url(), &server.token, dir.path(), None);
     assert!(engine.open_note(&note).await.unwrap().version > editor_version);
