@@ -48,6 +48,7 @@ fn main() -> anyhow::Result<()> {
             last_error: None,
             state: TabState::Dirty,
             updated_at: Timestamp(i as i64),
+            base_missing: false,
         };
         let op = Persist::Draft(Box::new(d));
         let t = Instant::now();

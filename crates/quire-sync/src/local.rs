@@ -3,7 +3,8 @@
 //! Per Note: the base (the last server state seen) and the save guard (its version); per dirty
 //! tab: the draft (base version and content, the person's content, the pending save's key, the
 //! last sync error); the archive of drafts the person discarded (kept for good); the outbox of
-//! structural writes not yet acknowledged.
+//! structural writes not yet acknowledged; the tabs' contents at the last [`SEEN_KEPT`] versions
+//! it was given as a base, so an edit made on an older version is judged without the network.
 //!
 //! `synchronous=FULL`: a draft the engine has written survives a crash of the app *and* of the
 //! machine. Every batch of effects from one step is one `BEGIN IMMEDIATE` transaction, so the
@@ -15,7 +16,11 @@ use quire_model::{Note, NoteId, TabId, Timestamp, Version};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
-use crate::machine::{ArchiveReason, Draft, Outgoing, Persist, TabState};
+use crate::content::{Content, is_editable};
+use crate::machine::{ArchiveReason, BaseAt, Draft, Outgoing, Persist, TabState};
+
+/// How many of the newest versions seen keep their tabs' contents.
+pub const SEEN_KEPT: i64 = 64;
 
 #[derive(Debug, thiserror::Error)]
 pub enum LocalError {
@@ -28,7 +33,8 @@ pub enum LocalError {
 type Result<T, E = LocalError> = std::result::Result<T, E>;
 
 /// Append-only: a shipped migration is never edited, only followed by a new one.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE notes (
     note_id    TEXT PRIMARY KEY,
     guard      INTEGER NOT NULL,
@@ -60,7 +66,22 @@ CREATE TABLE outbox (
     id        TEXT NOT NULL UNIQUE,
     item_json TEXT NOT NULL
 );
-"#];
+"#,
+    r#"
+CREATE TABLE seen_versions (
+    note_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    PRIMARY KEY (note_id, version)
+);
+CREATE TABLE seen_tabs (
+    note_id      TEXT NOT NULL,
+    tab_id       TEXT NOT NULL,
+    version      INTEGER NOT NULL,
+    content_json TEXT,
+    PRIMARY KEY (note_id, tab_id, version)
+);
+"#,
+];
 
 /// What the local store holds for one Note.
 #[derive(Debug, Clone, Default)]
@@ -210,6 +231,7 @@ impl LocalStore {
                         to_json("base", note)?,
                         note.title
                     ])?;
+                    remember(&tx, note_id, note)?;
                 }
                 Persist::Draft(d) => {
                     tx.prepare_cached(
@@ -265,6 +287,35 @@ impl LocalStore {
         }
         tx.commit()?;
         Ok(())
+    }
+
+    /// A tab's content at `version`, if that version was given as a base.
+    pub fn tab_at(&self, note_id: &NoteId, tab_id: &TabId, version: Version) -> Result<BaseAt> {
+        let seen = self
+            .conn
+            .prepare_cached("SELECT 1 FROM seen_versions WHERE note_id = ?1 AND version = ?2")?
+            .query_row(params![note_id.as_str(), version.0 as i64], |_| Ok(()))
+            .optional()?;
+        if seen.is_none() {
+            return Ok(BaseAt::Unknown);
+        }
+        let content: Option<Option<String>> = self
+            .conn
+            .prepare_cached(
+                "SELECT content_json FROM seen_tabs WHERE note_id = ?1 AND tab_id = ?2
+                 AND version <= ?3 ORDER BY version DESC LIMIT 1",
+            )?
+            .query_row(
+                params![note_id.as_str(), tab_id.as_str(), version.0 as i64],
+                |r| r.get(0),
+            )
+            .optional()?;
+        match content.flatten() {
+            Some(json) => Ok(BaseAt::Known(
+                serde_json::from_str(&json).map_err(corrupt("seen tab"))?,
+            )),
+            None => Ok(BaseAt::Absent),
+        }
     }
 
     /// Every unsynced draft across all Notes, most recently edited first.
@@ -343,4 +394,65 @@ impl LocalStore {
         }
         Ok(out)
     }
+}
+
+/// Records the editable tabs of `note` as seen at its version (a row only for a tab whose
+/// content changed since the version before), and forgets all but the newest [`SEEN_KEPT`]
+/// versions.
+fn remember(tx: &rusqlite::Transaction<'_>, note_id: &NoteId, note: &Note) -> Result<()> {
+    let id = note_id.as_str();
+    let version = note.version.0 as i64;
+    let newest: Option<i64> = tx
+        .prepare_cached("SELECT MAX(version) FROM seen_versions WHERE note_id = ?1")?
+        .query_row([id], |r| r.get(0))?;
+    if newest.is_some_and(|v| v >= version) {
+        return Ok(());
+    }
+    let mut last: std::collections::HashMap<String, Option<String>> =
+        std::collections::HashMap::new();
+    {
+        let mut stmt = tx.prepare_cached(
+            "SELECT tab_id, content_json FROM seen_tabs s WHERE note_id = ?1 AND version =
+             (SELECT MAX(version) FROM seen_tabs t WHERE t.note_id = s.note_id AND t.tab_id = s.tab_id)",
+        )?;
+        let rows = stmt.query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        for row in rows {
+            let (tab, content) = row?;
+            last.insert(tab, content);
+        }
+    }
+    let mut insert = tx.prepare_cached(
+        "INSERT INTO seen_tabs (note_id, tab_id, version, content_json) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    for tab in note.tabs.iter().filter(|t| is_editable(t.kind())) {
+        let json = to_json("seen tab", &Content(tab.data.clone()))?;
+        if last.remove(tab.id.as_str()).flatten().as_deref() != Some(json.as_str()) {
+            insert.execute(params![id, tab.id.as_str(), version, json])?;
+        }
+    }
+    for (tab, content) in last {
+        if content.is_some() {
+            insert.execute(params![id, tab, version, Option::<String>::None])?;
+        }
+    }
+    tx.prepare_cached("INSERT INTO seen_versions (note_id, version) VALUES (?1, ?2)")?
+        .execute(params![id, version])?;
+    let oldest: Option<i64> = tx
+        .prepare_cached(
+            "SELECT MIN(version) FROM (SELECT version FROM seen_versions WHERE note_id = ?1
+             ORDER BY version DESC LIMIT ?2)",
+        )?
+        .query_row(params![id, SEEN_KEPT], |r| r.get(0))?;
+    if let Some(oldest) = oldest {
+        tx.prepare_cached("DELETE FROM seen_versions WHERE note_id = ?1 AND version < ?2")?
+            .execute(params![id, oldest])?;
+        // A tab keeps its newest row at or before the oldest version: its content there.
+        tx.prepare_cached(
+            "DELETE FROM seen_tabs AS s WHERE note_id = ?1 AND version <
+             (SELECT MAX(version) FROM seen_tabs t WHERE t.note_id = s.note_id
+              AND t.tab_id = s.tab_id AND t.version <= ?2)",
+        )?
+        .execute(params![id, oldest])?;
+    }
+    Ok(())
 }

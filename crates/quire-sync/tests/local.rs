@@ -32,6 +32,7 @@ fn draft(note: &NoteId, tab: &str, mine: &str, pending: Option<&str>) -> Draft {
         last_error: None,
         state: TabState::Dirty,
         updated_at: Timestamp(10),
+        base_missing: false,
     }
 }
 
@@ -121,4 +122,60 @@ fn what_is_written_comes_back_after_a_reopen() {
     assert_eq!(archived[0].reason, ArchiveReason::TookTheirs);
     assert!(store.load(&a).unwrap().outbox.is_empty());
     assert!(store.archived(&b).unwrap().is_empty());
+}
+
+/// Every base written is remembered per version (the newest `SEEN_KEPT` of them), across a
+/// reopen: an edit made on an older version is judged without the network.
+#[test]
+fn the_tabs_of_recent_bases_are_kept_by_version() {
+    use quire_sync::local::SEEN_KEPT;
+    use quire_sync::machine::BaseAt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sync.db");
+    let a = note_id(0);
+    let md = TabId::new("markdown");
+    let at = |version: u64, text: &str| {
+        let mut n = Note::new(a.clone(), "Alpha".to_owned());
+        n.version = Version(version);
+        n.tabs[0].data = TabData::Markdown(text.to_owned());
+        n
+    };
+    let text = |s: &str| BaseAt::Known(Content(TabData::Markdown(s.to_owned())));
+    {
+        let mut store = LocalStore::open(&path).unwrap();
+        for n in [at(2, "one"), at(3, "one"), at(5, "two")] {
+            store.apply(&a, &[&Persist::Base(Box::new(n))]).unwrap();
+        }
+        let mut gone = at(6, "two");
+        gone.tabs.clear();
+        store.apply(&a, &[&Persist::Base(Box::new(gone))]).unwrap();
+    }
+    let store = LocalStore::open(&path).unwrap();
+    let tab_at = |v: u64| store.tab_at(&a, &md, Version(v)).unwrap();
+    assert_eq!(tab_at(2), text("one"));
+    assert_eq!(tab_at(3), text("one"), "unchanged since the version before");
+    assert_eq!(tab_at(4), BaseAt::Unknown, "never seen here");
+    assert_eq!(tab_at(5), text("two"));
+    assert_eq!(tab_at(6), BaseAt::Absent, "the tab was gone then");
+    assert_eq!(
+        store.tab_at(&note_id(1), &md, Version(2)).unwrap(),
+        BaseAt::Unknown
+    );
+    drop(store);
+
+    let mut store = LocalStore::open(&path).unwrap();
+    let newest = 6 + SEEN_KEPT as u64;
+    for v in 7..=newest {
+        store
+            .apply(&a, &[&Persist::Base(Box::new(at(v, "three")))])
+            .unwrap();
+    }
+    let tab_at = |v: u64| store.tab_at(&a, &md, Version(v)).unwrap();
+    assert_eq!(
+        tab_at(6),
+        BaseAt::Unknown,
+        "older than the newest {SEEN_KEPT}"
+    );
+    assert_eq!(tab_at(7), text("three"));
+    assert_eq!(tab_at(newest), text("three"));
 }

@@ -8,8 +8,8 @@ use quire_api::WriteResult;
 use quire_model::{Note, NoteId, Op, Sheet, SheetTab, Tab, TabData, TabId, Timestamp, Version};
 use quire_sync::Content;
 use quire_sync::machine::{
-    Config, Draft, Effect, Event, Failure, NoteSync, Notice, OnConflict, Outgoing, PendingSave,
-    Persist, Resolution, TabState, Timer, WriteBody, step,
+    BaseAt, Config, Draft, Effect, Event, Failure, NoteSync, Notice, OnConflict, Outgoing,
+    PendingSave, Persist, Resolution, TabState, Timer, WriteBody, step,
 };
 
 const NOTE: &str = "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f50";
@@ -177,11 +177,15 @@ fn show(e: &Effect) -> String {
             format!("send {}@{} {what}", s.key, s.expected_version)
         }
         Effect::Fetch => "fetch".to_owned(),
+        Effect::FetchVersion(v) => format!("fetch v{v}"),
+        Effect::Reconnect => "reconnect".to_owned(),
         Effect::StartTimer {
             timer, generation, ..
         } => match timer {
             Timer::Debounce(t) => format!("timer debounce {t}#{generation}"),
             Timer::Retry => format!("timer retry#{generation}"),
+            Timer::LocalStore => format!("timer local#{generation}"),
+            Timer::Reconnect => format!("timer reconnect#{generation}"),
         },
         Effect::Notify(n) => match n {
             Notice::RemoteApplied { tab_ids } => format!(
@@ -232,6 +236,59 @@ fn run(name: &str, mut s: NoteSync, watch: &TabId, script: Vec<S>) -> NoteSync {
     s
 }
 
+fn remote(version: u64) -> Event {
+    Event::Remote {
+        version: Version(version),
+    }
+}
+
+/// Effects built at run time, for the tables (which hold `'static` lines).
+fn want(lines: Vec<String>) -> &'static [&'static str] {
+    Box::leak(
+        lines
+            .into_iter()
+            .map(|l| &*Box::leak(l.into_boxed_str()))
+            .collect(),
+    )
+}
+
+/// The person types `t` in the Markdown tab (no draft in conflict): a draft and a debounce.
+fn typed(t: &str, generation: u64) -> S {
+    S(
+        edit(md(), text(t)),
+        want(vec![
+            "draft md".to_owned(),
+            format!("timer debounce md#{generation}"),
+        ]),
+        TabState::Dirty,
+    )
+}
+
+/// The debounce fires: the draft with its key on disk, then the save of `t` on `version`.
+fn sent(generation: u64, key: u64, version: u64, t: &str) -> S {
+    S(
+        debounce(md(), generation),
+        want(vec![
+            format!("draft md pending k-{key}@{version}"),
+            format!("send k-{key}@{version} md={t:?}"),
+        ]),
+        TabState::Saving,
+    )
+}
+
+/// The save of the Markdown tab committed at `version`, nothing typed since: the draft goes.
+fn committed(version: u64) -> S {
+    S(
+        saved(version, "markdown", false),
+        want(vec![
+            format!("base v{version}"),
+            format!("saved markdown@{version}"),
+            "drop draft md".to_owned(),
+        ]),
+        TabState::Saved,
+    )
+}
+
 /// Starts a Note at v3 ("hello", cell "a") and returns it settled.
 fn opened() -> NoteSync {
     run(
@@ -257,18 +314,7 @@ fn saving_mine() -> NoteSync {
         "saving",
         opened(),
         &md(),
-        vec![
-            S(
-                edit(md(), text("mine")),
-                &["draft md", "timer debounce md#1"],
-                Dirty,
-            ),
-            S(
-                debounce(md(), 1),
-                &["draft md pending k-1@3", "send k-1@3 md=\"mine\""],
-                Saving,
-            ),
-        ],
+        vec![typed("mine", 1), sent(1, 1, 3, "mine")],
     )
 }
 
@@ -279,16 +325,8 @@ fn edit_debounce_save() {
         opened(),
         &md(),
         vec![
-            S(
-                edit(md(), text("hello!")),
-                &["draft md", "timer debounce md#1"],
-                Dirty,
-            ),
-            S(
-                edit(md(), text("hello!!")),
-                &["draft md", "timer debounce md#2"],
-                Dirty,
-            ),
+            typed("hello!", 1),
+            typed("hello!!", 2),
             // The first timer was superseded by the second keystroke.
             S(debounce(md(), 1), &[], Dirty),
             S(
@@ -297,11 +335,7 @@ fn edit_debounce_save() {
                 &["draft md pending k-1@3", "send k-1@3 md=\"hello!!\""],
                 Saving,
             ),
-            S(
-                saved(4, "markdown", false),
-                &["base v4", "saved markdown@4", "drop draft md"],
-                Saved,
-            ),
+            committed(4),
         ],
     );
     assert_eq!(
@@ -319,16 +353,8 @@ fn typing_back_to_the_base_sends_nothing() {
         opened(),
         &md(),
         vec![
-            S(
-                edit(md(), text("hello!")),
-                &["draft md", "timer debounce md#1"],
-                Dirty,
-            ),
-            S(
-                edit(md(), text("hello")),
-                &["draft md", "timer debounce md#2"],
-                Dirty,
-            ),
+            typed("hello!", 1),
+            typed("hello", 2),
             S(debounce(md(), 2), &["drop draft md"], Clean),
         ],
     );
@@ -355,11 +381,7 @@ fn refused_save_on_another_tab_change_is_reapplied_with_a_new_key() {
                 ],
                 Saving,
             ),
-            S(
-                saved(5, "markdown", false),
-                &["base v5", "saved markdown@5", "drop draft md"],
-                Saved,
-            ),
+            committed(5),
         ],
     );
     assert_eq!(s.stats.refused, 1);
@@ -378,16 +400,8 @@ fn refused_save_on_the_same_tab_goes_to_the_person() {
             opened(),
             &md(),
             vec![
-                S(
-                    edit(md(), text("hello\nmine")),
-                    &["draft md", "timer debounce md#1"],
-                    Dirty,
-                ),
-                S(
-                    debounce(md(), 1),
-                    &["draft md pending k-1@3", "send k-1@3 md=\"hello\\nmine\""],
-                    Saving,
-                ),
+                typed("hello\nmine", 1),
+                sent(1, 1, 3, "hello\nmine"),
                 S(conflict(4, &["markdown"]), &["draft md", "fetch"], Saving),
                 S(
                     fetched(note(4, "hello\ntheirs", "a")),
@@ -413,13 +427,7 @@ fn refused_save_on_the_same_tab_goes_to_the_person() {
         in_conflict(),
         &md(),
         vec![
-            S(
-                Event::Remote {
-                    version: Version(5),
-                },
-                &["fetch"],
-                Conflict,
-            ),
+            S(remote(5), &["fetch"], Conflict),
             S(
                 fetched(note(5, "hello\ntheirs\nmore", "a")),
                 &["base v5", "draft md"],
@@ -475,16 +483,8 @@ fn offline_retries_the_same_write_and_a_replay_counts_once() {
         opened(),
         &md(),
         vec![
-            S(
-                edit(md(), text("one")),
-                &["draft md", "timer debounce md#1"],
-                Dirty,
-            ),
-            S(
-                debounce(md(), 1),
-                &["draft md pending k-1@3", "send k-1@3 md=\"one\""],
-                Saving,
-            ),
+            typed("one", 1),
+            sent(1, 1, 3, "one"),
             S(
                 offline(),
                 &["timer retry#1", "draft md pending k-1@3"],
@@ -518,11 +518,7 @@ fn offline_retries_the_same_write_and_a_replay_counts_once() {
                 ],
                 Saving,
             ),
-            S(
-                saved(5, "markdown", false),
-                &["base v5", "saved markdown@5", "drop draft md"],
-                Saved,
-            ),
+            committed(5),
         ],
     );
     assert_eq!(s.stats.replays, 1);
@@ -537,20 +533,8 @@ fn remote_writes_apply_to_clean_tabs_and_stay_apart_from_dirty_ones() {
         opened(),
         &md(),
         vec![
-            S(
-                Event::Remote {
-                    version: Version(3),
-                },
-                &[],
-                Clean,
-            ),
-            S(
-                Event::Remote {
-                    version: Version(4),
-                },
-                &["fetch"],
-                Clean,
-            ),
+            S(remote(3), &[], Clean),
+            S(remote(4), &["fetch"], Clean),
             S(
                 fetched(note(4, "agent wrote", "a")),
                 &["base v4", "remote markdown"],
@@ -563,29 +547,15 @@ fn remote_writes_apply_to_clean_tabs_and_stay_apart_from_dirty_ones() {
         opened(),
         &md(),
         vec![
-            S(
-                edit(md(), text("mine")),
-                &["draft md", "timer debounce md#1"],
-                Dirty,
-            ),
-            S(
-                Event::Remote {
-                    version: Version(4),
-                },
-                &["fetch"],
-                Dirty,
-            ),
+            typed("mine", 1),
+            S(remote(4), &["fetch"], Dirty),
             // The sheet changed, not my tab: the draft moves to v4 silently.
             S(
                 fetched(note(4, "hello", "b")),
                 &["base v4", "remote sheet", "draft md"],
                 Dirty,
             ),
-            S(
-                debounce(md(), 1),
-                &["draft md pending k-1@4", "send k-1@4 md=\"mine\""],
-                Saving,
-            ),
+            sent(1, 1, 4, "mine"),
         ],
     );
     assert_eq!(
@@ -598,18 +568,8 @@ fn remote_writes_apply_to_clean_tabs_and_stay_apart_from_dirty_ones() {
         opened(),
         &md(),
         vec![
-            S(
-                edit(md(), text("mine")),
-                &["draft md", "timer debounce md#1"],
-                Dirty,
-            ),
-            S(
-                Event::Remote {
-                    version: Version(4),
-                },
-                &["fetch"],
-                Dirty,
-            ),
+            typed("mine", 1),
+            S(remote(4), &["fetch"], Dirty),
             S(
                 fetched(note(4, "theirs", "a")),
                 &["base v4", "conflict markdown", "draft md"],
@@ -645,6 +605,7 @@ fn a_crash_mid_save_resends_the_same_key_after_restart() {
         last_error: None,
         state: Saving,
         updated_at: Timestamp(500),
+        base_missing: false,
     };
     let s = run(
         "restart, committed before the crash",
@@ -677,11 +638,7 @@ fn a_crash_mid_save_resends_the_same_key_after_restart() {
                 &["send old-7@3 md=\"hello world\""],
                 Saving,
             ),
-            S(
-                saved(4, "markdown", false),
-                &["base v4", "saved markdown@4", "drop draft md"],
-                Saved,
-            ),
+            committed(4),
         ],
     );
 }
@@ -698,13 +655,7 @@ fn a_tab_deleted_on_the_server_keeps_the_draft_until_the_person_decides() {
                 &["draft sheet", "timer debounce sheet#1"],
                 Dirty,
             ),
-            S(
-                Event::Remote {
-                    version: Version(4),
-                },
-                &["fetch"],
-                Dirty,
-            ),
+            S(remote(4), &["fetch"], Dirty),
             S(
                 fetched(without_sheet(note(4, "hello", "a"))),
                 &["base v4", "conflict sheet", "draft sheet"],
@@ -755,16 +706,8 @@ fn refusals_that_retrying_cannot_fix_wait_for_the_person() {
         opened(),
         &md(),
         vec![
-            S(
-                edit(md(), text("x")),
-                &["draft md", "timer debounce md#1"],
-                Dirty,
-            ),
-            S(
-                debounce(md(), 1),
-                &["draft md pending k-1@3", "send k-1@3 md=\"x\""],
-                Saving,
-            ),
+            typed("x", 1),
+            sent(1, 1, 3, "x"),
             S(
                 Event::SaveFailed(Failure::Rejected {
                     status: 403,
@@ -775,16 +718,8 @@ fn refusals_that_retrying_cannot_fix_wait_for_the_person() {
                 Failed,
             ),
             // Editing again retries.
-            S(
-                edit(md(), text("xy")),
-                &["draft md", "timer debounce md#2"],
-                Dirty,
-            ),
-            S(
-                debounce(md(), 2),
-                &["draft md pending k-2@3", "send k-2@3 md=\"xy\""],
-                Saving,
-            ),
+            typed("xy", 2),
+            sent(2, 2, 3, "xy"),
         ],
     );
 }
@@ -796,16 +731,8 @@ fn the_same_change_on_both_sides_is_not_a_conflict() {
         opened(),
         &md(),
         vec![
-            S(
-                edit(md(), text("same")),
-                &["draft md", "timer debounce md#1"],
-                Dirty,
-            ),
-            S(
-                debounce(md(), 1),
-                &["draft md pending k-1@3", "send k-1@3 md=\"same\""],
-                Saving,
-            ),
+            typed("same", 1),
+            sent(1, 1, 3, "same"),
             S(conflict(4, &["markdown"]), &["draft md", "fetch"], Saving),
             S(
                 fetched(note(4, "same", "a")),
@@ -824,16 +751,8 @@ fn typing_during_a_save_is_saved_next_on_the_new_version() {
         opened(),
         &md(),
         vec![
-            S(
-                edit(md(), text("a")),
-                &["draft md", "timer debounce md#1"],
-                Dirty,
-            ),
-            S(
-                debounce(md(), 1),
-                &["draft md pending k-1@3", "send k-1@3 md=\"a\""],
-                Saving,
-            ),
+            typed("a", 1),
+            sent(1, 1, 3, "a"),
             S(
                 edit(md(), text("ab")),
                 &["draft md pending k-1@3", "timer debounce md#2"],
@@ -844,11 +763,7 @@ fn typing_during_a_save_is_saved_next_on_the_new_version() {
                 &["base v4", "saved markdown@4", "draft md"],
                 Dirty,
             ),
-            S(
-                debounce(md(), 2),
-                &["draft md pending k-2@4", "send k-2@4 md=\"ab\""],
-                Saving,
-            ),
+            sent(2, 2, 4, "ab"),
         ],
     );
 }
@@ -930,7 +845,7 @@ fn backoff_doubles_up_to_the_cap() {
     assert_eq!(delays, [100, 200, 400, 800, 1600, 2000, 2000, 2000]);
 }
 
-fn edit_on(tab: TabId, content: Content, base_version: u64, base: Content) -> Event {
+fn edit_on(tab: TabId, content: Content, base_version: u64, base: BaseAt) -> Event {
     Event::EditedOn {
         tab_id: tab,
         content,
@@ -949,23 +864,11 @@ fn an_edit_on_a_base_older_than_our_own_save_is_not_a_conflict() {
         opened(),
         &md(),
         vec![
+            typed("hello!", 1),
+            sent(1, 1, 3, "hello!"),
+            committed(4),
             S(
-                edit(md(), text("hello!")),
-                &["draft md", "timer debounce md#1"],
-                Dirty,
-            ),
-            S(
-                debounce(md(), 1),
-                &["draft md pending k-1@3", "send k-1@3 md=\"hello!\""],
-                Saving,
-            ),
-            S(
-                saved(4, "markdown", false),
-                &["base v4", "saved markdown@4", "drop draft md"],
-                Saved,
-            ),
-            S(
-                edit_on(md(), text("hello!!"), 3, text("hello")),
+                edit_on(md(), text("hello!!"), 3, BaseAt::Known(text("hello"))),
                 &["draft md", "timer debounce md#2"],
                 Dirty,
             ),
@@ -989,13 +892,169 @@ fn an_edit_on_a_base_older_than_a_remote_write_is_a_conflict() {
                 Clean,
             ),
             S(
-                edit_on(md(), text("hello!"), 3, text("hello")),
+                edit_on(md(), text("hello!"), 3, BaseAt::Known(text("hello"))),
                 &["draft md", "conflict markdown", "draft md"],
                 Conflict,
             ),
         ],
     );
     assert_eq!(s.stats.conflicts_shown, 1);
+}
+
+/// `opened()`, then another writer's change of the Markdown tab at v4, then the server gone
+/// (the fetch of v5 fails): offline, with v4 held.
+fn offline_after_theirs() -> NoteSync {
+    run(
+        "theirs, then offline",
+        opened(),
+        &md(),
+        vec![
+            S(
+                fetched(note(4, "hello\ntheirs", "a")),
+                &["base v4", "remote markdown"],
+                Clean,
+            ),
+            S(remote(5), &["fetch"], Clean),
+            S(
+                Event::FetchFailed(Failure::Offline("connection refused".to_owned())),
+                &["timer retry#1"],
+                Clean,
+            ),
+        ],
+    )
+}
+
+/// The editor still shows v3 when the person types, offline. The local store holds v3: a
+/// conflict at once, with no server to ask.
+#[test]
+fn an_offline_edit_on_a_stale_base_known_locally_is_a_conflict() {
+    let s = run(
+        "stale editor, offline",
+        offline_after_theirs(),
+        &md(),
+        vec![
+            S(
+                edit_on(md(), text("hello!"), 3, BaseAt::Known(text("hello"))),
+                &["draft md", "conflict markdown", "draft md"],
+                Conflict,
+            ),
+            S(Event::Flush, &[], Conflict),
+            S(retry(1), &["fetch"], Conflict),
+            S(fetched(note(4, "hello\ntheirs", "a")), &[], Conflict),
+        ],
+    );
+    assert_eq!(s.stats.saves_sent, 0, "theirs is never overwritten");
+    let d = &s.drafts[&md()];
+    assert_eq!(d.base, text("hello"));
+    assert_eq!(
+        d.theirs.as_ref().unwrap().content,
+        Some(text("hello\ntheirs"))
+    );
+}
+
+/// The same, but this app holds no copy of v3: the draft waits, unsaved, until the server gives
+/// v3; then it is judged as above.
+#[test]
+fn an_offline_edit_on_an_unknown_base_waits_for_it_and_never_overwrites() {
+    let s = run(
+        "unknown base, offline",
+        offline_after_theirs(),
+        &md(),
+        vec![
+            S(
+                edit_on(md(), text("hello!"), 3, BaseAt::Unknown),
+                &["draft md"],
+                Offline,
+            ),
+            // Neither the debounce nor a flush sends a draft whose base is not known.
+            S(Event::Flush, &[], Offline),
+            S(retry(1), &["fetch"], Offline),
+            S(
+                fetched(note(4, "hello\ntheirs", "a")),
+                &["fetch v3"],
+                Saving,
+            ),
+            S(
+                Event::VersionFetched(Box::new(note(3, "hello", "a"))),
+                &["draft md", "conflict markdown", "draft md"],
+                Conflict,
+            ),
+        ],
+    );
+    assert_eq!(s.stats.saves_sent, 0, "theirs is never overwritten");
+    assert_eq!(s.drafts[&md()].base, text("hello"));
+}
+
+#[test]
+fn an_unknown_base_is_asked_for_and_judged() {
+    let sheet_changed = || {
+        run(
+            "another tab changed",
+            opened(),
+            &md(),
+            vec![S(
+                fetched(note(4, "hello", "b")),
+                &["base v4", "remote sheet"],
+                Clean,
+            )],
+        )
+    };
+    run(
+        "the tab did not change since: saved on the new version",
+        sheet_changed(),
+        &md(),
+        vec![
+            S(
+                edit_on(md(), text("hello!"), 3, BaseAt::Unknown),
+                &["draft md", "fetch v3"],
+                Saving,
+            ),
+            S(
+                Event::VersionFetched(Box::new(note(3, "hello", "a"))),
+                &[
+                    "draft md",
+                    "draft md",
+                    "draft md pending k-1@4",
+                    "send k-1@4 md=\"hello!\"",
+                ],
+                Saving,
+            ),
+        ],
+    );
+    run(
+        "the server will not give it: the person decides",
+        sheet_changed(),
+        &md(),
+        vec![
+            S(
+                edit_on(md(), text("hello!"), 3, BaseAt::Unknown),
+                &["draft md", "fetch v3"],
+                Saving,
+            ),
+            S(
+                Event::VersionFetchFailed {
+                    version: Version(3),
+                    failure: Failure::Rejected {
+                        status: 404,
+                        code: "version_not_found".to_owned(),
+                        message: "no version 3".to_owned(),
+                    },
+                },
+                &["conflict markdown", "draft md"],
+                Conflict,
+            ),
+        ],
+    );
+    run(
+        "known and unchanged since: an ordinary edit",
+        sheet_changed(),
+        &md(),
+        vec![S(
+            edit_on(md(), text("hello!"), 3, BaseAt::Known(text("hello"))),
+            &["draft md", "timer debounce md#1"],
+            Dirty,
+        )],
+    );
 }
 
 #[test]
@@ -1005,20 +1064,7 @@ fn the_announcement_of_our_own_save_fetches_nothing() {
         "own write announced first",
         saving_mine(),
         &md(),
-        vec![
-            S(
-                Event::Remote {
-                    version: Version(4),
-                },
-                &[],
-                Saving,
-            ),
-            S(
-                saved(4, "markdown", false),
-                &["base v4", "saved markdown@4", "drop draft md"],
-                Saved,
-            ),
-        ],
+        vec![S(remote(4), &[], Saving), committed(4)],
     );
     assert!(s.is_settled(), "no fetch owed");
     // Version 5, announced meanwhile, is someone else's: read once the save is answered.
@@ -1027,20 +1073,8 @@ fn the_announcement_of_our_own_save_fetches_nothing() {
         saving_mine(),
         &md(),
         vec![
-            S(
-                Event::Remote {
-                    version: Version(4),
-                },
-                &[],
-                Saving,
-            ),
-            S(
-                Event::Remote {
-                    version: Version(5),
-                },
-                &[],
-                Saving,
-            ),
+            S(remote(4), &[], Saving),
+            S(remote(5), &[], Saving),
             S(
                 saved(4, "markdown", false),
                 &["base v4", "saved markdown@4", "drop draft md", "fetch"],
@@ -1048,4 +1082,98 @@ fn the_announcement_of_our_own_save_fetches_nothing() {
             ),
         ],
     );
+}
+
+/// The local store refuses a step's writes, so the driver performs none of its effects and says
+/// so: the machine writes its state again after a while, and only then sends (the same key).
+#[test]
+fn a_refused_local_write_is_written_again_before_anything_is_sent() {
+    let local_retry = Event::TimerFired {
+        timer: Timer::LocalStore,
+        generation: 1,
+    };
+    let (s, dropped) = step(opened(), edit(md(), text("mine")));
+    run(
+        "the edit's draft and debounce were not written",
+        s,
+        &md(),
+        vec![
+            S(
+                Event::LocalStoreFailed { dropped },
+                &["timer local#1"],
+                Dirty,
+            ),
+            S(Event::Flush, &[], Dirty),
+            S(
+                local_retry.clone(),
+                &[
+                    "base v3",
+                    "draft md",
+                    "draft md pending k-1@3",
+                    "send k-1@3 md=\"mine\"",
+                ],
+                Saving,
+            ),
+        ],
+    );
+    let (s, dropped) = step(
+        step(opened(), edit(md(), text("mine"))).0,
+        debounce(md(), 1),
+    );
+    let s = run(
+        "the save's pending key was not written, and the save did not leave",
+        s,
+        &md(),
+        vec![
+            S(
+                Event::LocalStoreFailed { dropped },
+                &["timer local#1"],
+                Saving,
+            ),
+            S(
+                local_retry,
+                &[
+                    "base v3",
+                    "draft md pending k-1@3",
+                    "send k-1@3 md=\"mine\"",
+                ],
+                Saving,
+            ),
+            committed(4),
+        ],
+    );
+    assert_eq!(s.stats.saves_sent, 1, "one save left, once");
+}
+
+/// The event stream's reconnection is the machine's: each failure in a row waits longer, a
+/// connection resets the backoff.
+#[test]
+fn the_event_stream_reconnects_when_the_machine_says() {
+    let reconnect = |generation| Event::TimerFired {
+        timer: Timer::Reconnect,
+        generation,
+    };
+    let s = run(
+        "down, down, up",
+        opened(),
+        &md(),
+        vec![
+            S(Event::StreamDown, &["timer reconnect#1", "fetch"], Clean),
+            S(fetched(note(3, "hello", "a")), &[], Clean),
+            S(reconnect(1), &["reconnect"], Clean),
+            S(Event::StreamDown, &["timer reconnect#2", "fetch"], Clean),
+            S(fetched(note(3, "hello", "a")), &[], Clean),
+            S(reconnect(2), &["reconnect"], Clean),
+            S(Event::StreamUp, &["fetch"], Clean),
+            S(fetched(note(3, "hello", "a")), &[], Clean),
+        ],
+    );
+    let delay = |s: NoteSync| match &step(s, Event::StreamDown).1[..] {
+        [Effect::StartTimer { after, .. }, ..] => *after,
+        other => panic!("{other:?}"),
+    };
+    let c = config();
+    assert_eq!(delay(s.clone()), c.backoff(1), "reset by the connection");
+    let (twice, _) = step(s, Event::StreamDown);
+    assert_eq!(delay(twice), c.backoff(2));
 }

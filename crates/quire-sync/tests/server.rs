@@ -65,6 +65,50 @@ async fn decide(engine: &Engine, note: &NoteId) -> usize {
     }
 }
 
+/// Adds a Sheet tab through the engine; its ID.
+async fn create_sheet(engine: &Engine, note: &NoteId, label: &str) -> TabId {
+    let out = engine
+        .apply_ops(
+            note,
+            vec![Op::CreateTab {
+                tab_type: NewTabKind::Sheet,
+                label: Some(label.to_owned()),
+                slides: None,
+            }],
+            DraftPolicy::Refuse,
+        )
+        .await
+        .unwrap();
+    let WriteOutcome::Committed { result } = out else {
+        panic!("create tab: {out:?}")
+    };
+    let [OpOutcome::TabCreated { tab_id }] = &result.outcomes[..] else {
+        panic!("outcomes: {result:?}")
+    };
+    tab_id.clone()
+}
+
+/// Another writer replaces the Markdown tab's text over REST, on `version`.
+async fn other_writes(
+    server: &quire_testkit::ServerProcess,
+    note: &NoteId,
+    version: Version,
+    text: &str,
+) {
+    rest(server)
+        .patch(
+            note,
+            version,
+            &[Op::ReplaceText {
+                tab_id: md(),
+                text: text.to_owned(),
+            }],
+            Some(&key()),
+        )
+        .await
+        .unwrap();
+}
+
 fn lines_of(text: &str) -> Vec<&str> {
     text.lines().filter(|l| !l.is_empty()).collect()
 }
@@ -178,25 +222,7 @@ async fn different_tabs_are_rebased_without_bothering_the_person() {
     let view = engine.create_note("Different tabs").await.unwrap();
     let note = view.note_id.clone();
     engine.set_agent_access(&note, true).await.unwrap();
-    let created = engine
-        .apply_ops(
-            &note,
-            vec![Op::CreateTab {
-                tab_type: NewTabKind::Sheet,
-                label: Some("Numbers".into()),
-                slides: None,
-            }],
-            DraftPolicy::Refuse,
-        )
-        .await
-        .unwrap();
-    let WriteOutcome::Committed { result } = created else {
-        panic!("create tab: {created:?}")
-    };
-    let sheet = match &result.outcomes[..] {
-        [OpOutcome::TabCreated { tab_id }] => tab_id.clone(),
-        other => panic!("outcomes: {other:?}"),
-    };
+    let sheet = create_sheet(&engine, &note, "Numbers").await;
     engine
         .wait_until(&note, WAIT, "the new tab", |s| {
             s.sync
@@ -432,6 +458,90 @@ async fn offline_then_saved_exactly_once() {
     engine.shutdown();
 }
 
+/// The editor still shows an older version when the person types; the server is down and the
+/// app was restarted meanwhile. The engine judges the edit on its own copy of that version: the
+/// other writer's change becomes a conflict, and is still on the server when it comes back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stale_edit_made_offline_is_a_conflict_not_an_overwrite() {
+    let mut server = server();
+    let dir = tempfile::tempdir().unwrap();
+    let first = engine(&server.url(), &server.token, dir.path(), None);
+    let note = first.create_note("Stale").await.unwrap().note_id;
+    first.edit_tab(&note, &md(), json!("one")).await.unwrap();
+    settle(&first, &note).await;
+    let editor_version = first.view(&note).unwrap().version;
+    other_writes(&server, &note, editor_version, "one\ntheirs").await;
+    first
+        .wait_until(&note, WAIT, "the other writer's change", |s| {
+            s.status.guard > Some(editor_version)
+        })
+        .await
+        .unwrap();
+    first.shutdown();
+    drop(first);
+
+    server.kill9().unwrap();
+    let engine = engine(&server.url(), &server.token, dir.path(), None);
+    let view = engine.open_note(&note).await.unwrap();
+    assert!(engine.status(&note).unwrap().offline);
+    assert!(view.version > editor_version, "{view:?}");
+    let status = engine
+        .edit_tab_on(&note, &md(), json!("one\nmine"), editor_version)
+        .await
+        .unwrap();
+    assert_eq!(status.state, TabState::Conflict, "{status:?}");
+
+    server.restart().unwrap();
+    engine
+        .wait_until(&note, WAIT, "back online", |s| {
+            !s.status.offline && s.status.settled
+        })
+        .await
+        .unwrap();
+    assert_eq!(markdown_on_server(&server, &note).await, "one\ntheirs");
+    let conflict = engine.conflict(&note, &md()).unwrap();
+    let md_text = |c: &quire_sync::Content| c.0.to_value();
+    assert_eq!(md_text(&conflict.base), json!("one"));
+    assert_eq!(md_text(&conflict.mine), json!("one\nmine"));
+    assert_eq!(
+        conflict.theirs.as_ref().map(md_text),
+        Some(json!("one\ntheirs"))
+    );
+    engine.shutdown();
+}
+
+/// An app that holds no copy of the editor's version (a fresh local store) asks the server for
+/// it before the draft may be saved, and the other writer's change becomes a conflict.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stale_edit_on_a_version_not_held_locally_waits_for_the_server() {
+    let server = server();
+    let (first_dir, dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let first = engine(&server.url(), &server.token, first_dir.path(), None);
+    let note = first.create_note("Unknown base").await.unwrap().note_id;
+    first.edit_tab(&note, &md(), json!("one")).await.unwrap();
+    settle(&first, &note).await;
+    let editor_version = first.view(&note).unwrap().version;
+    first.shutdown();
+    other_writes(&server, &note, editor_version, "one\ntheirs").await;
+
+    let engine = engine(&server.url(), &server.token, dir.path(), None);
+    assert!(engine.open_note(&note).await.unwrap().version > editor_version);
+    engine
+        .edit_tab_on(&note, &md(), json!("one\nmine"), editor_version)
+        .await
+        .unwrap();
+    let snap = engine
+        .wait_until(&note, WAIT, "settled", |s| s.status.settled)
+        .await
+        .unwrap();
+    assert_eq!(snap.sync.tab_state(&md()), TabState::Conflict);
+    assert_eq!(snap.sync.stats.saves_sent, 0);
+    assert_eq!(markdown_on_server(&server, &note).await, "one\ntheirs");
+    let conflict = engine.conflict(&note, &md()).unwrap();
+    assert_eq!(conflict.base.0.to_value(), json!("one"));
+    engine.shutdown();
+}
+
 /// The server commits a save but the answer is lost on the way back: the engine resends the
 /// same write (same key) and the server replays its first answer; one version, not two.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -498,25 +608,7 @@ async fn tabs_by_id_drafts_ledger_and_archive() {
     let note = engine.create_note("Tabs").await.unwrap().note_id;
     let mut ids = Vec::new();
     for _ in 0..2 {
-        let out = engine
-            .apply_ops(
-                &note,
-                vec![Op::CreateTab {
-                    tab_type: NewTabKind::Sheet,
-                    label: Some("Data".into()),
-                    slides: None,
-                }],
-                DraftPolicy::Refuse,
-            )
-            .await
-            .unwrap();
-        let WriteOutcome::Committed { result } = out else {
-            panic!("{out:?}")
-        };
-        let [OpOutcome::TabCreated { tab_id }] = &result.outcomes[..] else {
-            panic!("{result:?}")
-        };
-        ids.push(tab_id.clone());
+        ids.push(create_sheet(&engine, &note, "Data").await);
     }
     let (a, b) = (ids[0].clone(), ids[1].clone());
     engine

@@ -1,0 +1,642 @@
+//! The async driver: runs the pure machine for each open Note, owns the client and the local
+//! store, performs the effects, and exposes the API the Tauri commands call.
+//!
+//! One task per open Note owns its [`NoteSync`] and a mailbox; everything that happens to the
+//! Note (an edit, a timer, an HTTP answer, an event from the server) is a message, turned into
+//! a [`step`](crate::machine::step); the effects of a step are persisted in one local
+//! transaction *before* any request they ask for leaves. Readers see the latest state through a
+//! `watch` channel.
+//!
+//! The machine decides, the engine performs: nothing here judges a save, a conflict or a retry.
+//! Here: [`Engine`], the API; `types` what it takes and gives; `actor` the task of one Note;
+//! `follower` the server's event stream; `views` snapshots, views and conflicts.
+
+mod actor;
+mod follower;
+mod types;
+mod views;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use quire_api::{AgentAccess, Clock, VersionInfo};
+use quire_model::{Note, NoteId, NoteSummary, Op, TabId, Version};
+use serde_json::Value;
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
+use tokio::task::JoinHandle;
+use url::Url;
+
+use crate::client::{Client, ClientError, ServerIdentity};
+use crate::content::Content;
+use crate::local::{ArchivedDraft, LedgerEntry, LocalStore};
+use crate::machine::{self, BaseAt, Event, NoteSync, OnConflict, Outgoing, Resolution, WriteBody};
+use crate::merge::MergeError;
+
+pub use types::*;
+use views::{conflict_view, snapshot, tab_gone, tab_status, view};
+
+enum Msg {
+    Step(Event, Option<oneshot::Sender<Arc<Snapshot>>>),
+    /// Waits for the structural write `id` to commit or fail (or go offline).
+    AwaitOutgoing(String, oneshot::Sender<Result<WriteOutcome>>),
+    Stop,
+}
+
+struct Handle {
+    tx: mpsc::UnboundedSender<Msg>,
+    snapshot: watch::Receiver<Arc<Snapshot>>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+struct Inner {
+    client: Client,
+    local: Mutex<LocalStore>,
+    notes: Mutex<HashMap<NoteId, Handle>>,
+    events: broadcast::Sender<EngineEvent>,
+    clock: Arc<dyn Clock>,
+    timing: machine::Config,
+    key_prefix: String,
+    next_id: std::sync::atomic::AtomicU64,
+}
+
+/// The sync engine. Cheap to clone.
+#[derive(Clone)]
+pub struct Engine {
+    inner: Arc<Inner>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+impl Engine {
+    /// Opens the local store and readies the client. Notes start syncing when opened.
+    pub fn start(config: EngineConfig, clock: Arc<dyn Clock>) -> Result<Self> {
+        let local = LocalStore::open(&config.db_path)?;
+        let client = match config.http {
+            Some(http) => Client::with_http(http, config.server, config.token),
+            None => Client::new(config.server, config.token)?,
+        };
+        let (events, _) = broadcast::channel(4096);
+        Ok(Engine {
+            inner: Arc::new(Inner {
+                client,
+                local: Mutex::new(local),
+                notes: Mutex::new(HashMap::new()),
+                events,
+                clock,
+                timing: config.timing,
+                key_prefix: config.key_prefix,
+                next_id: std::sync::atomic::AtomicU64::new(0),
+            }),
+        })
+    }
+
+    pub fn client(&self) -> &Client {
+        &self.inner.client
+    }
+
+    /// Points the engine at another server address (e.g. the embedded server restarted).
+    pub fn set_server(&self, url: Url) {
+        self.inner.client.set_base(url);
+        let notes = lock(&self.inner.notes);
+        for h in notes.values() {
+            // A new address: read the Note again (and resume any waiting save).
+            if h.tx.send(Msg::Step(Event::Poll, None)).is_err() {
+                tracing::debug!("note task already stopped");
+            }
+        }
+    }
+
+    /// Every engine event (statuses, remote writes applied, conflicts, saves).
+    pub fn subscribe(&self) -> broadcast::Receiver<EngineEvent> {
+        self.inner.events.subscribe()
+    }
+
+    fn mint_id(&self) -> String {
+        let n = self
+            .inner
+            .next_id
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        format!("{}-w{n}", self.inner.key_prefix)
+    }
+
+    pub async fn list_notes(&self) -> Result<Vec<NoteSummary>> {
+        Ok(self.inner.client.list_notes().await?)
+    }
+
+    /// Who the server is, as this engine reaches it ([`Client::identify`]).
+    pub async fn identify(&self) -> Result<ServerIdentity> {
+        Ok(self.inner.client.identify().await?)
+    }
+
+    /// Creates a Note on the server (with an idempotency key) and opens it.
+    pub async fn create_note(&self, title: &str) -> Result<NoteView> {
+        let key = self.mint_id();
+        let stored = self.inner.client.create_note(title, Some(&key)).await?;
+        self.open_note(&stored.note.id).await
+    }
+
+    /// Starts syncing a Note (if not already) and returns what the person sees.
+    pub async fn open_note(&self, note_id: &NoteId) -> Result<NoteView> {
+        let opened = self.wait_opened(note_id).await;
+        if opened.is_err() {
+            self.close_note(note_id);
+        }
+        opened
+    }
+
+    async fn wait_opened(&self, note_id: &NoteId) -> Result<NoteView> {
+        let mut rx = self.ensure_open(note_id)?;
+        // Ready when the server state is known (fetched, or loaded from the local store),
+        // or the first fetch failed with nothing local to show.
+        let snap = loop {
+            let snap = rx.borrow_and_update().clone();
+            if snap.sync.server.is_some() && snap.sync.fetched_once {
+                break snap;
+            }
+            if snap.sync.server.is_some() && snap.status.offline {
+                break snap;
+            }
+            if snap.sync.server.is_none() && snap.status.offline {
+                return Err(ClientError::Offline("the server cannot be reached".to_owned()).into());
+            }
+            if let Some(err) = snap.sync.fetch_error.clone() {
+                return Err(EngineError::Client(actor::err_from_failure(&err)));
+            }
+            if rx.changed().await.is_err() {
+                return Err(EngineError::Stopped);
+            }
+        };
+        Ok(view(&snap))
+    }
+
+    fn ensure_open(&self, note_id: &NoteId) -> Result<watch::Receiver<Arc<Snapshot>>> {
+        let mut notes = lock(&self.inner.notes);
+        if let Some(h) = notes.get(note_id) {
+            return Ok(h.snapshot.clone());
+        }
+        let local = lock(&self.inner.local).load(note_id)?;
+        let sync = NoteSync::new(
+            note_id.clone(),
+            self.inner.timing,
+            local.base,
+            local.drafts,
+            local.outbox,
+            // Unique per open, not only per engine: the machine counts its keys from 1 again
+            // each time a Note is opened, and a reused key replays the earlier write.
+            format!("{}-{}", self.mint_id(), short(note_id)),
+        );
+        let snap = Arc::new(snapshot(sync));
+        let (snap_tx, snap_rx) = watch::channel(snap.clone());
+        let (tx, rx) = mpsc::unbounded_channel();
+        let (reconnect_tx, reconnect_rx) = mpsc::unbounded_channel();
+        let actor = tokio::spawn(actor::run_note(
+            self.inner.clone(),
+            snap,
+            snap_tx,
+            tx.clone(),
+            rx,
+            reconnect_tx,
+        ));
+        let events = tokio::spawn(follower::follow_events(
+            self.inner.client.clone(),
+            note_id.clone(),
+            tx.clone(),
+            reconnect_rx,
+        ));
+        if tx.send(Msg::Step(Event::Start, None)).is_err() {
+            return Err(EngineError::Stopped);
+        }
+        notes.insert(
+            note_id.clone(),
+            Handle {
+                tx,
+                snapshot: snap_rx.clone(),
+                tasks: vec![actor, events],
+            },
+        );
+        Ok(snap_rx)
+    }
+
+    fn handle(&self, note_id: &NoteId) -> Result<(mpsc::UnboundedSender<Msg>, Arc<Snapshot>)> {
+        let notes = lock(&self.inner.notes);
+        let h = notes
+            .get(note_id)
+            .ok_or_else(|| EngineError::NotOpen(note_id.clone()))?;
+        Ok((h.tx.clone(), h.snapshot.borrow().clone()))
+    }
+
+    async fn send_step(&self, note_id: &NoteId, event: Event) -> Result<Arc<Snapshot>> {
+        let (tx, _) = self.handle(note_id)?;
+        let (reply, wait) = oneshot::channel();
+        tx.send(Msg::Step(event, Some(reply)))
+            .map_err(|_| EngineError::Stopped)?;
+        wait.await.map_err(|_| EngineError::Stopped)
+    }
+
+    /// The latest state of an open Note (for views, tests and diagnostics).
+    pub fn snapshot(&self, note_id: &NoteId) -> Result<Arc<Snapshot>> {
+        Ok(self.handle(note_id)?.1)
+    }
+
+    /// A receiver that sees every new state of an open Note.
+    pub fn watch(&self, note_id: &NoteId) -> Result<watch::Receiver<Arc<Snapshot>>> {
+        let notes = lock(&self.inner.notes);
+        notes
+            .get(note_id)
+            .map(|h| h.snapshot.clone())
+            .ok_or_else(|| EngineError::NotOpen(note_id.clone()))
+    }
+
+    /// Waits until `pred` holds for the Note's state, or `timeout` passes.
+    pub async fn wait_until(
+        &self,
+        note_id: &NoteId,
+        timeout: Duration,
+        what: &'static str,
+        mut pred: impl FnMut(&Snapshot) -> bool,
+    ) -> Result<Arc<Snapshot>> {
+        let mut rx = self.watch(note_id)?;
+        let wait = async {
+            loop {
+                let snap = rx.borrow_and_update().clone();
+                if pred(&snap) {
+                    return Ok(snap);
+                }
+                if rx.changed().await.is_err() {
+                    return Err(EngineError::Stopped);
+                }
+            }
+        };
+        tokio::time::timeout(timeout, wait)
+            .await
+            .map_err(|_| EngineError::Timeout(what))?
+    }
+
+    pub fn view(&self, note_id: &NoteId) -> Result<NoteView> {
+        Ok(view(&*self.snapshot(note_id)?))
+    }
+
+    pub fn status(&self, note_id: &NoteId) -> Result<NoteStatus> {
+        Ok(self.snapshot(note_id)?.status.clone())
+    }
+
+    /// One tab, by its instance ID only. A tab that no longer exists is [`EngineError::TabGone`]
+    /// with the tabs that do; never a tab of the same type or label.
+    pub fn tab(&self, note_id: &NoteId, tab_id: &TabId) -> Result<TabView> {
+        let snap = self.snapshot(note_id)?;
+        let v = view(&snap);
+        v.tabs
+            .into_iter()
+            .find(|t| &t.id == tab_id)
+            .ok_or_else(|| tab_gone(&snap, tab_id))
+    }
+
+    /// The person's edit: the tab's whole new content (`data` in the tab's wire shape).
+    pub async fn edit_tab(
+        &self,
+        note_id: &NoteId,
+        tab_id: &TabId,
+        data: Value,
+    ) -> Result<TabStatus> {
+        let content = self.parse_edit(note_id, tab_id, data)?;
+        let now = self.inner.clock.now();
+        let snap = self
+            .send_step(
+                note_id,
+                Event::Edited {
+                    tab_id: tab_id.clone(),
+                    content,
+                    now,
+                },
+            )
+            .await?;
+        Ok(tab_status(&snap.sync, tab_id))
+    }
+
+    /// The person's edit, made on the tab as it was at `base_version` (the version the editor's
+    /// content was loaded at). The machine judges it ([`Event::EditedOn`]) with what the local
+    /// store holds of that version: when the server changed this tab after `base_version`, the
+    /// other writer's change becomes a conflict instead of being overwritten by an editor that
+    /// had not shown it yet, online or not.
+    pub async fn edit_tab_on(
+        &self,
+        note_id: &NoteId,
+        tab_id: &TabId,
+        data: Value,
+        base_version: Version,
+    ) -> Result<TabStatus> {
+        let content = self.parse_edit(note_id, tab_id, data)?;
+        let base = lock(&self.inner.local)
+            .tab_at(note_id, tab_id, base_version)
+            .unwrap_or_else(|e| {
+                tracing::warn!(note = %note_id, error = %e, "local store read failed");
+                BaseAt::Unknown
+            });
+        let now = self.inner.clock.now();
+        let snap = self
+            .send_step(
+                note_id,
+                Event::EditedOn {
+                    tab_id: tab_id.clone(),
+                    content,
+                    now,
+                    base_version,
+                    base,
+                },
+            )
+            .await?;
+        Ok(tab_status(&snap.sync, tab_id))
+    }
+
+    /// The person's edit of a tab as its content, in the tab's kind.
+    fn parse_edit(&self, note_id: &NoteId, tab_id: &TabId, data: Value) -> Result<Content> {
+        let snap = self.snapshot(note_id)?;
+        let kind = match (
+            snap.sync.drafts.get(tab_id),
+            snap.sync.server.as_ref().and_then(|n| n.tab(tab_id)),
+        ) {
+            (Some(d), _) => d.mine.kind(),
+            (None, Some(t)) => t.kind(),
+            (None, None) => return Err(tab_gone(&snap, tab_id)),
+        };
+        Ok(Content::parse(kind, data)?)
+    }
+
+    /// Saves every dirty tab now (e.g. when the window closes), skipping the debounce.
+    pub async fn flush(&self, note_id: &NoteId) -> Result<NoteStatus> {
+        Ok(self.send_step(note_id, Event::Flush).await?.status.clone())
+    }
+
+    /// Tries a failed save again.
+    pub async fn retry(&self, note_id: &NoteId, tab_id: &TabId) -> Result<TabStatus> {
+        let snap = self
+            .send_step(
+                note_id,
+                Event::Retry {
+                    tab_id: tab_id.clone(),
+                },
+            )
+            .await?;
+        Ok(tab_status(&snap.sync, tab_id))
+    }
+
+    /// Base, mine, theirs and the proposed merge of a tab in conflict.
+    pub fn conflict(&self, note_id: &NoteId, tab_id: &TabId) -> Result<ConflictView> {
+        let snap = self.snapshot(note_id)?;
+        conflict_view(&snap.sync, tab_id)
+    }
+
+    pub async fn resolve_conflict(
+        &self,
+        note_id: &NoteId,
+        tab_id: &TabId,
+        choice: ConflictChoice,
+    ) -> Result<TabStatus> {
+        let snap = self.snapshot(note_id)?;
+        let cv = conflict_view(&snap.sync, tab_id)?;
+        let resolution = match choice {
+            ConflictChoice::TakeTheirs => Resolution::TakeTheirs,
+            _ if cv.theirs.is_none() => return Err(EngineError::ChoiceUnavailable(tab_id.clone())),
+            ConflictChoice::KeepMine => Resolution::KeepMine,
+            ConflictChoice::Merge { choices } => {
+                let merge = cv.merge.ok_or(MergeError::NotMergeable("this"))?;
+                Resolution::Merged(merge.resolve(&choices)?)
+            }
+            ConflictChoice::Custom { content } => {
+                Resolution::Merged(Content::parse(cv.mine.kind(), content)?)
+            }
+        };
+        let now = self.inner.clock.now();
+        let snap = self
+            .send_step(
+                note_id,
+                Event::Resolve {
+                    tab_id: tab_id.clone(),
+                    resolution,
+                    theirs_version: cv.theirs_version,
+                    now,
+                },
+            )
+            .await?;
+        let still = snap.sync.drafts.get(tab_id).and_then(|d| d.theirs.as_ref());
+        if let Some(t) = still
+            && t.version != cv.theirs_version
+        {
+            return Err(EngineError::ConflictMoved {
+                tab_id: tab_id.clone(),
+                version: t.version,
+            });
+        }
+        Ok(tab_status(&snap.sync, tab_id))
+    }
+
+    /// Discards the person's draft of a tab, on their explicit request: it is archived (see
+    /// [`Engine::archived`]), never deleted.
+    pub async fn discard_draft(&self, note_id: &NoteId, tab_id: &TabId) -> Result<TabStatus> {
+        let snap = self.snapshot(note_id)?;
+        if snap
+            .sync
+            .drafts
+            .get(tab_id)
+            .is_some_and(|d| d.pending.is_some())
+        {
+            return Err(EngineError::SaveInFlight(tab_id.clone()));
+        }
+        let now = self.inner.clock.now();
+        let snap = self
+            .send_step(
+                note_id,
+                Event::Discard {
+                    tab_id: tab_id.clone(),
+                    now,
+                },
+            )
+            .await?;
+        Ok(tab_status(&snap.sync, tab_id))
+    }
+
+    /// A structural write (create/rename/move/delete tab, title, sources, files), guarded and
+    /// idempotent like every save; re-applied on the new version if the Note moved meanwhile.
+    /// Returns when it committed, or `Queued` when the server cannot be reached (it is kept and
+    /// retried). Ops that would throw away a draft need [`DraftPolicy::ArchiveThem`].
+    pub async fn apply_ops(
+        &self,
+        note_id: &NoteId,
+        ops: Vec<Op>,
+        drafts: DraftPolicy,
+    ) -> Result<WriteOutcome> {
+        let snap = self.snapshot(note_id)?;
+        if let Some(server) = &snap.sync.server {
+            for op in &ops {
+                if let Some(tab_id) = op_tab(op)
+                    && server.tab(tab_id).is_none()
+                    && !snap.sync.drafts.contains_key(tab_id)
+                {
+                    return Err(tab_gone(&snap, tab_id));
+                }
+            }
+        }
+        let doomed: Vec<TabId> = ops
+            .iter()
+            .filter_map(discards_draft_of)
+            .filter(|t| snap.sync.drafts.contains_key(*t))
+            .cloned()
+            .collect();
+        if !doomed.is_empty() {
+            match drafts {
+                DraftPolicy::Refuse => {
+                    return Err(EngineError::WouldDiscardDrafts { tab_ids: doomed });
+                }
+                DraftPolicy::ArchiveThem => {
+                    for t in &doomed {
+                        self.discard_draft(note_id, t).await?;
+                    }
+                }
+            }
+        }
+        self.enqueue(
+            note_id,
+            WriteBody::Ops { changes: ops },
+            OnConflict::Reapply,
+        )
+        .await
+    }
+
+    /// Restores an earlier version as a new one. Tabs with drafts then show a conflict (the
+    /// drafts are kept). A stale restore is returned as a conflict, not re-applied.
+    pub async fn restore(&self, note_id: &NoteId, version: Version) -> Result<WriteOutcome> {
+        self.enqueue(note_id, WriteBody::Restore { version }, OnConflict::Report)
+            .await
+    }
+
+    async fn enqueue(
+        &self,
+        note_id: &NoteId,
+        body: WriteBody,
+        on_conflict: OnConflict,
+    ) -> Result<WriteOutcome> {
+        let (tx, _) = self.handle(note_id)?;
+        let id = self.mint_id();
+        let (reply, wait) = oneshot::channel();
+        tx.send(Msg::AwaitOutgoing(id.clone(), reply))
+            .map_err(|_| EngineError::Stopped)?;
+        tx.send(Msg::Step(
+            Event::Enqueue(Outgoing {
+                id,
+                body,
+                key: None,
+                expected_version: None,
+                on_conflict,
+            }),
+            None,
+        ))
+        .map_err(|_| EngineError::Stopped)?;
+        wait.await.map_err(|_| EngineError::Stopped)?
+    }
+
+    pub async fn history(&self, note_id: &NoteId) -> Result<Vec<VersionInfo>> {
+        Ok(self.inner.client.history(note_id).await?)
+    }
+
+    pub async fn version(&self, note_id: &NoteId, version: Version) -> Result<Note> {
+        Ok(self.inner.client.note_at(note_id, version).await?)
+    }
+
+    /// Whether agents may see the Note, and who approved or withdrew it when.
+    pub async fn agent_access(&self, note_id: &NoteId) -> Result<AgentAccess> {
+        Ok(self.inner.client.agent_access(note_id).await?)
+    }
+
+    /// Approves (or withdraws) the Note for agents; the answer carries the record.
+    pub async fn set_agent_access(&self, note_id: &NoteId, approved: bool) -> Result<AgentAccess> {
+        Ok(self
+            .inner
+            .client
+            .set_agent_access(note_id, approved)
+            .await?)
+    }
+
+    /// Every unsynced draft across all Notes, open or not.
+    pub fn drafts(&self) -> Result<Vec<LedgerEntry>> {
+        Ok(lock(&self.inner.local).ledger()?)
+    }
+
+    /// The drafts discarded for a Note (take theirs, explicit discards), oldest first.
+    pub fn archived(&self, note_id: &NoteId) -> Result<Vec<ArchivedDraft>> {
+        Ok(lock(&self.inner.local).archived(note_id)?)
+    }
+
+    /// Stops syncing a Note. Its drafts stay in the local store (and the ledger).
+    pub fn close_note(&self, note_id: &NoteId) {
+        let handle = lock(&self.inner.notes).remove(note_id);
+        if let Some(h) = handle {
+            stop(h);
+        }
+    }
+
+    /// Stops every Note's tasks.
+    pub fn shutdown(&self) {
+        let handles: Vec<Handle> = lock(&self.inner.notes).drain().map(|(_, h)| h).collect();
+        for h in handles {
+            stop(h);
+        }
+    }
+}
+
+fn stop(h: Handle) {
+    if h.tx.send(Msg::Stop).is_err() {
+        tracing::debug!("note task already stopped");
+    }
+    for t in h.tasks {
+        t.abort();
+    }
+}
+
+fn short(note_id: &NoteId) -> String {
+    note_id
+        .as_str()
+        .chars()
+        .rev()
+        .take(8)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect()
+}
+
+fn op_tab(op: &Op) -> Option<&TabId> {
+    match op {
+        Op::ReplaceText { tab_id, .. }
+        | Op::ReplaceTabData { tab_id, .. }
+        | Op::SlideAdd { tab_id, .. }
+        | Op::SlidesAddOutline { tab_id, .. }
+        | Op::SheetSetRange { tab_id, .. }
+        | Op::RenameTab { tab_id, .. }
+        | Op::MoveTab { tab_id, .. }
+        | Op::DeleteTab { tab_id }
+        | Op::SetSlideLayout { tab_id, .. }
+        | Op::SetTheme { tab_id, .. } => Some(tab_id),
+        Op::CreateTab { .. }
+        | Op::SetTitle { .. }
+        | Op::AddSource { .. }
+        | Op::RemoveSource { .. }
+        | Op::AddFile { .. }
+        | Op::RemoveFile { .. } => None,
+    }
+}
+
+/// Ops that replace or remove a tab's content wholesale: they would overwrite the person's draft.
+fn discards_draft_of(op: &Op) -> Option<&TabId> {
+    match op {
+        Op::ReplaceText { tab_id, .. }
+        | Op::ReplaceTabData { tab_id, .. }
+        | Op::DeleteTab { tab_id } => Some(tab_id),
+        _ => None,
+    }
+}

@@ -1,0 +1,291 @@
+//! What the engine's API takes and gives: its configuration, views and statuses of a Note, the
+//! person's choices, events for subscribers, errors as `{code, message}`.
+
+use std::path::PathBuf;
+
+use quire_api::WriteResult;
+use quire_model::{NoteId, TabId, TabKind, Version};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use url::Url;
+
+use crate::client::ClientError;
+use crate::content::{Content, ContentError};
+use crate::local::LocalError;
+use crate::machine::{self, NoteSync, Stats, SyncError, TabState};
+use crate::merge::{ClashChoice, MergeError, TabMerge};
+
+/// How to start an engine.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    pub server: Url,
+    pub token: String,
+    /// The local store's file (in the app's data directory).
+    pub db_path: PathBuf,
+    pub timing: machine::Config,
+    /// The HTTP client to use (default: a fresh one).
+    pub http: Option<reqwest::Client>,
+    /// Prefix of the idempotency keys this engine mints; must differ per start (see
+    /// [`EngineConfig::fresh_key_prefix`]).
+    pub key_prefix: String,
+}
+
+impl EngineConfig {
+    /// A prefix unique to this start: a UUIDv7.
+    pub fn fresh_key_prefix() -> String {
+        format!("app-{}", uuid::Uuid::now_v7().simple())
+    }
+}
+
+/// What the person chooses for a conflict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "choice", rename_all = "snake_case")]
+pub enum ConflictChoice {
+    /// Write mine as a new version (theirs stays in history).
+    KeepMine,
+    /// Drop mine (archived, never deleted) and show theirs.
+    TakeTheirs,
+    /// The three-way merge with one choice per clash (none when it merged cleanly).
+    Merge { choices: Vec<ClashChoice> },
+    /// The person's own merged content (edited by hand).
+    Custom { content: Value },
+}
+
+/// What to do with drafts an action would discard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum DraftPolicy {
+    /// Refuse with [`EngineError::WouldDiscardDrafts`] (the default the UI starts with).
+    Refuse,
+    /// The person confirmed: archive those drafts, then go ahead.
+    ArchiveThem,
+}
+
+/// A tab as the strip lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TabSummary {
+    pub id: TabId,
+    #[serde(rename = "type")]
+    pub kind: TabKind,
+    pub label: String,
+}
+
+/// The sync status of one tab.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TabStatus {
+    pub tab_id: TabId,
+    pub state: TabState,
+    pub last_error: Option<SyncError>,
+    /// The version the draft is based on (the merge ancestor), when there is a draft.
+    pub base_version: Option<Version>,
+    /// The server's version in a conflict.
+    pub theirs_version: Option<Version>,
+    /// The tab no longer exists on the server (only "take theirs" applies).
+    pub gone: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct NoteStatus {
+    pub note_id: NoteId,
+    /// When this status was taken: a later one has a larger number (one count for the whole
+    /// process). A status reaches the UI by two paths, events and command replies, in no fixed
+    /// order; the reader keeps the one with the largest `seq`.
+    pub seq: u64,
+    /// The save guard: the last version this app is connected to.
+    pub guard: Option<Version>,
+    pub offline: bool,
+    pub settled: bool,
+    pub tabs: Vec<TabStatus>,
+    pub queued_writes: usize,
+    pub stats: Stats,
+}
+
+/// The TypeScript shape of [`TabView`] (exported under that name): `data` follows `type`.
+#[cfg(feature = "ts")]
+#[derive(ts_rs::TS)]
+#[ts(rename = "TabView")]
+pub struct TabViewShape {
+    pub id: TabId,
+    pub label: String,
+    #[ts(flatten)]
+    pub data: quire_model::ts::TabDataShape,
+    pub status: TabStatus,
+}
+
+/// A tab with what the person sees in it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TabView {
+    pub id: TabId,
+    #[serde(rename = "type")]
+    pub kind: TabKind,
+    pub label: String,
+    /// The person's draft if there is one, else the server's content.
+    pub data: Value,
+    pub status: TabStatus,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct NoteView {
+    pub note_id: NoteId,
+    pub title: String,
+    pub version: Version,
+    #[cfg_attr(feature = "ts", ts(as = "Vec<TabViewShape>"))]
+    pub tabs: Vec<TabView>,
+    /// Drafts of tabs the server no longer has (never silently dropped).
+    #[cfg_attr(feature = "ts", ts(as = "Vec<TabViewShape>"))]
+    pub orphan_drafts: Vec<TabView>,
+}
+
+/// Base, mine and theirs of a conflict, and the proposed merge.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ConflictView {
+    pub tab_id: TabId,
+    pub base_version: Version,
+    pub base: Content,
+    pub mine: Content,
+    pub theirs_version: Version,
+    /// `None`: the tab was deleted on the server.
+    pub theirs: Option<Content>,
+    pub merge: Option<TabMerge>,
+}
+
+/// What a structural write came to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum WriteOutcome {
+    Committed {
+        result: WriteResult,
+    },
+    /// The server could not be reached; the write is queued (persisted) and retried.
+    Queued {
+        id: String,
+    },
+}
+
+/// What the engine tells its subscribers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EngineEvent {
+    Status(NoteStatus),
+    RemoteApplied {
+        note_id: NoteId,
+        tab_ids: Vec<TabId>,
+    },
+    ConflictShown {
+        note_id: NoteId,
+        tab_id: TabId,
+    },
+    Saved {
+        note_id: NoteId,
+        tab_id: TabId,
+        version: Version,
+        replayed: bool,
+    },
+    LocalStoreFailed {
+        note_id: NoteId,
+        message: String,
+    },
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("tab_id: no tab {tab_id} in this note (tabs: {})", list_tabs(.tabs))]
+    TabGone {
+        tab_id: TabId,
+        tabs: Vec<TabSummary>,
+    },
+    #[error("note {0} is not open")]
+    NotOpen(NoteId),
+    #[error("this would discard unsynced drafts of tabs {}", join_ids(.tab_ids))]
+    WouldDiscardDrafts { tab_ids: Vec<TabId> },
+    #[error("tab {0} has no conflict to resolve")]
+    NoConflict(TabId),
+    #[error(
+        "tab {tab_id} changed again on the server (now version {version}): look at the conflict again"
+    )]
+    ConflictMoved { tab_id: TabId, version: Version },
+    #[error("tab {0} is gone on the server: only take_theirs applies")]
+    ChoiceUnavailable(TabId),
+    #[error("tab {0} has a save in flight; try again when it settles")]
+    SaveInFlight(TabId),
+    #[error(transparent)]
+    Content(#[from] ContentError),
+    #[error(transparent)]
+    Merge(#[from] MergeError),
+    #[error(transparent)]
+    Client(#[from] ClientError),
+    #[error(transparent)]
+    Local(#[from] LocalError),
+    #[error("the engine is shutting down")]
+    Stopped,
+    #[error("timed out waiting for {0}")]
+    Timeout(&'static str),
+}
+
+fn list_tabs(tabs: &[TabSummary]) -> String {
+    tabs.iter()
+        .map(|t| format!("{} ({}, {:?})", t.id, t.kind, t.label))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn join_ids(ids: &[TabId]) -> String {
+    ids.iter().map(TabId::as_str).collect::<Vec<_>>().join(", ")
+}
+
+/// `{code, message}`: what crosses into the UI, which switches on `code`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ErrorBody {
+    pub code: String,
+    pub message: String,
+}
+
+impl EngineError {
+    pub fn code(&self) -> &str {
+        match self {
+            EngineError::TabGone { .. } => "tab_gone",
+            EngineError::NotOpen(_) => "note_not_open",
+            EngineError::WouldDiscardDrafts { .. } => "would_discard_drafts",
+            EngineError::NoConflict(_) => "no_conflict",
+            EngineError::ChoiceUnavailable(_) => "choice_unavailable",
+            EngineError::ConflictMoved { .. } => "conflict_moved",
+            EngineError::SaveInFlight(_) => "save_in_flight",
+            EngineError::Content(_) => "invalid_content",
+            EngineError::Merge(_) => "invalid_merge",
+            EngineError::Client(ClientError::Conflict { .. }) => "version_conflict",
+            EngineError::Client(ClientError::Offline(_)) => "offline",
+            EngineError::Client(ClientError::Tls { problem, .. }) => problem.code(),
+            EngineError::Client(ClientError::Setup(_)) => "client_setup",
+            EngineError::Client(ClientError::Server { code, .. }) => code,
+            EngineError::Local(_) => "local_store",
+            EngineError::Stopped => "stopped",
+            EngineError::Timeout(_) => "timeout",
+        }
+    }
+
+    pub fn to_body(&self) -> ErrorBody {
+        ErrorBody {
+            code: self.code().to_owned(),
+            message: self.to_string(),
+        }
+    }
+}
+
+pub type Result<T, E = EngineError> = std::result::Result<T, E>;
+
+/// The latest state of an open Note.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    pub sync: NoteSync,
+    pub status: NoteStatus,
+}
