@@ -1268,3 +1268,44 @@ fn the_agent_panel_lists_agent_tokens_and_revokes_them() {
     );
     app.stop();
 }
+
+/// The person's token revoked on the app's own database (`quire-server token revoke` on it):
+/// the next start makes a new one instead of talking to its server with a refused token.
+#[test]
+fn a_revoked_person_token_is_replaced_at_the_next_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = Fixture::start(dir.path());
+    let note = app.create_note("Kept");
+    let person = app.ok("get_settings", json!({}))["person_name"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    app.stop();
+    let old = person_token(dir.path());
+
+    tauri::async_runtime::block_on(async {
+        let store = quire_server::open_store(
+            &dir.path().join("server.db"),
+            quire_store_sqlite::Synchronous::Full,
+        )
+        .await
+        .unwrap();
+        let now = quire_api::Clock::now(&quire_api::SystemClock);
+        quire_server::tokens::revoke(store.as_ref(), &person, None, now)
+            .await
+            .unwrap();
+        store.close().await.unwrap();
+    });
+
+    let app = Fixture::start(dir.path());
+    let server = app.ok("get_settings", json!({}))["server_url"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_ne!(person_token(dir.path()), old);
+    let (status, _) = call_server(reqwest::Method::GET, format!("{server}notes"), &old, None);
+    assert_eq!(status, 401);
+    let listed = app.ok("list_notes", json!({}));
+    assert_eq!(listed[0]["id"], note.as_str());
+    app.stop();
+}

@@ -274,6 +274,7 @@ fn to_minute(t: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     fn record(id: i64, last_used_at: Option<i64>) -> TokenRecord {
