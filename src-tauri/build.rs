@@ -26,6 +26,7 @@ const COMMANDS: &[&str] = &[
     "use_embedded_server",
     "agent_info",
     "create_agent_token",
+    "revoke_agent_token",
     "agent_access",
     "set_agent_access",
     "list_notes",

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use quire_api::Scope;
 use quire_model::{AuthorKind, FileMeta, NoteId, NoteSummary, Op, OpOutcome, TabId, Version};
+use quire_server::tokens::Listed;
 use quire_sync::{
     Client, ClientError, DraftPolicy, Engine, EngineConfig, EngineError, EngineEvent, ErrorBody,
     NoteView, ServerIdentity, SystemClock, TabState, Trust, WriteOutcome, http_client,
@@ -93,6 +94,38 @@ pub struct AgentInfo {
     pub notes_error: Option<String>,
     /// Configs with a `<TOKEN>` placeholder.
     pub snippets: AgentSnippets,
+    /// The agent tokens of the embedded server, oldest first (none in remote mode).
+    pub tokens: Vec<AgentTokenInfo>,
+}
+
+/// An agent token as the panel lists it: never the token itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct AgentTokenInfo {
+    pub name: String,
+    pub scopes: Vec<Scope>,
+    #[cfg_attr(test, ts(type = "\"active\" | \"expired\" | \"revoked\""))]
+    pub state: String,
+    /// RFC 3339 UTC, like every time here.
+    pub created_at: String,
+    pub expires_at: Option<String>,
+    pub revoked_at: Option<String>,
+    /// To the minute: the server records a token's use at most once a minute.
+    pub last_used_at: Option<String>,
+}
+
+impl From<Listed> for AgentTokenInfo {
+    fn from(t: Listed) -> Self {
+        AgentTokenInfo {
+            name: t.name,
+            scopes: t.scopes,
+            state: t.state.to_owned(),
+            created_at: t.created_at,
+            expires_at: t.expires_at,
+            revoked_at: t.revoked_at,
+            last_used_at: t.last_used_at,
+        }
+    }
 }
 
 /// A new agent token, shown once, inside ready-to-paste configs.
@@ -388,6 +421,10 @@ impl Backend {
             Ok(notes) => (notes.into_iter().filter(|n| n.agent_access).collect(), None),
             Err(e) => (Vec::new(), Some(e.to_string())),
         };
+        let tokens = match self.embedded.lock().await.as_ref() {
+            Some(embedded) => embedded.agent_tokens().await?,
+            None => Vec::new(),
+        };
         Ok(AgentInfo {
             mode,
             snippets: agent::snippets(&mcp_url, agent::TOKEN_PLACEHOLDER, &bridge_program()),
@@ -396,7 +433,19 @@ impl Backend {
             remote_hint: (mode == ServerMode::Remote).then(|| BackendError::RemoteMode.to_string()),
             approved_notes,
             notes_error,
+            tokens: tokens.into_iter().map(AgentTokenInfo::from).collect(),
         })
+    }
+
+    /// Revokes the embedded server's agent tokens named `name`; the agent tokens after it.
+    pub async fn revoke_agent_token(&self, name: &str) -> Result<Vec<AgentTokenInfo>> {
+        let embedded = self.embedded.lock().await;
+        let Some(embedded) = embedded.as_ref() else {
+            return Err(BackendError::RemoteMode);
+        };
+        embedded.revoke_agent_token(name).await?;
+        let tokens = embedded.agent_tokens().await?;
+        Ok(tokens.into_iter().map(AgentTokenInfo::from).collect())
     }
 
     /// Makes an agent token in the embedded server.

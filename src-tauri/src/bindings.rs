@@ -53,6 +53,7 @@ fn export_all(cfg: &Config) -> Result<(), ts_rs::ExportError> {
     backend::Settings::export_all(cfg)?;
     backend::AgentInfo::export_all(cfg)?;
     backend::AgentToken::export_all(cfg)?;
+    backend::AgentTokenInfo::export_all(cfg)?;
     backend::AttachedFile::export_all(cfg)?;
     agent::AgentSnippets::export_all(cfg)?;
     commands::AppInfo::export_all(cfg)?;

@@ -26,7 +26,7 @@ use tauri_plugin_dialog::DialogExt;
 use tauri_plugin_opener::OpenerExt;
 
 use crate::AppDirs;
-use crate::backend::{AgentInfo, AgentToken, AttachedFile, Settings};
+use crate::backend::{AgentInfo, AgentToken, AgentTokenInfo, AttachedFile, Settings};
 use crate::drops::Drops;
 use crate::error::{CommandError, ErrorCode};
 use crate::ready::BackendReady;
@@ -272,6 +272,16 @@ pub async fn create_agent_token(
     let backend = backend.wait().await?;
     let scopes = self::scopes(scopes)?;
     Ok(backend.create_agent_token(&name, &scopes).await?)
+}
+
+/// Revokes the embedded server's agent tokens named `name`: the agent tokens after it.
+#[tauri::command]
+pub async fn revoke_agent_token(
+    backend: State<'_, BackendReady>,
+    name: String,
+) -> Result<Vec<AgentTokenInfo>> {
+    let backend = backend.wait().await?;
+    Ok(backend.revoke_agent_token(&name).await?)
 }
 
 #[tauri::command]

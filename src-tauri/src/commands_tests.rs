@@ -730,6 +730,9 @@ fn a_stopped_remote_keeps_drafts_which_save_once_back_on_the_embedded_server() {
         json!({"name": "claude", "scopes": ["notes:read"]}),
     );
     assert_eq!(error["code"], "remote_mode");
+    assert_eq!(info["tokens"], json!([]));
+    let error = app.err("revoke_agent_token", json!({"name": "claude"}));
+    assert_eq!(error["code"], "remote_mode");
 
     // The Note was seen before: it opens from the local store, offline.
     let view = app.ok("open_note", json!({"noteId": note}));
@@ -1182,5 +1185,127 @@ fn tokens_the_agent_panel_made_before_kinds_become_agent_tokens() {
     let (status, listed) = call_server(reqwest::Method::GET, format!("{server}notes"), &mine, None);
     assert_eq!(status, 200, "{listed}");
     assert_eq!(app.ok("list_notes", json!({})).as_array().unwrap().len(), 1);
+    app.stop();
+}
+
+/// The agent panel lists the agent tokens (never a secret, never the person's own token) with
+/// their scopes and last use, and revokes one by name: the embedded server refuses it at once,
+/// while the person's token of the same name, if any, keeps working.
+#[test]
+fn the_agent_panel_lists_agent_tokens_and_revokes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = Fixture::start(dir.path());
+    let settings = app.ok("get_settings", json!({}));
+    let server = settings["server_url"].as_str().unwrap().to_owned();
+    let person = settings["person_name"].as_str().unwrap().to_owned();
+    assert_eq!(app.ok("agent_info", json!({}))["tokens"], json!([]));
+
+    let made = app.ok(
+        "create_agent_token",
+        json!({"name": "claude", "scopes": ["notes:read"]}),
+    );
+    let token = made["token"].as_str().unwrap().to_owned();
+    // An agent token named like the person: revoking it must spare the person's own token.
+    let namesake = app.ok(
+        "create_agent_token",
+        json!({"name": person, "scopes": ["notes:read", "notes:write"]}),
+    );
+    let mcp_url = made["mcp_url"].as_str().unwrap().to_owned();
+    assert_eq!(mcp_status(&mcp_url, &token), 200);
+
+    let info = app.ok("agent_info", json!({}));
+    let tokens = info["tokens"].as_array().unwrap();
+    let listed: Vec<(&str, &Value, &str)> = tokens
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap(),
+                &t["scopes"],
+                t["state"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("claude", &json!(["notes:read"]), "active"),
+            (
+                person.as_str(),
+                &json!(["notes:read", "notes:write"]),
+                "active"
+            ),
+        ]
+    );
+    assert!(tokens[0]["last_used_at"].is_string(), "{}", tokens[0]);
+    assert!(tokens[1]["last_used_at"].is_null(), "{}", tokens[1]);
+    let text = info["tokens"].to_string();
+    assert!(!text.contains("qk_") && !text.contains(&token), "{text}");
+    assert!(!text.contains(namesake["token"].as_str().unwrap()));
+
+    let after = app.ok("revoke_agent_token", json!({"name": "claude"}));
+    assert_eq!(after[0]["state"], "revoked");
+    assert!(after[0]["revoked_at"].is_string());
+    assert_eq!(after[1]["state"], "active");
+    assert_eq!(mcp_status(&mcp_url, &token), 401);
+
+    // The person's name: only the agent token of that name goes; the app keeps its server.
+    let after = app.ok("revoke_agent_token", json!({"name": person}));
+    assert_eq!(after[1]["state"], "revoked");
+    let (status, _) = call_server(
+        reqwest::Method::GET,
+        format!("{server}notes"),
+        &person_token(dir.path()),
+        None,
+    );
+    assert_eq!(status, 200);
+    app.ok("list_notes", json!({}));
+
+    let error = app.err("revoke_agent_token", json!({"name": "nobody"}));
+    assert_eq!(error["code"], "not_found");
+    assert!(
+        error["message"].as_str().unwrap().contains("\"nobody\""),
+        "{error}"
+    );
+    app.stop();
+}
+
+/// The person's token revoked on the app's own database (`quire-server token revoke` on it):
+/// the next start makes a new one instead of talking to its server with a refused token.
+#[test]
+fn a_revoked_person_token_is_replaced_at_the_next_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = Fixture::start(dir.path());
+    let note = app.create_note("Kept");
+    let person = app.ok("get_settings", json!({}))["person_name"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    app.stop();
+    let old = person_token(dir.path());
+
+    tauri::async_runtime::block_on(async {
+        let store = quire_server::open_store(
+            &dir.path().join("server.db"),
+            quire_store_sqlite::Synchronous::Full,
+        )
+        .await
+        .unwrap();
+        let now = quire_api::Clock::now(&quire_api::SystemClock);
+        quire_server::tokens::revoke(store.as_ref(), &person, None, now)
+            .await
+            .unwrap();
+        store.close().await.unwrap();
+    });
+
+    let app = Fixture::start(dir.path());
+    let server = app.ok("get_settings", json!({}))["server_url"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_ne!(person_token(dir.path()), old);
+    let (status, _) = call_server(reqwest::Method::GET, format!("{server}notes"), &old, None);
+    assert_eq!(status, 401);
+    let listed = app.ok("list_notes", json!({}));
+    assert_eq!(listed[0]["id"], note.as_str());
     app.stop();
 }

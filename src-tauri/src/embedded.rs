@@ -6,10 +6,10 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::path::Path;
 use std::sync::Arc;
 
-use quire_api::Scope;
+use quire_api::{Clock, Scope, SystemClock};
 use quire_model::AuthorKind;
 use quire_server::RunningServer;
-use quire_server::tokens::{self, NewToken, TokenError};
+use quire_server::tokens::{self, Listed, NewToken, TokenError};
 use quire_store::Store;
 use quire_store_sqlite::Synchronous;
 use url::Url;
@@ -62,14 +62,27 @@ impl Embedded {
         self.server.addr().port()
     }
 
-    /// Whether `token` is one this server knows.
+    /// Whether `token` is one this server knows and takes (not revoked, not expired).
     pub async fn knows(&self, token: &str) -> Result<bool, EmbeddedError> {
         let found = self
             .store
             .find_token(&tokens::hash(token))
             .await
             .map_err(TokenError::from)?;
-        Ok(found.is_some())
+        Ok(tokens::admit(found, SystemClock.now()).is_ok())
+    }
+
+    /// The agent tokens of this server, oldest first, revoked ones included.
+    pub async fn agent_tokens(&self) -> Result<Vec<Listed>, EmbeddedError> {
+        let now = SystemClock.now();
+        Ok(tokens::list(self.store.as_ref(), Some(AuthorKind::Agent), now).await?)
+    }
+
+    /// Revokes the agent tokens named `name` (never a person's token of that name); how many
+    /// were still in use. The embedded server refuses them from the next request on.
+    pub async fn revoke_agent_token(&self, name: &str) -> Result<usize, EmbeddedError> {
+        let now = SystemClock.now();
+        Ok(tokens::revoke(self.store.as_ref(), name, Some(AuthorKind::Agent), now).await?)
     }
 
     /// Makes a token of `kind` named `name` (the author recorded in history).

@@ -3,7 +3,10 @@
 use quire_sync::{EngineError, TabSummary};
 use serde::Serialize;
 
+use quire_server::tokens::TokenError;
+
 use crate::backend::BackendError;
+use crate::embedded::EmbeddedError;
 use crate::files::FileError;
 
 /// A command's error as the UI receives it: `{"code": "...", "message": "..."}`, plus the
@@ -90,6 +93,9 @@ impl From<BackendError> for CommandError {
             BackendError::File(FileError::Io { .. })
             | BackendError::Settings(_)
             | BackendError::DataDir { .. } => ErrorCode::Io,
+            BackendError::Embedded(EmbeddedError::Token(TokenError::UnknownName(_))) => {
+                ErrorCode::NotFound
+            }
             BackendError::Embedded(_) => ErrorCode::Internal,
         };
         CommandError::new(code, error.to_string())

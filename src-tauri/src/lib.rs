@@ -187,6 +187,7 @@ pub fn app<R: tauri::Runtime>(
             commands::use_embedded_server,
             commands::agent_info,
             commands::create_agent_token,
+            commands::revoke_agent_token,
             commands::agent_access,
             commands::set_agent_access,
             commands::list_notes,

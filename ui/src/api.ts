@@ -25,6 +25,7 @@ import type {
   AgentAccess,
   AgentInfo,
   AgentToken,
+  AgentTokenInfo,
   AppInfo,
   ArchivedDraft,
   AttachedFile,
@@ -100,6 +101,13 @@ export const agentInfo = (): Promise<AgentInfo> => invoke("agent_info");
  */
 export const createAgentToken = (name: string, scopes: Scope[]): Promise<AgentToken> =>
   invoke("create_agent_token", { name, scopes });
+
+/**
+ * Revokes the embedded server's agent tokens named `name` (never the person's own token): the
+ * server refuses them from the next request on. Resolves with the agent tokens after it;
+ * rejects with `not_found` for a name no agent token has, `remote_mode` with a remote server.
+ */
+export const revokeAgentToken = (name: string): Promise<AgentTokenInfo[]> => invoke("revoke_agent_token", { name });
 
 /**
  * Approves (or withdraws) a Note for agents: only approved Notes are visible over MCP. Resolves

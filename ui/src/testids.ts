@@ -82,6 +82,9 @@
 //                              snippet), agent-copy (data-client), agent-approval per Note
 //                              (checkbox, data-note-id), agent-approval-record per Note (who
 //                              approved or withdrew it, when; data-note-id, data-approved)
+//   agent-tokens               the agent tokens: agent-token-row per token (data-name,
+//                              data-state: active | expired | revoked), agent-token-revoke
+//                              (data-name) on each active one
 //
 //   quick-switcher / quick-switcher-input / quick-switcher-item (data-note-id)   Ctrl+K, Ctrl+P
 //   confirm-dialog / confirm-ok / confirm-cancel
@@ -217,6 +220,9 @@ export const TID = {
   agentCopy: "agent-copy",
   agentApproval: "agent-approval",
   agentApprovalRecord: "agent-approval-record",
+  agentTokens: "agent-tokens",
+  agentTokenRow: "agent-token-row",
+  agentTokenRevoke: "agent-token-revoke",
 
   quickSwitcher: "quick-switcher",
   quickSwitcherInput: "quick-switcher-input",

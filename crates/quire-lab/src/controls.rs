@@ -93,8 +93,35 @@ macro_rules! wrap_store {
                 scopes: &[Scope],
                 kind: AuthorKind,
                 token_hash: &str,
+                expires_at: Option<Timestamp>,
             ) -> Result<TokenRecord> {
-                self.inner.create_token(name, scopes, kind, token_hash).await
+                self.inner.create_token(name, scopes, kind, token_hash, expires_at).await
+            }
+        ], [$($rest),*]);
+    };
+    (@munch $ty:ty, [$($done:tt)*], [list_tokens $(, $rest:ident)*]) => {
+        wrap_store!(@munch $ty, [$($done)*
+            async fn list_tokens(&self) -> Result<Vec<TokenRecord>> {
+                self.inner.list_tokens().await
+            }
+        ], [$($rest),*]);
+    };
+    (@munch $ty:ty, [$($done:tt)*], [revoke_tokens $(, $rest:ident)*]) => {
+        wrap_store!(@munch $ty, [$($done)*
+            async fn revoke_tokens(
+                &self,
+                name: &str,
+                kind: Option<AuthorKind>,
+                now: Timestamp,
+            ) -> Result<usize> {
+                self.inner.revoke_tokens(name, kind, now).await
+            }
+        ], [$($rest),*]);
+    };
+    (@munch $ty:ty, [$($done:tt)*], [record_token_use $(, $rest:ident)*]) => {
+        wrap_store!(@munch $ty, [$($done)*
+            async fn record_token_use(&self, id: i64, at: Timestamp) -> Result<()> {
+                self.inner.record_token_use(id, at).await
             }
         ], [$($rest),*]);
     };
@@ -126,7 +153,8 @@ macro_rules! wrap_store_but_write {
     ($ty:ty, { $($custom:tt)* }) => {
         wrap_store!($ty, forward: [
             create_note, list_notes, get_note, history, note_at, set_agent_access,
-            agent_access_changes, create_token, find_token, settle_token_kinds, close,
+            agent_access_changes, create_token, find_token, list_tokens, revoke_tokens,
+            record_token_use, settle_token_kinds, close,
         ], { $($custom)* });
     };
 }
@@ -242,7 +270,7 @@ impl MillisVersions {
 
 wrap_store!(MillisVersions, forward: [
     list_notes, history, note_at, set_agent_access, agent_access_changes, create_token,
-    find_token, settle_token_kinds, close,
+    find_token, list_tokens, revoke_tokens, record_token_use, settle_token_kinds, close,
 ], {
     async fn create_note(&self, new: NewNote) -> Result<(StoredNote, bool)> {
         let mut stamps = self.stamps.lock().await;

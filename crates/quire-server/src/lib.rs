@@ -242,6 +242,7 @@ async fn serve_with(
         body_limit: http.body_limit,
         allowed_hosts: http.allowed_hosts.into(),
         streams: Arc::new(http::StreamCounts::new(http.max_event_streams)),
+        uses: Arc::new(tokens::UseLog::default()),
     };
     if let Some(others) = others {
         tokio::spawn(announce(state.notes.clone(), others, shutdown.clone()));

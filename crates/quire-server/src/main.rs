@@ -152,6 +152,31 @@ enum TokenCommand {
         /// sees only the Notes the person approved. Without it: the person's token.
         #[arg(long)]
         agent: bool,
+        /// The token stops working this many days from now (1 to 3650); refused from then on
+        /// with 401 `token_expired`. Without it the token works until revoked.
+        #[arg(long, value_name = "DAYS", allow_negative_numbers = true)]
+        expires_in_days: Option<u32>,
+    },
+    /// Every token: name, kind, scopes, state, created, expires, last used (to the minute).
+    /// Never the token nor its hash.
+    List {
+        /// The SQLite database file, or a postgres:// URL.
+        #[arg(long)]
+        db: PathBuf,
+        /// One JSON array on stdout instead of the table, for scripts.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Revoke every token of a name: refused from the next request on (401 `token_revoked`),
+    /// also by a server already running; its open event streams end. An unknown name is an
+    /// error.
+    Revoke {
+        /// The SQLite database file, or a postgres:// URL.
+        #[arg(long)]
+        db: PathBuf,
+        /// The token's name, as `token list` shows it.
+        #[arg(long)]
+        name: String,
     },
 }
 
@@ -239,22 +264,24 @@ async fn main() -> anyhow::Result<()> {
         Command::Check { db, repair } => check(&db, repair).await,
         Command::Export { db, out, notes } => export(&db, &out, &notes).await,
         Command::Import { db, dir } => import(&db, &dir).await,
-        Command::Token {
-            command:
-                TokenCommand::Create {
-                    db,
-                    name,
-                    scopes,
-                    agent,
-                },
-        } => {
-            let kind = if agent {
-                AuthorKind::Agent
-            } else {
-                AuthorKind::Person
-            };
-            create_token(&db, &name, &scopes, kind).await
-        }
+        Command::Token { command } => match command {
+            TokenCommand::Create {
+                db,
+                name,
+                scopes,
+                agent,
+                expires_in_days,
+            } => {
+                let kind = if agent {
+                    AuthorKind::Agent
+                } else {
+                    AuthorKind::Person
+                };
+                create_token(&db, &name, &scopes, kind, expires_in_days).await
+            }
+            TokenCommand::List { db, json } => list_tokens(&db, json).await,
+            TokenCommand::Revoke { db, name } => revoke_tokens(&db, &name).await,
+        },
     }
 }
 
@@ -446,25 +473,73 @@ async fn shutdown_signal() -> &'static str {
     }
 }
 
+/// The store of an existing database: the token commands never make one.
+async fn existing_store(db: &Path) -> anyhow::Result<std::sync::Arc<dyn quire_store::Store>> {
+    if quire_server::postgres_url(db).is_none() && !db.exists() {
+        anyhow::bail!("no database at {}", db.display());
+    }
+    quire_server::open_store(db, Synchronous::Full)
+        .await
+        .with_context(|| format!("cannot open {}", db.display()))
+}
+
+async fn list_tokens(db: &Path, json: bool) -> anyhow::Result<()> {
+    let store = existing_store(db).await?;
+    let now = quire_api::Clock::now(&quire_api::SystemClock);
+    let listed = quire_server::tokens::list(store.as_ref(), None, now).await;
+    store.close().await?;
+    let rows = listed?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+    } else {
+        print!("{}", quire_server::tokens::table(&rows));
+    }
+    Ok(())
+}
+
+async fn revoke_tokens(db: &Path, name: &str) -> anyhow::Result<()> {
+    let store = existing_store(db).await?;
+    let now = quire_api::Clock::now(&quire_api::SystemClock);
+    let revoked = quire_server::tokens::revoke(store.as_ref(), name, None, now).await;
+    store.close().await?;
+    match revoked? {
+        0 => println!("every token named {name:?} was already revoked"),
+        1 => println!("revoked the token named {name:?}"),
+        n => println!("revoked {n} tokens named {name:?}"),
+    }
+    Ok(())
+}
+
 async fn create_token(
     db: &Path,
     name: &str,
     scopes: &[Scope],
     kind: AuthorKind,
+    expires_in_days: Option<u32>,
 ) -> anyhow::Result<()> {
+    let now = quire_api::Clock::now(&quire_api::SystemClock);
+    let expires_at = expires_in_days
+        .map(|days| quire_server::tokens::expiry(now, days))
+        .transpose()?;
     let store = quire_server::open_store(db, Synchronous::Full)
         .await
         .with_context(|| format!("cannot open {}", db.display()))?;
-    let made = quire_server::tokens::create(store.as_ref(), name, scopes, kind).await?;
+    let made =
+        quire_server::tokens::create_until(store.as_ref(), name, scopes, kind, expires_at).await;
     store.close().await?;
+    let made = made?;
     println!("{}", made.token);
     let scopes: Vec<&str> = made.record.scopes.iter().map(|s| s.as_str()).collect();
     let usage = match kind {
         AuthorKind::Person => "a person's token, for the REST API and MCP",
         AuthorKind::Agent => "an agent's token, for MCP at /mcp only",
     };
+    let until = match made.record.expires_at {
+        Some(end) => format!("; it expires at {}", end.to_rfc3339()),
+        None => String::new(),
+    };
     eprintln!(
-        "quire-server: token for {:?} ({}): {usage}; it is shown only now. Send it as \
+        "quire-server: token for {:?} ({}): {usage}{until}; it is shown only now. Send it as \
          Authorization: Bearer <token>",
         made.record.name,
         scopes.join(", ")

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use quire_api::{
     AgentAccess, Clock, NoteMeta, Scope, StoredNote, VersionInfo, WriteEvent, WriteResult,
 };
-use quire_model::{AuthorKind, Note, NoteId, NoteSummary, Version};
+use quire_model::{AuthorKind, Note, NoteId, NoteSummary, Timestamp, Version};
 use quire_store::{Change, NewNote, Store, StoreError, TokenRecord, WriteRequest};
 use tokio::sync::broadcast;
 
@@ -86,6 +86,11 @@ impl Notes {
 
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.store
+    }
+
+    /// The time now, by this server's clock.
+    pub fn now(&self) -> Timestamp {
+        self.clock.now()
     }
 
     /// Every accepted write from now on, of every Note, as published (a lagging receiver loses

@@ -97,14 +97,32 @@ impl Store for Recorder {
         scopes: &[Scope],
         kind: AuthorKind,
         token_hash: &str,
+        expires_at: Option<Timestamp>,
     ) -> Result<TokenRecord> {
         self.inner
-            .create_token(name, scopes, kind, token_hash)
+            .create_token(name, scopes, kind, token_hash, expires_at)
             .await
     }
 
     async fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>> {
         self.inner.find_token(token_hash).await
+    }
+
+    async fn list_tokens(&self) -> Result<Vec<TokenRecord>> {
+        self.inner.list_tokens().await
+    }
+
+    async fn revoke_tokens(
+        &self,
+        name: &str,
+        kind: Option<AuthorKind>,
+        now: Timestamp,
+    ) -> Result<usize> {
+        self.inner.revoke_tokens(name, kind, now).await
+    }
+
+    async fn record_token_use(&self, id: i64, at: Timestamp) -> Result<()> {
+        self.inner.record_token_use(id, at).await
     }
 
     async fn settle_token_kinds(&self, person_hash: &str) -> Result<Vec<String>> {

@@ -2,7 +2,8 @@
 //! with writers spread over both (re-read and redo: nothing lost), creation with lost answers
 //! resent to the other server (exactly the intended tabs), kill -9 of one server mid-storm
 //! (every acknowledged write present), and an event stream on one server hearing of a write
-//! accepted by the other. Real binaries, real HTTP, real PostgreSQL: the one named by
+//! accepted by the other, and a token revoked on the database refused by both at once (an
+//! event stream on either ended). Real binaries, real HTTP, real PostgreSQL: the one named by
 //! `QUIRE_TEST_PG`, or one the test starts itself (`quire_testkit::pg`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -88,7 +89,7 @@ fn token(db: &str, name: &str) -> String {
 struct Pair {
     servers: [PgServer; 2],
     token: String,
-    _db: TestDatabase,
+    db: TestDatabase,
 }
 
 impl Pair {
@@ -106,11 +107,7 @@ impl Pair {
         })
         .await
         .unwrap();
-        Pair {
-            servers,
-            token,
-            _db: db,
-        }
+        Pair { servers, token, db }
     }
 
     fn api(&self, server: usize) -> Api {
@@ -364,4 +361,42 @@ async fn an_event_stream_on_one_server_hears_writes_accepted_by_the_other() {
         assert_eq!(event.data["changed_tab_ids"], json!(["markdown"]));
     }
     assert_eq!(b.history_len(&id).await, 5);
+}
+
+/// `token revoke` on the PostgreSQL database both servers share: each refuses the token from
+/// its next request (401 `token_revoked`), and an open event stream on each ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_revoked_on_the_database_is_refused_by_every_server() {
+    let pair = Pair::start().await;
+    let id = pair.api(0).new_note().await;
+    let mut streams = Vec::new();
+    for server in 0..2 {
+        let mut events = SseReader::new(pair.api(server).get(&format!("/notes/{id}/events")).await);
+        assert_eq!(events.next().await.event, "hello");
+        streams.push(events);
+    }
+    let url = pair.db.url().to_owned();
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new(env!("CARGO_BIN_EXE_quire-server"))
+            .args(["token", "revoke", "--db", &url, "--name", "test"])
+            .stdin(Stdio::null())
+            .output()
+            .expect("run token revoke")
+    })
+    .await
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "token revoke: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for server in 0..2 {
+        let resp = pair.api(server).get("/notes").await;
+        assert_eq!(resp.status(), StatusCode::UNAUTHORIZED, "server {server}");
+        let body: Value = resp.json().await.unwrap();
+        assert_eq!(body["error"], "token_revoked", "server {server}");
+    }
+    for events in &mut streams {
+        events.end().await;
+    }
 }

@@ -420,13 +420,15 @@ pub(crate) async fn create_token(
     scopes: &[Scope],
     kind: AuthorKind,
     token_hash: &str,
+    expires_at: Option<Timestamp>,
 ) -> Result<TokenRecord, Fail> {
     let stmt = db
         .prepare_cached(
-            "INSERT INTO tokens (name, hash, scopes, kind, created_at)
+            "INSERT INTO tokens (name, hash, scopes, kind, created_at, expires_at)
              VALUES ($1, $2, $3, $4,
                      to_char(clock_timestamp() AT TIME ZONE 'UTC',
-                             'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'))
+                             'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'),
+                     $5)
              RETURNING id, created_at",
         )
         .await?;
@@ -438,6 +440,7 @@ pub(crate) async fn create_token(
                 &token_hash,
                 &serde_json::to_string(scopes)?,
                 &kind.as_str(),
+                &expires_at.map(Timestamp::millis),
             ],
         )
         .await?;
@@ -447,7 +450,52 @@ pub(crate) async fn create_token(
         scopes: scopes.to_vec(),
         kind,
         created_at: row.try_get(1)?,
+        expires_at,
+        revoked_at: None,
+        last_used_at: None,
     })
+}
+
+/// See [`quire_store::Store::revoke_tokens`]: one statement, so "unknown" and "revoked"
+/// are decided on the same snapshot.
+pub(crate) async fn revoke_tokens(
+    db: &Object,
+    name: &str,
+    kind: Option<AuthorKind>,
+    now: Timestamp,
+) -> Result<usize, Fail> {
+    let stmt = db
+        .prepare_cached(
+            "WITH named AS (
+                      SELECT id, revoked_at FROM tokens
+                      WHERE name = $1 AND ($2::text IS NULL OR kind = $2::text)
+                      FOR UPDATE),
+                  revoked AS (
+                      UPDATE tokens SET revoked_at = $3
+                      WHERE id IN (SELECT id FROM named WHERE revoked_at IS NULL)
+                      RETURNING id)
+             SELECT (SELECT count(*) FROM named), (SELECT count(*) FROM revoked)",
+        )
+        .await?;
+    let kind = kind.map(AuthorKind::as_str);
+    let row = db.query_one(&stmt, &[&name, &kind, &now.millis()]).await?;
+    let (named, revoked): (i64, i64) = (row.try_get(0)?, row.try_get(1)?);
+    if named == 0 {
+        return Err(StoreError::TokenNotFound(name.to_owned()).into());
+    }
+    Ok(usize::try_from(revoked)?)
+}
+
+/// See [`quire_store::Store::record_token_use`].
+pub(crate) async fn record_token_use(db: &Object, id: i64, at: Timestamp) -> Result<(), Fail> {
+    let stmt = db
+        .prepare_cached(
+            "UPDATE tokens SET last_used_at = $2
+             WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)",
+        )
+        .await?;
+    db.execute(&stmt, &[&id, &at.millis()]).await?;
+    Ok(())
 }
 
 /// See [`quire_store::Store::settle_token_kinds`].

@@ -307,9 +307,30 @@ impl Store for PgStore {
         scopes: &[Scope],
         kind: AuthorKind,
         token_hash: &str,
+        expires_at: Option<Timestamp>,
     ) -> Result<TokenRecord> {
         let w = self.writer().await?;
-        Ok(guarded::create_token(&w.db, name, scopes, kind, token_hash).await?)
+        Ok(guarded::create_token(&w.db, name, scopes, kind, token_hash, expires_at).await?)
+    }
+
+    async fn list_tokens(&self) -> Result<Vec<TokenRecord>> {
+        let db = self.client().await?;
+        Ok(read::list_tokens(&db).await?)
+    }
+
+    async fn revoke_tokens(
+        &self,
+        name: &str,
+        kind: Option<AuthorKind>,
+        now: Timestamp,
+    ) -> Result<usize> {
+        let w = self.writer().await?;
+        Ok(guarded::revoke_tokens(&w.db, name, kind, now).await?)
+    }
+
+    async fn record_token_use(&self, id: i64, at: Timestamp) -> Result<()> {
+        let w = self.writer().await?;
+        Ok(guarded::record_token_use(&w.db, id, at).await?)
     }
 
     async fn settle_token_kinds(&self, person_hash: &str) -> Result<Vec<String>> {

@@ -2,7 +2,9 @@
 
 use deadpool_postgres::Object;
 use quire_api::{AccessChange, NoteMeta, Scope, VersionInfo};
-use quire_model::{AuthorKind, Note, NoteId, NoteSummary, Tab, TabData, TabId, TabKind, Version};
+use quire_model::{
+    AuthorKind, Note, NoteId, NoteSummary, Tab, TabData, TabId, TabKind, Timestamp, Version,
+};
 use quire_store::{StoreError, TokenRecord};
 use serde::{Deserialize, Serialize};
 use tokio_postgres::Row;
@@ -343,22 +345,59 @@ pub(crate) fn meta_of(row: &Row) -> Result<NoteMeta, Fail> {
     })
 }
 
+/// The columns a [`TokenRecord`] is read from, in [`token_record`]'s order.
+macro_rules! token_columns {
+    () => {
+        "id, name, scopes, created_at, kind, expires_at, revoked_at, last_used_at"
+    };
+}
+
 pub(crate) async fn find_token(db: &Object, hash: &str) -> Result<Option<TokenRecord>, Fail> {
     let stmt = db
-        .prepare_cached("SELECT id, name, scopes, created_at, kind FROM tokens WHERE hash = $1")
+        .prepare_cached(concat!(
+            "SELECT ",
+            token_columns!(),
+            " FROM tokens WHERE hash = $1"
+        ))
         .await?;
-    let Some(row) = db.query_opt(&stmt, &[&hash]).await? else {
-        return Ok(None);
-    };
+    db.query_opt(&stmt, &[&hash])
+        .await?
+        .map(|row| token_record(&row))
+        .transpose()
+}
+
+/// Every token, oldest first.
+pub(crate) async fn list_tokens(db: &Object) -> Result<Vec<TokenRecord>, Fail> {
+    let stmt = db
+        .prepare_cached(concat!(
+            "SELECT ",
+            token_columns!(),
+            " FROM tokens ORDER BY id"
+        ))
+        .await?;
+    db.query(&stmt, &[])
+        .await?
+        .iter()
+        .map(token_record)
+        .collect()
+}
+
+fn token_record(row: &Row) -> Result<TokenRecord, Fail> {
     let scopes: String = row.try_get(2)?;
     let scopes: Vec<Scope> = serde_json::from_str(&scopes)?;
     let kind: Option<String> = row.try_get(4)?;
-    Ok(Some(TokenRecord {
+    let at = |i: usize| -> Result<Option<Timestamp>, Fail> {
+        Ok(row.try_get::<_, Option<i64>>(i)?.map(Timestamp))
+    };
+    Ok(TokenRecord {
         id: row.try_get(0)?,
         name: row.try_get(1)?,
         scopes,
         // Made before tokens had a kind: the person's, until settled.
         kind: kind.as_deref().map_or(Ok(AuthorKind::Person), parse_kind)?,
         created_at: row.try_get(3)?,
-    }))
+        expires_at: at(5)?,
+        revoked_at: at(6)?,
+        last_used_at: at(7)?,
+    })
 }

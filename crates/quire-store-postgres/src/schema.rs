@@ -11,6 +11,7 @@ use quire_store::StoreError;
 const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_init.sql"),
     include_str!("../migrations/0002_author_kinds.sql"),
+    include_str!("../migrations/0003_token_lifetimes.sql"),
 ];
 
 /// The advisory lock that serialises migrations ("quire" in ASCII).

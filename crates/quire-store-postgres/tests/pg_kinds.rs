@@ -117,7 +117,13 @@ async fn rows_from_before_kinds_read_as_the_person_until_settled() {
 
     // A person token of the agent's name keeps its old versions the person's.
     store
-        .create_token("claude", &[Scope::NotesRead], Person, "hash-person-claude")
+        .create_token(
+            "claude",
+            &[Scope::NotesRead],
+            Person,
+            "hash-person-claude",
+            None,
+        )
         .await
         .expect("create_token");
     assert_eq!(kinds().await, [Person, Person]);

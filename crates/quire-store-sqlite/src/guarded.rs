@@ -532,10 +532,11 @@ pub(super) fn create_token(
     scopes: &[Scope],
     kind: AuthorKind,
     token_hash: &str,
+    expires_at: Option<Timestamp>,
 ) -> Result<TokenRecord> {
     let mut stmt = conn.prepare_cached(
-        "INSERT INTO tokens (name, hash, scopes, kind, created_at)
-         VALUES (?1, ?2, ?3, ?4, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+        "INSERT INTO tokens (name, hash, scopes, kind, created_at, expires_at)
+         VALUES (?1, ?2, ?3, ?4, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?5)
          RETURNING id, created_at",
     )?;
     let (id, created_at) = stmt.query_row(
@@ -543,7 +544,8 @@ pub(super) fn create_token(
             name,
             token_hash,
             serde_json::to_string(scopes)?,
-            kind.as_str()
+            kind.as_str(),
+            expires_at.map(Timestamp::millis),
         ],
         |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)),
     )?;
@@ -553,7 +555,47 @@ pub(super) fn create_token(
         scopes: scopes.to_vec(),
         kind,
         created_at,
+        expires_at,
+        revoked_at: None,
+        last_used_at: None,
     })
+}
+
+/// See [`quire_store::Store::revoke_tokens`].
+pub(super) fn revoke_tokens(
+    conn: &Connection,
+    name: &str,
+    kind: Option<AuthorKind>,
+    now: Timestamp,
+) -> Result<usize> {
+    let kind = kind.map(AuthorKind::as_str);
+    let revoked = conn
+        .prepare_cached(
+            "UPDATE tokens SET revoked_at = ?3
+             WHERE name = ?1 AND (?2 IS NULL OR kind = ?2) AND revoked_at IS NULL",
+        )?
+        .execute(rusqlite::params![name, kind, now.millis()])?;
+    if revoked == 0 {
+        let known: bool = conn
+            .prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM tokens WHERE name = ?1 AND (?2 IS NULL OR kind = ?2))",
+            )?
+            .query_row(rusqlite::params![name, kind], |r| r.get(0))?;
+        if !known {
+            return Err(StoreError::TokenNotFound(name.to_owned()).into());
+        }
+    }
+    Ok(revoked)
+}
+
+/// See [`quire_store::Store::record_token_use`].
+pub(super) fn record_token_use(conn: &Connection, id: i64, at: Timestamp) -> Result<()> {
+    conn.prepare_cached(
+        "UPDATE tokens SET last_used_at = ?2
+         WHERE id = ?1 AND (last_used_at IS NULL OR last_used_at < ?2)",
+    )?
+    .execute(rusqlite::params![id, at.millis()])?;
+    Ok(())
 }
 
 /// See [`crate::Store::settle_token_kinds`].

@@ -267,6 +267,7 @@ impl Store for SqliteStore {
         scopes: &[Scope],
         kind: AuthorKind,
         token_hash: &str,
+        expires_at: Option<Timestamp>,
     ) -> Result<TokenRecord> {
         let (name, scopes, token_hash) = (name.to_owned(), scopes.to_vec(), token_hash.to_owned());
         self.submit(|reply| Job::CreateToken {
@@ -274,9 +275,35 @@ impl Store for SqliteStore {
             scopes,
             kind,
             token_hash,
+            expires_at,
             reply,
         })
         .await
+    }
+
+    async fn list_tokens(&self) -> Result<Vec<TokenRecord>> {
+        self.read(read::list_tokens).await
+    }
+
+    async fn revoke_tokens(
+        &self,
+        name: &str,
+        kind: Option<AuthorKind>,
+        now: Timestamp,
+    ) -> Result<usize> {
+        let name = name.to_owned();
+        self.submit(|reply| Job::RevokeTokens {
+            name,
+            kind,
+            now,
+            reply,
+        })
+        .await
+    }
+
+    async fn record_token_use(&self, id: i64, at: Timestamp) -> Result<()> {
+        self.submit(|reply| Job::RecordTokenUse { id, at, reply })
+            .await
     }
 
     async fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>> {

@@ -3,7 +3,9 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
-use quire_model::{AuthorKind, Note, NoteId, NoteSummary, Tab, TabData, TabId, TabKind, Version};
+use quire_model::{
+    AuthorKind, Note, NoteId, NoteSummary, Tab, TabData, TabId, TabKind, Timestamp, Version,
+};
 use rusqlite::{Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
@@ -666,30 +668,73 @@ pub(super) fn created_note_id(
     Ok(id.map(|id| id.parse().map_err(bad_id)).transpose()?)
 }
 
-pub(super) fn find_token(conn: &Connection, hash: &str) -> Result<Option<TokenRecord>> {
-    let mut stmt = conn
-        .prepare_cached("SELECT id, name, scopes, created_at, kind FROM tokens WHERE hash = ?1")?;
-    let row = stmt
-        .query_row([hash], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, String>(3)?,
-                r.get::<_, Option<String>>(4)?,
-            ))
-        })
-        .optional()?;
-    let Some((id, name, scopes, created_at, kind)) = row else {
-        return Ok(None);
+/// The columns a [`TokenRecord`] is read from, in [`token_row`]'s order.
+macro_rules! token_columns {
+    () => {
+        "id, name, scopes, created_at, kind, expires_at, revoked_at, last_used_at"
     };
-    let scopes: Vec<Scope> = serde_json::from_str(&scopes)?;
-    Ok(Some(TokenRecord {
-        id,
-        name,
+}
+
+pub(super) fn find_token(conn: &Connection, hash: &str) -> Result<Option<TokenRecord>> {
+    let mut stmt = conn.prepare_cached(concat!(
+        "SELECT ",
+        token_columns!(),
+        " FROM tokens WHERE hash = ?1"
+    ))?;
+    let row = stmt.query_row([hash], token_row).optional()?;
+    row.map(token_record).transpose()
+}
+
+/// Every token, oldest first.
+pub(super) fn list_tokens(conn: &Connection) -> Result<Vec<TokenRecord>> {
+    let mut stmt = conn.prepare_cached(concat!(
+        "SELECT ",
+        token_columns!(),
+        " FROM tokens ORDER BY id"
+    ))?;
+    let rows = stmt.query_map([], token_row)?;
+    rows.map(|row| token_record(row?)).collect()
+}
+
+/// A token's row as SQLite holds it.
+struct TokenRow {
+    id: i64,
+    name: String,
+    scopes: String,
+    created_at: String,
+    kind: Option<String>,
+    expires_at: Option<i64>,
+    revoked_at: Option<i64>,
+    last_used_at: Option<i64>,
+}
+
+fn token_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TokenRow> {
+    Ok(TokenRow {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        scopes: r.get(2)?,
+        created_at: r.get(3)?,
+        kind: r.get(4)?,
+        expires_at: r.get(5)?,
+        revoked_at: r.get(6)?,
+        last_used_at: r.get(7)?,
+    })
+}
+
+fn token_record(row: TokenRow) -> Result<TokenRecord> {
+    let scopes: Vec<Scope> = serde_json::from_str(&row.scopes)?;
+    Ok(TokenRecord {
+        id: row.id,
+        name: row.name,
         scopes,
         // Made before tokens had a kind: the person's, until settled.
-        kind: kind.as_deref().map_or(Ok(AuthorKind::Person), parse_kind)?,
-        created_at,
-    }))
+        kind: row
+            .kind
+            .as_deref()
+            .map_or(Ok(AuthorKind::Person), parse_kind)?,
+        created_at: row.created_at,
+        expires_at: row.expires_at.map(Timestamp),
+        revoked_at: row.revoked_at.map(Timestamp),
+        last_used_at: row.last_used_at.map(Timestamp),
+    })
 }

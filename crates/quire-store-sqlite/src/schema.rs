@@ -13,6 +13,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0004_keys_with_versions.sql"),
     include_str!("migrations/0005_text_splices.sql"),
     include_str!("migrations/0006_author_kinds.sql"),
+    include_str!("migrations/0007_token_lifetimes.sql"),
 ];
 
 /// Brings the database up to the newest schema, one transaction per migration.

@@ -43,9 +43,21 @@ pub(super) enum Job {
         scopes: Vec<Scope>,
         kind: AuthorKind,
         token_hash: String,
+        expires_at: Option<Timestamp>,
         reply: Reply<TokenRecord>,
     },
     SettleTokenKinds(String, Reply<Vec<String>>),
+    RevokeTokens {
+        name: String,
+        kind: Option<AuthorKind>,
+        now: Timestamp,
+        reply: Reply<usize>,
+    },
+    RecordTokenUse {
+        id: i64,
+        at: Timestamp,
+        reply: Reply<()>,
+    },
 }
 
 /// A job's verdict, held until the batch's fate is known. Called with `None` after a
@@ -114,11 +126,27 @@ impl Job {
                 scopes,
                 kind,
                 token_hash,
+                expires_at,
                 reply,
             } => {
                 let (verdict, outcome) = guarded(conn, undo, |c| {
-                    guarded::create_token(c, &name, &scopes, kind, &token_hash)
+                    guarded::create_token(c, &name, &scopes, kind, &token_hash, expires_at)
                 });
+                (settle(reply, verdict), outcome)
+            }
+            Job::RevokeTokens {
+                name,
+                kind,
+                now,
+                reply,
+            } => {
+                let (verdict, outcome) =
+                    guarded(conn, undo, |c| guarded::revoke_tokens(c, &name, kind, now));
+                (settle(reply, verdict), outcome)
+            }
+            Job::RecordTokenUse { id, at, reply } => {
+                let (verdict, outcome) =
+                    guarded(conn, undo, |c| guarded::record_token_use(c, id, at));
                 (settle(reply, verdict), outcome)
             }
             Job::SettleTokenKinds(person_hash, reply) => {
@@ -138,6 +166,8 @@ impl Job {
             Job::SetAgentAccess { reply, .. } => settle(reply, Err(StoreError::Closed))(lost),
             Job::CreateToken { reply, .. } => settle(reply, Err(StoreError::Closed))(lost),
             Job::SettleTokenKinds(_, reply) => settle(reply, Err(StoreError::Closed))(lost),
+            Job::RevokeTokens { reply, .. } => settle(reply, Err(StoreError::Closed))(lost),
+            Job::RecordTokenUse { reply, .. } => settle(reply, Err(StoreError::Closed))(lost),
         }
     }
 }

@@ -126,7 +126,7 @@ async fn a_file_from_before_kinds_is_migrated_and_settled_by_the_app() {
         .unwrap()
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 6);
+    assert_eq!(version, 7);
 
     // Migrated: every old token counts as the person's, so every old version is the person's.
     assert_eq!(token_kind(&store, "hash-person").await, Person);
@@ -153,7 +153,7 @@ async fn a_file_from_before_kinds_is_migrated_and_settled_by_the_app() {
 
     // A name held by a person token never makes an old version an agent's.
     store
-        .create_token("Ana", &[Scope::NotesRead], Agent, "hash-agent-ana")
+        .create_token("Ana", &[Scope::NotesRead], Agent, "hash-agent-ana", None)
         .await
         .unwrap();
     assert_eq!(kinds(&store, &id).await, [Person, Agent, Person]);

@@ -45,6 +45,11 @@ macro_rules! conformance_tests {
             agent_access_changes_are_recorded,
             history_records_each_authors_kind,
             tokens_are_found_by_hash,
+            tokens_are_listed_oldest_first,
+            revoking_a_name_revokes_every_token_of_it,
+            revoking_an_unknown_name_is_refused,
+            revoking_by_kind_spares_the_other_kind,
+            token_use_is_recorded_and_never_goes_back,
             missing_notes_are_reported,
             concurrent_writers_each_get_their_own_verdict,
         );
@@ -1000,6 +1005,7 @@ pub async fn tokens_are_found_by_hash(store: Arc<dyn Store>) {
             &[Scope::NotesRead, Scope::NotesWrite],
             AuthorKind::Agent,
             "hash-one",
+            None,
         )
         .await
         .expect("create_token");
@@ -1009,6 +1015,7 @@ pub async fn tokens_are_found_by_hash(store: Arc<dyn Store>) {
             &[Scope::NotesRead],
             AuthorKind::Person,
             "hash-two",
+            None,
         )
         .await
         .expect("create_token");
@@ -1021,6 +1028,10 @@ pub async fn tokens_are_found_by_hash(store: Arc<dyn Store>) {
     assert_eq!(found.name, "claude");
     assert_eq!(found.scopes, vec![Scope::NotesRead, Scope::NotesWrite]);
     assert_eq!(found.kind, AuthorKind::Agent);
+    assert_eq!(
+        (found.expires_at, found.revoked_at, found.last_used_at),
+        (None, None, None)
+    );
     let reader = store
         .find_token("hash-two")
         .await
@@ -1047,6 +1058,165 @@ pub async fn tokens_are_found_by_hash(store: Arc<dyn Store>) {
         store.find_token("hash-two").await.expect("find_token"),
         Some(reader)
     );
+}
+
+async fn token(store: &dyn Store, name: &str, hash: &str, expires_at: Option<Timestamp>) -> i64 {
+    store
+        .create_token(
+            name,
+            &[Scope::NotesRead],
+            AuthorKind::Agent,
+            hash,
+            expires_at,
+        )
+        .await
+        .expect("create_token")
+        .id
+}
+
+async fn found(store: &dyn Store, hash: &str) -> crate::TokenRecord {
+    store
+        .find_token(hash)
+        .await
+        .expect("find_token")
+        .expect("a token")
+}
+
+/// `list_tokens` gives every token, oldest first, with its end and its times.
+pub async fn tokens_are_listed_oldest_first(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    assert_eq!(store.list_tokens().await.expect("list_tokens"), Vec::new());
+    token(store, "claude", "hash-one", Some(at(30))).await;
+    token(store, "reader", "hash-two", None).await;
+    store
+        .revoke_tokens("reader", None, at(2))
+        .await
+        .expect("revoke");
+    let one = found(store, "hash-one").await;
+    let two = found(store, "hash-two").await;
+    assert_eq!(one.expires_at, Some(at(30)));
+    assert_eq!(two.revoked_at, Some(at(2)));
+    assert_eq!(
+        store.list_tokens().await.expect("list_tokens"),
+        vec![one, two]
+    );
+}
+
+/// Revoking a name revokes every token of it, once: the time of the first revocation stays.
+pub async fn revoking_a_name_revokes_every_token_of_it(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    token(store, "claude", "hash-a", None).await;
+    token(store, "claude", "hash-b", Some(at(100))).await;
+    token(store, "reader", "hash-c", None).await;
+    assert_eq!(
+        store
+            .revoke_tokens("claude", None, at(1))
+            .await
+            .expect("revoke"),
+        2
+    );
+    for hash in ["hash-a", "hash-b"] {
+        let t = found(store, hash).await;
+        assert_eq!(t.revoked_at, Some(at(1)), "{hash}");
+        assert_eq!(t.state(at(1)), crate::TokenState::Revoked, "{hash}");
+    }
+    let reader = found(store, "hash-c").await;
+    assert_eq!(reader.revoked_at, None);
+    assert_eq!(reader.state(at(1)), crate::TokenState::Active);
+    // Again: nothing left to revoke, and the first time stays.
+    assert_eq!(
+        store
+            .revoke_tokens("claude", None, at(5))
+            .await
+            .expect("revoke"),
+        0
+    );
+    assert_eq!(found(store, "hash-a").await.revoked_at, Some(at(1)));
+    // A new token of the name is not revoked by the old revocation.
+    token(store, "claude", "hash-d", None).await;
+    assert_eq!(found(store, "hash-d").await.revoked_at, None);
+    assert_eq!(
+        store
+            .revoke_tokens("claude", None, at(6))
+            .await
+            .expect("revoke"),
+        1
+    );
+    assert_eq!(found(store, "hash-d").await.revoked_at, Some(at(6)));
+}
+
+/// A name no token has is refused by name, and nothing is written.
+pub async fn revoking_an_unknown_name_is_refused(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    token(store, "claude", "hash-a", None).await;
+    let before = store.list_tokens().await.expect("list_tokens");
+    match store.revoke_tokens("Claude", None, at(1)).await {
+        Err(StoreError::TokenNotFound(name)) => assert_eq!(name, "Claude"),
+        other => panic!("expected TokenNotFound, got {other:?}"),
+    }
+    assert_eq!(store.list_tokens().await.expect("list_tokens"), before);
+}
+
+/// Revoking a name's agent tokens leaves a person token of the same name working (the app's
+/// agent panel revokes agents only), and a kind the name lacks is unknown.
+pub async fn revoking_by_kind_spares_the_other_kind(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    token(store, "Ana", "hash-agent", None).await;
+    store
+        .create_token(
+            "Ana",
+            &[Scope::NotesRead],
+            AuthorKind::Person,
+            "hash-person",
+            None,
+        )
+        .await
+        .expect("create_token");
+    store
+        .create_token(
+            "Bo",
+            &[Scope::NotesRead],
+            AuthorKind::Person,
+            "hash-bo",
+            None,
+        )
+        .await
+        .expect("create_token");
+    assert_eq!(
+        store
+            .revoke_tokens("Ana", Some(AuthorKind::Agent), at(1))
+            .await
+            .expect("revoke"),
+        1
+    );
+    assert_eq!(found(store, "hash-agent").await.revoked_at, Some(at(1)));
+    assert_eq!(found(store, "hash-person").await.revoked_at, None);
+    match store
+        .revoke_tokens("Bo", Some(AuthorKind::Agent), at(2))
+        .await
+    {
+        Err(StoreError::TokenNotFound(name)) => assert_eq!(name, "Bo"),
+        other => panic!("expected TokenNotFound, got {other:?}"),
+    }
+    assert_eq!(found(store, "hash-bo").await.revoked_at, None);
+}
+
+/// The last use moves forward only; an unknown token is no error.
+pub async fn token_use_is_recorded_and_never_goes_back(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let id = token(store, "claude", "hash-a", None).await;
+    let other = token(store, "reader", "hash-b", None).await;
+    store.record_token_use(id, at(5)).await.expect("record");
+    assert_eq!(found(store, "hash-a").await.last_used_at, Some(at(5)));
+    store.record_token_use(id, at(3)).await.expect("record");
+    assert_eq!(found(store, "hash-a").await.last_used_at, Some(at(5)));
+    store.record_token_use(id, at(7)).await.expect("record");
+    assert_eq!(found(store, "hash-a").await.last_used_at, Some(at(7)));
+    assert_eq!(found(store, "hash-b").await.last_used_at, None);
+    store
+        .record_token_use(other.max(id) + 1000, at(8))
+        .await
+        .expect("an unknown token is no error");
 }
 
 /// Every call on a Note that does not exist says so.

@@ -13,7 +13,7 @@ pub mod conformance;
 pub mod guard;
 mod types;
 
-pub use types::{Change, NewNote, StoreError, TokenRecord, WriteRequest};
+pub use types::{Change, NewNote, StoreError, TokenRecord, TokenState, WriteRequest};
 
 use async_trait::async_trait;
 use quire_api::{AccessChange, NoteMeta, Scope, StoredNote, VersionInfo, WriteResult};
@@ -70,17 +70,38 @@ pub trait Store: Send + Sync + 'static {
     /// Every recorded change of the Note's agent access, oldest first.
     async fn agent_access_changes(&self, id: &NoteId) -> Result<Vec<AccessChange>>;
 
-    /// Stores a bearer token by its hash (the token itself is never stored).
+    /// Stores a bearer token by its hash (the token itself is never stored), working until
+    /// `expires_at` if given.
     async fn create_token(
         &self,
         name: &str,
         scopes: &[Scope],
         kind: AuthorKind,
         token_hash: &str,
+        expires_at: Option<Timestamp>,
     ) -> Result<TokenRecord>;
 
-    /// The token with this hash, if any.
+    /// The token with this hash, if any, revoked and expired ones included (the caller tells
+    /// why it refuses one: [`TokenRecord::state`]). Read from the database on every call, so a
+    /// token revoked by another process is seen at once.
     async fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>>;
+
+    /// Every token, revoked and expired ones included, oldest first. Never a hash.
+    async fn list_tokens(&self) -> Result<Vec<TokenRecord>>;
+
+    /// Revokes every token named `name` (of `kind`, if given) not revoked yet, at `now`, and
+    /// returns how many that was (0 when all were already revoked). No such token at all:
+    /// [`StoreError::TokenNotFound`], nothing written.
+    async fn revoke_tokens(
+        &self,
+        name: &str,
+        kind: Option<AuthorKind>,
+        now: Timestamp,
+    ) -> Result<usize>;
+
+    /// Records that the token `id` was used at `at`. A time older than the one recorded
+    /// changes nothing; an unknown `id` is no error (the token may be gone).
+    async fn record_token_use(&self, id: i64, at: Timestamp) -> Result<()>;
 
     /// Gives a kind to the tokens made before tokens had one (until then they count as the
     /// person's): the one whose hash is `person_hash` stays the person's, every other becomes

@@ -46,6 +46,45 @@ pub struct TokenRecord {
     /// those it made for agents ([`crate::Store::settle_token_kinds`]).
     pub kind: AuthorKind,
     pub created_at: String,
+    /// When the token stops working, if it was made to (`token create --expires-in-days`).
+    pub expires_at: Option<Timestamp>,
+    /// When it was revoked (`token revoke`): refused from then on.
+    pub revoked_at: Option<Timestamp>,
+    /// About when it was last used: recorded at most once a minute (the server decides how
+    /// often), never on every request.
+    pub last_used_at: Option<Timestamp>,
+}
+
+/// Whether a token may be used at a given time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenState {
+    Active,
+    Expired,
+    Revoked,
+}
+
+impl TokenState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TokenState::Active => "active",
+            TokenState::Expired => "expired",
+            TokenState::Revoked => "revoked",
+        }
+    }
+}
+
+impl TokenRecord {
+    /// The token's state at `now`: a revoked token stays revoked, expired or not; a token
+    /// expires at its `expires_at`, that very millisecond included.
+    pub fn state(&self, now: Timestamp) -> TokenState {
+        if self.revoked_at.is_some() {
+            TokenState::Revoked
+        } else if self.expires_at.is_some_and(|end| now >= end) {
+            TokenState::Expired
+        } else {
+            TokenState::Active
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -60,8 +99,48 @@ pub enum StoreError {
     Invalid(#[from] OpError),
     #[error("idempotency_key: {0}")]
     BadKey(String),
+    #[error("no token named {0:?}")]
+    TokenNotFound(String),
     #[error("storage failure: {0}")]
     Backend(String),
     #[error("the store is shut down")]
     Closed,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn token(expires_at: Option<i64>, revoked_at: Option<i64>) -> TokenRecord {
+        TokenRecord {
+            id: 1,
+            name: "claude".to_owned(),
+            scopes: vec![Scope::NotesRead],
+            kind: AuthorKind::Agent,
+            created_at: "2026-12-01T00:00:00.000Z".to_owned(),
+            expires_at: expires_at.map(Timestamp),
+            revoked_at: revoked_at.map(Timestamp),
+            last_used_at: None,
+        }
+    }
+
+    #[test]
+    fn a_token_expires_at_its_end_and_revocation_wins() {
+        use TokenState::*;
+        let cases = [
+            (None, None, 1_000, Active),
+            (Some(2_000), None, 1_999, Active),
+            (Some(2_000), None, 2_000, Expired),
+            (Some(2_000), None, 9_000, Expired),
+            (None, Some(500), 1_000, Revoked),
+            (Some(2_000), Some(500), 9_000, Revoked),
+        ];
+        for (expires, revoked, now, want) in cases {
+            assert_eq!(
+                token(expires, revoked).state(Timestamp(now)),
+                want,
+                "expires {expires:?}, revoked {revoked:?}, now {now}"
+            );
+        }
+    }
 }

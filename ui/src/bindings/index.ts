@@ -4,6 +4,7 @@ export type * from "./AgentAccess";
 export type * from "./AgentInfo";
 export type * from "./AgentSnippets";
 export type * from "./AgentToken";
+export type * from "./AgentTokenInfo";
 export type * from "./AppInfo";
 export type * from "./ArchiveReason";
 export type * from "./ArchivedDraft";

@@ -1,10 +1,11 @@
 // "Connect an agent": the MCP URL, a token for the agent (read-write or read-only), config ready
-// to paste into Claude Code or Claude Desktop, and which Notes agents may see, with who approved
-// or withdrew each and when (the server's record).
+// to paste into Claude Code or Claude Desktop, the agent tokens made so far (scopes, last use,
+// Revoke), and which Notes agents may see, with who approved or withdrew each and when (the
+// server's record).
 
 import { useEffect, useState } from "preact/hooks";
 import * as api from "../api";
-import type { AgentAccess, AgentInfo, AgentToken } from "../api";
+import type { AgentAccess, AgentInfo, AgentToken, AgentTokenInfo } from "../api";
 import { setAgentAccess, useApp } from "../app-state";
 import { copyText } from "../lib/clipboard";
 import { explain } from "../lib/errors";
@@ -54,6 +55,63 @@ export function ApprovalRecord(props: { noteId: string; access: AgentAccess | un
   );
 }
 
+const STATE_LABEL: Record<AgentTokenInfo["state"], string> = {
+  active: "Active",
+  expired: "Expired",
+  revoked: "Revoked",
+};
+
+/** The agent tokens: name, scopes, when made, last use, and Revoke on each one still active. */
+export function AgentTokenList(props: {
+  tokens: AgentTokenInfo[];
+  now: Date;
+  revoking: string | null;
+  onRevoke: (name: string) => void;
+}) {
+  if (props.tokens.length === 0) return <p class="muted">No agent tokens yet.</p>;
+  return (
+    <table class="token-list" data-testid={TID.agentTokens}>
+      <thead>
+        <tr>
+          <th>Name</th>
+          <th>Scopes</th>
+          <th>Created</th>
+          <th>Last used</th>
+          <th>State</th>
+          <th />
+        </tr>
+      </thead>
+      <tbody>
+        {props.tokens.map((t, i) => (
+          <tr key={`${t.name}-${i}`} data-testid={TID.agentTokenRow} data-name={t.name} data-state={t.state}>
+            <td>{t.name}</td>
+            <td>{t.scopes.join(", ")}</td>
+            <td title={toDate(t.created_at).toLocaleString()}>{relativeTime(toDate(t.created_at), props.now)}</td>
+            <td title={t.last_used_at ? toDate(t.last_used_at).toLocaleString() : undefined}>
+              {t.last_used_at ? relativeTime(toDate(t.last_used_at), props.now) : "Never"}
+            </td>
+            <td>{STATE_LABEL[t.state]}</td>
+            <td>
+              {t.state === "active" && (
+                <button
+                  type="button"
+                  class="button small danger"
+                  data-testid={TID.agentTokenRevoke}
+                  data-name={t.name}
+                  disabled={props.revoking !== null}
+                  onClick={() => props.onRevoke(t.name)}
+                >
+                  {props.revoking === t.name ? "Revoking…" : "Revoke"}
+                </button>
+              )}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 export function AgentPanel() {
   const notes = useApp((s) => s.notes);
   const [info, setInfo] = useState<AgentInfo | null>(null);
@@ -63,11 +121,25 @@ export function AgentPanel() {
   const [token, setToken] = useState<AgentToken | null>(null);
   const [busy, setBusy] = useState(false);
   const [access, setAccess] = useState<Record<string, AgentAccess>>({});
+  const [revoking, setRevoking] = useState<string | null>(null);
   const noteIds = notes.map((n) => n.id).join(" ");
 
   useEffect(() => {
     api.agentInfo().then(setInfo, (e: unknown) => setError(explain(e).text));
   }, []);
+
+  const revoke = async (tokenName: string) => {
+    setRevoking(tokenName);
+    setError(null);
+    try {
+      const tokens = await api.revokeAgentToken(tokenName);
+      setInfo((i) => (i ? { ...i, tokens } : i));
+    } catch (err) {
+      setError(explain(err).text);
+    } finally {
+      setRevoking(null);
+    }
+  };
 
   // Who approved or withdrew each Note, and when. A record that cannot be read is left out: the
   // switch still shows whether the Note is approved.
@@ -97,6 +169,8 @@ export function AgentPanel() {
     try {
       const scopes: api.Scope[] = readOnly ? ["notes:read"] : ["notes:read", "notes:write"];
       setToken(await api.createAgentToken(name.trim() || "agent", scopes));
+      // The new token joins the list.
+      setInfo(await api.agentInfo());
     } catch (err) {
       setError(explain(err).text);
     } finally {
@@ -193,6 +267,16 @@ export function AgentPanel() {
           </>
         )}
       </div>
+      {info?.can_create_tokens && (
+        <div class="card">
+          <h2>Agent tokens</h2>
+          <p class="muted">
+            Revoke a token to cut its agent off: the server refuses it from the next request on. The last use is
+            recorded to the minute.
+          </p>
+          <AgentTokenList tokens={info.tokens} now={now} revoking={revoking} onRevoke={(n) => void revoke(n)} />
+        </div>
+      )}
       <div class="card">
         <h2>4. Which Notes agents may see</h2>
         <p class="muted">Only approved Notes are visible over MCP. You can change this at any time.</p>

@@ -3,10 +3,18 @@
 
 import { render } from "preact-render-to-string";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { NoteStatus, NoteView as NoteViewData, Stats, TabStatus, TabView, VersionInfo } from "../api";
+import type {
+  AgentTokenInfo,
+  NoteStatus,
+  NoteView as NoteViewData,
+  Stats,
+  TabStatus,
+  TabView,
+  VersionInfo,
+} from "../api";
 import { app } from "../app-state";
 import { TID } from "../testids";
-import { ApprovalRecord } from "./AgentPanel";
+import { AgentTokenList, ApprovalRecord } from "./AgentPanel";
 import { TabBanner } from "./Banners";
 import { DraftsLedger } from "./DraftsLedger";
 import { SyncStatus } from "./Header";
@@ -204,6 +212,53 @@ describe("ApprovalRecord", () => {
   it("shows nothing for a Note nobody approved yet", () => {
     expect(render(<ApprovalRecord noteId={NOTE} access={access([])} now={now} />)).toBe("");
     expect(render(<ApprovalRecord noteId={NOTE} access={undefined} now={now} />)).toBe("");
+  });
+});
+
+describe("AgentTokenList", () => {
+  const now = new Date("2026-11-30T12:00:00.000Z");
+  const token = (name: string, state: AgentTokenInfo["state"], last_used_at: string | null): AgentTokenInfo => ({
+    name,
+    scopes: ["notes:read", "notes:write"],
+    state,
+    created_at: "2026-11-30T09:00:00.000Z",
+    expires_at: null,
+    revoked_at: state === "revoked" ? "2026-11-30T11:00:00.000Z" : null,
+    last_used_at,
+  });
+  const list = (tokens: AgentTokenInfo[], revoking: string | null = null) =>
+    render(<AgentTokenList tokens={tokens} now={now} revoking={revoking} onRevoke={() => undefined} />);
+
+  it("lists each agent token with its scopes, age and last use, and Revoke on the active ones only", () => {
+    const html = list([
+      token("claude", "active", "2026-11-30T11:50:00.000Z"),
+      token("old-bot", "revoked", null),
+      token("cursor", "expired", null),
+    ]);
+    const rows = [...html.matchAll(/data-testid="agent-token-row" data-name="([^"]+)" data-state="([^"]+)"/g)];
+    expect(rows.map((m) => [m[1], m[2]])).toEqual([
+      ["claude", "active"],
+      ["old-bot", "revoked"],
+      ["cursor", "expired"],
+    ]);
+    expect(html).toContain("<td>notes:read, notes:write</td>");
+    expect(html).toContain(">3 h ago<");
+    expect(html).toContain(">10 min ago<");
+    expect(count(html, ">Never<")).toBe(2);
+    const revokes = [...html.matchAll(/data-testid="agent-token-revoke" data-name="([^"]+)"/g)].map((m) => m[1]);
+    expect(revokes).toEqual(["claude"]);
+    expect(html).not.toContain("qk_");
+  });
+
+  it("disables Revoke while one is being revoked, and says so on that one", () => {
+    const html = list([token("claude", "active", null), token("cursor", "active", null)], "claude");
+    expect(html).toContain("Revoking…");
+    expect(count(html, "disabled")).toBe(2);
+  });
+
+  it("says when there are none", () => {
+    expect(list([])).toContain("No agent tokens yet.");
+    expect(list([])).not.toContain(TID.agentTokens);
   });
 });
 

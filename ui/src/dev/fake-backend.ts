@@ -10,6 +10,7 @@ import { emit } from "@tauri-apps/api/event";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import type {
   AgentAccess,
+  AgentTokenInfo,
   AuthorKind,
   ConflictView,
   EngineEvent,
@@ -20,6 +21,7 @@ import type {
   NoteView,
   Op,
   OpOutcome,
+  Scope,
   Tab,
   TabState,
   TabStatus,
@@ -56,6 +58,7 @@ const CLAUDE: Author = { name: "claude", kind: "agent" };
 /** The seeded Note's fixed ID, so dev links (`#/notes/<id>/tabs/markdown`) stay valid. */
 export const DEMO_NOTE = "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f50";
 const notes = new Map<string, FakeNote>();
+const agentTokens: AgentTokenInfo[] = [];
 let offline = false;
 let clock = Date.now() - 3 * 86_400_000;
 
@@ -527,9 +530,27 @@ function handle(cmd: string, args: Record<string, unknown>): unknown {
           remote_hint: null,
           approved_notes: [...notes.values()].filter((n) => n.agentAccess).map(summary),
           snippets,
+          tokens: agentTokens,
         };
       }
+      agentTokens.push({
+        name: args.name as string,
+        scopes: args.scopes as Scope[],
+        state: "active",
+        created_at: now(),
+        expires_at: null,
+        revoked_at: null,
+        last_used_at: null,
+      });
       return { name: args.name, scopes: args.scopes, token, mcp_url: "http://127.0.0.1:7391/mcp", snippets };
+    }
+    case "revoke_agent_token": {
+      const named = agentTokens.filter((t) => t.name === args.name);
+      if (named.length === 0) return fail("not_found", `no token named "${String(args.name)}" (dev stand-in)`);
+      for (const t of named) {
+        if (t.state === "active") Object.assign(t, { state: "revoked", revoked_at: now() });
+      }
+      return agentTokens;
     }
     case "set_agent_access": {
       const n = get(noteId);

@@ -48,6 +48,10 @@ export function explain(error: unknown): { code: string; text: string; detail: s
       case "unauthorized":
       case "forbidden":
         return "The server refused the token.";
+      case "token_revoked":
+        return "The server refused the token: it was revoked. Ask its administrator for a new one.";
+      case "token_expired":
+        return "The server refused the token: it has expired. Ask its administrator for a new one.";
       case "certificate_untrusted":
         return "The server's certificate is signed by an authority this computer does not trust. If your team has its own certificate authority, name its file in ca_file (settings.json) or QUIRE_CA_FILE.";
       case "certificate_expired":

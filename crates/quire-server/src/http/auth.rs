@@ -18,19 +18,33 @@ use crate::notes::Caller;
 use crate::tokens;
 use quire_model::AuthorKind;
 
-/// The caller behind the request's bearer token.
+/// The caller behind the request's bearer token: known, not revoked, not expired (401
+/// `unauthorized`, `token_revoked`, `token_expired`). The token is read from the store every
+/// time, so a revocation made by another process counts from the next request; its use is
+/// written at most once a minute ([`tokens::UseLog`]).
 pub async fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Caller, ApiError> {
-    let token = bearer(headers)?;
-    let record = state
-        .notes
-        .store()
-        .find_token(&tokens::hash(token))
-        .await?
-        .ok_or(ApiError::Unauthorized("unknown bearer token"))?;
+    let hash = tokens::hash(bearer(headers)?);
+    let now = state.notes.now();
+    let record = tokens::admit(state.notes.store().find_token(&hash).await?, now)?;
+    if state.uses.due(&record, now) {
+        // The request does not depend on it: a failure is logged, not answered.
+        if let Err(e) = state.notes.store().record_token_use(record.id, now).await {
+            tracing::warn!(error = %e, token = record.id, "cannot record a token's use");
+        }
+    }
     Ok(Caller::from(record))
 }
 
-fn bearer(headers: &HeaderMap) -> Result<&str, ApiError> {
+/// Whether the token with this hash may still be used (an open event stream asks, now and
+/// then): `Err` says why not.
+pub async fn still_admitted(state: &AppState, hash: &str) -> Result<(), ApiError> {
+    let found = state.notes.store().find_token(hash).await?;
+    tokens::admit(found, state.notes.now())?;
+    Ok(())
+}
+
+/// The bearer token the request carries.
+pub(super) fn bearer(headers: &HeaderMap) -> Result<&str, ApiError> {
     let value = headers
         .get(header::AUTHORIZATION)
         .ok_or(ApiError::Unauthorized(

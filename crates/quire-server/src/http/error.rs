@@ -10,12 +10,17 @@ use quire_store::StoreError;
 use serde::Serialize;
 
 use crate::notes::NotesError;
+use crate::tokens::Refusal;
 
 /// Everything a REST request can fail with.
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
     #[error("{0}")]
     Unauthorized(&'static str),
+    #[error("this token was revoked (`quire-server token revoke`); ask for a new one")]
+    TokenRevoked,
+    #[error("this token has expired; ask for a new one")]
+    TokenExpired,
     #[error("this token lacks the {} scope", .0.as_str())]
     Forbidden(Scope),
     #[error(
@@ -77,6 +82,8 @@ impl ApiError {
     pub fn code(&self) -> &'static str {
         match self {
             ApiError::Unauthorized(_) => "unauthorized",
+            ApiError::TokenRevoked => "token_revoked",
+            ApiError::TokenExpired => "token_expired",
             ApiError::Forbidden(_) => "forbidden",
             ApiError::AgentToken | ApiError::PersonOnly => "agent_token",
             ApiError::NoteNotFound(_) => "note_not_found",
@@ -102,7 +109,9 @@ impl ApiError {
 
     pub fn status(&self) -> StatusCode {
         match self {
-            ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            ApiError::Unauthorized(_) | ApiError::TokenRevoked | ApiError::TokenExpired => {
+                StatusCode::UNAUTHORIZED
+            }
             ApiError::Forbidden(_) | ApiError::AgentToken | ApiError::PersonOnly => {
                 StatusCode::FORBIDDEN
             }
@@ -180,6 +189,18 @@ impl From<StoreError> for ApiError {
             StoreError::BadKey(reason) => ApiError::BadIdempotencyKey(reason),
             StoreError::Closed => ApiError::Unavailable,
             StoreError::Backend(reason) => ApiError::Internal(reason),
+            // No route revokes tokens: reaching here is a bug, not the client's fault.
+            e @ StoreError::TokenNotFound(_) => ApiError::Internal(e.to_string()),
+        }
+    }
+}
+
+impl From<Refusal> for ApiError {
+    fn from(refusal: Refusal) -> Self {
+        match refusal {
+            Refusal::Unknown => ApiError::Unauthorized("unknown bearer token"),
+            Refusal::Revoked => ApiError::TokenRevoked,
+            Refusal::Expired => ApiError::TokenExpired,
         }
     }
 }

@@ -2,10 +2,16 @@
 //! version order, none missed while connected. The first event is `hello` with the current
 //! version, so a client that was away can tell it missed writes. Each event's `id` is its
 //! version: a client reconnecting with `Last-Event-ID: N` first gets every write after N.
+//!
+//! A stream lives as long as its token may be used: it checks the token every
+//! [`RECHECK`] (one indexed read) and ends once it is revoked or expired, whoever revoked it
+//! (this server, or `quire-server token revoke` on the same database). Reconnecting then gets
+//! the 401.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -15,10 +21,14 @@ use quire_model::{NoteId, Version};
 use serde::Serialize;
 
 use super::AppState;
-use super::auth::Auth;
+use super::auth::{self, Auth};
 use super::error::ApiError;
 use super::rest::NotePath;
 use crate::notes::Channel;
+use crate::tokens;
+
+/// How often an open stream checks that its token is still good.
+pub const RECHECK: Duration = Duration::from_secs(1);
 
 #[derive(Serialize)]
 struct Hello<'a> {
@@ -33,6 +43,7 @@ pub(super) async fn stream(
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
     let since = last_event_id(&headers)?;
+    let hash = tokens::hash(auth::bearer(&headers)?);
     let slot = StreamCounts::open(&state.streams, caller.token_id)?;
     let (current, feed) = state.notes.watch(&caller, &id, Channel::App, since).await?;
     let hello = event(
@@ -54,11 +65,36 @@ pub(super) async fn stream(
             }
         }
     });
+    let shutdown = state.shutdown.clone();
+    let refused = token_refused(state, hash);
     let events = stream::iter(hello)
         .chain(writes.filter_map(|e| async move { e }))
         .map(Ok)
-        .take_until(state.shutdown.clone().cancelled_owned());
+        .take_until(async move {
+            tokio::select! {
+                () = shutdown.cancelled_owned() => {}
+                () = refused => {}
+            }
+        });
     Ok(Sse::new(events).keep_alive(KeepAlive::default()))
+}
+
+/// Resolves once the token whose hash is `hash` may no longer be used (or cannot be checked:
+/// a stream whose token cannot be vouched for ends).
+async fn token_refused(state: AppState, hash: String) {
+    // The token was just checked to open the stream: the first recheck is one period later.
+    let mut every = tokio::time::interval_at(tokio::time::Instant::now() + RECHECK, RECHECK);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        if let Err(e) = auth::still_admitted(&state, &hash).await {
+            tracing::debug!(
+                code = e.code(),
+                "an event stream's token is refused: ending it"
+            );
+            return;
+        }
+    }
 }
 
 fn event<T: Serialize>(name: &str, version: Version, data: &T) -> Option<Event> {

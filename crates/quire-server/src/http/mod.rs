@@ -22,6 +22,7 @@ pub use error::ApiError;
 pub use events::StreamCounts;
 
 use crate::notes::Notes;
+use crate::tokens::UseLog;
 
 /// What every handler shares. Cheap to clone.
 #[derive(Clone)]
@@ -36,6 +37,8 @@ pub struct AppState {
     pub allowed_hosts: Arc<[String]>,
     /// The event streams each token holds open.
     pub streams: Arc<StreamCounts>,
+    /// Which tokens' last use is due to be written.
+    pub uses: Arc<UseLog>,
 }
 
 /// The whole HTTP surface: REST, `/healthz`, and (when present) `/mcp`.

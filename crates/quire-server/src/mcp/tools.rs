@@ -83,6 +83,7 @@ impl ToolError {
                     invalid_arguments(&[Violation::at_field("idempotency_key", reason)])
                 }
                 StoreError::VersionNotFound { .. }
+                | StoreError::TokenNotFound(_)
                 | StoreError::Backend(_)
                 | StoreError::Closed => {
                     tracing::error!(error = %e, "mcp tool call failed in the store");

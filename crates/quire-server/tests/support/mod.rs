@@ -177,6 +177,28 @@ impl SseReader {
             .expect("an event within 10 s")
     }
 
+    /// Waits for the server to end the stream (panics after 10 s), skipping keep-alives;
+    /// the events that came before the end.
+    pub async fn end(&mut self) -> Vec<SseEvent> {
+        tokio::time::timeout(Duration::from_secs(10), async {
+            while let Some(chunk) = self.stream.next().await {
+                match chunk {
+                    Ok(chunk) => self.buffer.push_str(std::str::from_utf8(&chunk).unwrap()),
+                    // The server closed the connection under a chunked body: an end too.
+                    Err(_) => break,
+                }
+            }
+            let mut events = Vec::new();
+            while let Some(end) = self.buffer.find("\n\n") {
+                let block: String = self.buffer.drain(..end + 2).collect();
+                events.extend(parse_block(&block));
+            }
+            events
+        })
+        .await
+        .expect("the server ends the stream within 10 s")
+    }
+
     async fn next_inner(&mut self) -> SseEvent {
         loop {
             if let Some(end) = self.buffer.find("\n\n") {
