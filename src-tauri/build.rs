@@ -40,6 +40,7 @@ const COMMANDS: &[&str] = &[
     "flush",
     "retry",
     "conflict",
+    "preview_conflict_resolution",
     "resolve_conflict",
     "discard_draft",
     "apply_ops",

@@ -31,6 +31,7 @@ fn export_all(cfg: &Config) -> Result<(), ts_rs::ExportError> {
     q::TabSummary::export_all(cfg)?;
     q::ClashChoice::export_all(cfg)?;
     q::TabMerge::export_all(cfg)?;
+    q::MergePreview::export_all(cfg)?;
     q::Content::export_all(cfg)?;
     a::VersionInfo::export_all(cfg)?;
     a::AgentAccess::export_all(cfg)?;

@@ -15,8 +15,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use quire_api::{AgentAccess, Scope, VersionInfo};
 use quire_model::{Note, NoteId, NoteSummary, Op, TabId, Version};
 use quire_sync::{
-    ArchivedDraft, ConflictChoice, DraftPolicy, EngineError, LedgerEntry, NoteStatus, NoteView,
-    TabStatus, TabView, WriteOutcome, engine::ConflictView,
+    ArchivedDraft, ClashChoice, ConflictChoice, DraftPolicy, EngineError, LedgerEntry,
+    MergePreview, NoteStatus, NoteView, TabStatus, TabView, WriteOutcome, engine::ConflictView,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -416,6 +416,22 @@ pub async fn conflict(
     let backend = backend.wait().await?;
     let (note_id, tab_id) = (self::note_id(&note_id)?, self::tab_id(&tab_id)?);
     Ok(backend.engine().conflict(&note_id, &tab_id)?)
+}
+
+/// What Merge would save for `picks` (one per clash, `null` while undecided), for the review.
+#[tauri::command]
+pub async fn preview_conflict_resolution(
+    backend: State<'_, BackendReady>,
+    note_id: String,
+    tab_id: String,
+    picks: Value,
+) -> Result<MergePreview> {
+    let backend = backend.wait().await?;
+    let (note_id, tab_id) = (self::note_id(&note_id)?, self::tab_id(&tab_id)?);
+    let picks: Vec<Option<ClashChoice>> = parse("picks", picks)?;
+    Ok(backend
+        .engine()
+        .preview_resolution(&note_id, &tab_id, &picks)?)
 }
 
 #[tauri::command]

@@ -410,6 +410,18 @@ fn errors_cross_as_code_and_message() {
             "choice:",
         ),
         (
+            "preview_conflict_resolution",
+            json!({"noteId": note, "tabId": "markdown", "picks": []}),
+            "no_conflict",
+            "",
+        ),
+        (
+            "preview_conflict_resolution",
+            json!({"noteId": note, "tabId": "markdown", "picks": [{"pick": "whatever"}]}),
+            "invalid_argument",
+            "picks:",
+        ),
+        (
             "restore",
             json!({"noteId": note, "version": -1}),
             "invalid_argument",
@@ -928,6 +940,21 @@ fn an_edit_typed_on_older_content_is_a_conflict_not_an_overwrite() {
     let conflict = app.ok("conflict", json!({"noteId": note, "tabId": "markdown"}));
     assert_eq!(conflict["theirs"]["data"], "alpha\nbeta\ngamma (checked)");
     assert_eq!(conflict["mine"]["data"], "A: alpha\nbeta\ngamma");
+    // The review's preview of Merge comes from the engine; one pick per clash (none here).
+    let preview = app.ok(
+        "preview_conflict_resolution",
+        json!({"noteId": note, "tabId": "markdown", "picks": []}),
+    );
+    assert_eq!(preview["undecided"], 0);
+    assert_eq!(
+        preview["lines"][0],
+        json!({"text": "A: alpha", "from": "clean", "clash": null})
+    );
+    let error = app.err(
+        "preview_conflict_resolution",
+        json!({"noteId": note, "tabId": "markdown", "picks": [null]}),
+    );
+    assert_eq!(error["code"], "invalid_merge", "{error}");
     app.ok(
         "resolve_conflict",
         json!({"noteId": note, "tabId": "markdown", "choice": {"choice": "merge", "choices": []}}),
@@ -937,6 +964,10 @@ fn an_edit_typed_on_older_content_is_a_conflict_not_an_overwrite() {
     });
     let tab = app.ok("tab_view", json!({"noteId": note, "tabId": "markdown"}));
     assert_eq!(tab["data"], "A: alpha\nbeta\ngamma (checked)");
+    assert_eq!(
+        tab["data"], preview["content"]["data"],
+        "saved what it previewed"
+    );
     app.stop();
 }
 

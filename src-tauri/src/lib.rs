@@ -201,6 +201,7 @@ pub fn app<R: tauri::Runtime>(
             commands::flush,
             commands::retry,
             commands::conflict,
+            commands::preview_conflict_resolution,
             commands::resolve_conflict,
             commands::discard_draft,
             commands::apply_ops,

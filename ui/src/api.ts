@@ -29,6 +29,7 @@ import type {
   AppInfo,
   ArchivedDraft,
   AttachedFile,
+  ClashChoice,
   ConflictChoice,
   ConflictView,
   DraftPolicy,
@@ -36,6 +37,7 @@ import type {
   FilesDropped,
   FirstPaint,
   LedgerEntry,
+  MergePreview,
   Note,
   NoteStatus,
   NoteSummary,
@@ -169,6 +171,17 @@ export const retry = (noteId: string, tabId: string): Promise<TabStatus> => invo
 /** Base, mine, theirs and the proposed merge of a tab in conflict. */
 export const conflict = (noteId: string, tabId: string): Promise<ConflictView> =>
   invoke("conflict", { noteId, tabId });
+
+/**
+ * What Merge would save for the picks so far, as the engine computes it: one `ClashChoice` per
+ * clash, `null` while undecided (an undecided text clash shows both sides, mine first; a Sheet or
+ * deck keeps mine). Sends and writes nothing; rejects with `invalid_merge` for a wrong count.
+ */
+export const previewConflictResolution = (
+  noteId: string,
+  tabId: string,
+  picks: (ClashChoice | null)[],
+): Promise<MergePreview> => invoke("preview_conflict_resolution", { noteId, tabId, picks });
 
 /**
  * Resolves a conflict: `{choice: "keep_mine"}`, `{choice: "take_theirs"}`,

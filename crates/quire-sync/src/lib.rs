@@ -34,7 +34,7 @@ pub use engine::{
 };
 pub use local::{ArchivedDraft, LedgerEntry, LocalError, LocalStore};
 pub use machine::{NoteSync, TabState};
-pub use merge::{ClashChoice, TabMerge};
+pub use merge::{ClashChoice, MergePreview, TabMerge};
 /// What [`Engine::start`] takes for time (the server is given the same).
 pub use quire_api::{Clock, SystemClock};
 pub use quire_tls::{CA_FILE_VAR, PeerCertificate, TlsProblem, Trust};

@@ -183,51 +183,112 @@ impl TextMerge {
 
     /// The merged text with one choice per clash, in order.
     pub fn resolve(&self, choices: &[ClashChoice]) -> Result<String, MergeError> {
-        let clashes = self.clash_count();
-        if choices.len() != clashes {
-            return Err(MergeError::ChoiceCount {
-                clashes,
-                given: choices.len(),
-            });
-        }
-        let mut out: Vec<String> = Vec::new();
-        let mut next = choices.iter();
+        let picks: Vec<Option<&ClashChoice>> = choices.iter().map(Some).collect();
+        Ok(joined(&self.lines_for(&picks)?))
+    }
+
+    /// The merged lines for one pick per clash (`None`: undecided, shown as mine then theirs),
+    /// each with where it comes from. With every clash decided, the lines of [`Self::resolve`].
+    pub fn preview_lines(
+        &self,
+        picks: &[Option<ClashChoice>],
+    ) -> Result<Vec<PreviewLine>, MergeError> {
+        let picks: Vec<Option<&ClashChoice>> = picks.iter().map(Option::as_ref).collect();
+        self.lines_for(&picks)
+    }
+
+    fn lines_for(&self, picks: &[Option<&ClashChoice>]) -> Result<Vec<PreviewLine>, MergeError> {
+        check_count(self.clash_count(), picks.len())?;
+        let mut out: Vec<PreviewLine> = Vec::new();
+        let mut clash = 0;
         for hunk in &self.hunks {
-            match hunk {
-                TextHunk::Clean { lines } => out.extend(lines.iter().cloned()),
-                TextHunk::Clash { base, mine, theirs } => {
-                    let choice = next.next().ok_or(MergeError::ChoiceCount {
-                        clashes,
-                        given: choices.len(),
-                    })?;
-                    match choice {
-                        ClashChoice::Mine => out.extend(mine.iter().cloned()),
-                        ClashChoice::Theirs => out.extend(theirs.iter().cloned()),
-                        ClashChoice::Base => out.extend(base.iter().cloned()),
-                        ClashChoice::MineThenTheirs => {
-                            out.extend(mine.iter().cloned());
-                            out.extend(theirs.iter().cloned());
-                        }
-                        ClashChoice::TheirsThenMine => {
-                            out.extend(theirs.iter().cloned());
-                            out.extend(mine.iter().cloned());
-                        }
-                        ClashChoice::Markers => {
-                            out.push("<<<<<<< mine".to_owned());
-                            out.extend(mine.iter().cloned());
-                            out.push("=======".to_owned());
-                            out.extend(theirs.iter().cloned());
-                            out.push(">>>>>>> theirs".to_owned());
-                        }
-                        ClashChoice::Custom { text } => {
-                            out.extend(text.split('\n').map(String::from))
-                        }
-                    }
+            let (base, mine, theirs) = match hunk {
+                TextHunk::Clean { lines } => {
+                    out.extend(lines.iter().map(|text| PreviewLine {
+                        text: text.clone(),
+                        from: LineSource::Clean,
+                        clash: None,
+                    }));
+                    continue;
+                }
+                TextHunk::Clash { base, mine, theirs } => (base, mine, theirs),
+            };
+            let mut push = |lines: &[String], from: LineSource| {
+                out.extend(lines.iter().map(|text| PreviewLine {
+                    text: text.clone(),
+                    from,
+                    clash: Some(clash),
+                }));
+            };
+            let marker = |text: &str| [text.to_owned()];
+            match picks.get(clash).copied().flatten() {
+                None => {
+                    push(mine, LineSource::Undecided);
+                    push(theirs, LineSource::Undecided);
+                }
+                Some(ClashChoice::Mine) => push(mine, LineSource::Mine),
+                Some(ClashChoice::Theirs) => push(theirs, LineSource::Theirs),
+                Some(ClashChoice::Base) => push(base, LineSource::Base),
+                Some(ClashChoice::MineThenTheirs) => {
+                    push(mine, LineSource::Mine);
+                    push(theirs, LineSource::Theirs);
+                }
+                Some(ClashChoice::TheirsThenMine) => {
+                    push(theirs, LineSource::Theirs);
+                    push(mine, LineSource::Mine);
+                }
+                Some(ClashChoice::Markers) => {
+                    push(&marker("<<<<<<< mine"), LineSource::Marker);
+                    push(mine, LineSource::Mine);
+                    push(&marker("======="), LineSource::Marker);
+                    push(theirs, LineSource::Theirs);
+                    push(&marker(">>>>>>> theirs"), LineSource::Marker);
+                }
+                Some(ClashChoice::Custom { text }) => {
+                    let own: Vec<String> = text.split('\n').map(String::from).collect();
+                    push(&own, LineSource::Custom);
                 }
             }
+            clash += 1;
         }
-        Ok(out.join("\n"))
+        Ok(out)
     }
+}
+
+/// Where a line of a text merge's preview comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum LineSource {
+    /// A stretch that merged without a clash.
+    Clean,
+    Mine,
+    Theirs,
+    Base,
+    /// `<<<<<<< mine`, `=======` or `>>>>>>> theirs` ([`ClashChoice::Markers`]).
+    Marker,
+    /// The person's own lines ([`ClashChoice::Custom`]).
+    Custom,
+    /// A clash not decided yet: both sides, mine first.
+    Undecided,
+}
+
+/// One line of a text merge's preview.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PreviewLine {
+    pub text: String,
+    pub from: LineSource,
+    /// The clash the line belongs to, counted from 0; `None` in a clean stretch.
+    pub clash: Option<usize>,
+}
+
+fn joined(lines: &[PreviewLine]) -> String {
+    lines
+        .iter()
+        .map(|l| l.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -528,11 +589,16 @@ pub fn merge_sheets(base: &SheetTab, mine: &SheetTab, theirs: &SheetTab) -> Shee
 impl SheetMerge {
     /// Applies one choice (`Mine` or `Theirs`) per clash, in order.
     pub fn resolve(&self, choices: &[ClashChoice]) -> Result<SheetTab, MergeError> {
-        check_count(self.clashes.len(), choices)?;
+        let picks: Vec<Option<&ClashChoice>> = choices.iter().map(Some).collect();
+        self.apply(&picks)
+    }
+
+    /// One pick per clash; an undecided one (`None`) keeps mine, as `merged` does.
+    fn apply(&self, picks: &[Option<&ClashChoice>]) -> Result<SheetTab, MergeError> {
+        check_count(self.clashes.len(), picks.len())?;
         let mut out = self.merged.clone();
-        for (index, (clash, choice)) in self.clashes.iter().zip(choices).enumerate() {
-            let theirs = side(index, choice)?;
-            if !theirs {
+        for (index, (clash, pick)) in self.clashes.iter().zip(picks).enumerate() {
+            if !takes_theirs(index, *pick)? {
                 continue; // `merged` already holds mine at every clash.
             }
             match clash {
@@ -679,10 +745,16 @@ fn slide_ids(d: &Deck) -> Vec<&str> {
 impl DeckMerge {
     /// Applies one choice (`Mine` or `Theirs`) per clash, in order.
     pub fn resolve(&self, choices: &[ClashChoice]) -> Result<Deck, MergeError> {
-        check_count(self.clashes.len(), choices)?;
+        let picks: Vec<Option<&ClashChoice>> = choices.iter().map(Some).collect();
+        self.apply(&picks)
+    }
+
+    /// One pick per clash; an undecided one (`None`) keeps mine, as `merged` does.
+    fn apply(&self, picks: &[Option<&ClashChoice>]) -> Result<Deck, MergeError> {
+        check_count(self.clashes.len(), picks.len())?;
         let mut out = self.merged.clone();
-        for (index, (clash, choice)) in self.clashes.iter().zip(choices).enumerate() {
-            if !side(index, choice)? {
+        for (index, (clash, pick)) in self.clashes.iter().zip(picks).enumerate() {
+            if !takes_theirs(index, *pick)? {
                 continue;
             }
             match clash {
@@ -712,18 +784,18 @@ fn sort_by_order<T>(items: &mut [T], order: &[String], id: impl Fn(&T) -> &str) 
     items.sort_by_key(|it| rank.get(id(it)).copied().unwrap_or(usize::MAX));
 }
 
-fn check_count(clashes: usize, choices: &[ClashChoice]) -> Result<(), MergeError> {
-    if clashes != choices.len() {
-        return Err(MergeError::ChoiceCount {
-            clashes,
-            given: choices.len(),
-        });
+fn check_count(clashes: usize, given: usize) -> Result<(), MergeError> {
+    if clashes != given {
+        return Err(MergeError::ChoiceCount { clashes, given });
     }
     Ok(())
 }
 
-/// `true` for theirs, `false` for mine; other choices are text-only.
-fn side(index: usize, choice: &ClashChoice) -> Result<bool, MergeError> {
+/// `true` for theirs, `false` for mine or undecided; other choices are text-only.
+fn takes_theirs(index: usize, pick: Option<&ClashChoice>) -> Result<bool, MergeError> {
+    let Some(choice) = pick else {
+        return Ok(false);
+    };
     match choice {
         ClashChoice::Mine => Ok(false),
         ClashChoice::Theirs => Ok(true),
@@ -797,4 +869,36 @@ impl TabMerge {
             TabMerge::Slides(m) => TabData::Slides(m.resolve(choices)?),
         }))
     }
+
+    /// What Merge would save for the person's picks so far: one per clash, `None` while
+    /// undecided. Once every clash is decided, `content` is what [`Self::resolve`] gives.
+    pub fn preview(&self, picks: &[Option<ClashChoice>]) -> Result<MergePreview, MergeError> {
+        let refs: Vec<Option<&ClashChoice>> = picks.iter().map(Option::as_ref).collect();
+        let (data, lines) = match self {
+            TabMerge::Markdown(m) => {
+                let lines = m.lines_for(&refs)?;
+                (TabData::Markdown(joined(&lines)), lines)
+            }
+            TabMerge::Sheet(m) => (TabData::Sheet(m.apply(&refs)?), Vec::new()),
+            TabMerge::Slides(m) => (TabData::Slides(m.apply(&refs)?), Vec::new()),
+        };
+        Ok(MergePreview {
+            content: Content(data),
+            lines,
+            undecided: picks.iter().filter(|p| p.is_none()).count(),
+        })
+    }
+}
+
+/// The merged result for the picks so far, as the conflict review shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct MergePreview {
+    /// The merged content; an undecided clash shows mine then theirs in a text, mine in a Sheet
+    /// or a deck.
+    pub content: Content,
+    /// Markdown only (empty otherwise): `content`'s lines and where each comes from.
+    pub lines: Vec<PreviewLine>,
+    /// Clashes still undecided: Merge needs none.
+    pub undecided: usize,
 }

@@ -1,9 +1,10 @@
 //! Three-way merges as data: each row is base, mine, theirs and the expected outcome.
 #![allow(clippy::unwrap_used)]
 
-use quire_model::{Deck, Layout, Sheet, SheetTab, Slide, Theme};
+use quire_model::{Deck, Layout, Sheet, SheetTab, Slide, TabData, Theme};
 use quire_sync::merge::{
-    ClashChoice, SheetClash, SlideClash, TextHunk, merge_decks, merge_sheets, merge_text,
+    ClashChoice, LineSource, MergeError, MergePreview, SheetClash, SlideClash, TabMerge, TextHunk,
+    merge_decks, merge_sheets, merge_text,
 };
 use serde_json::{Value, json};
 
@@ -532,5 +533,107 @@ fn theme_clash_is_reported() {
     assert_eq!(
         m.resolve(&[ClashChoice::Theirs]).unwrap().theme,
         Theme::Ocean
+    );
+}
+
+/// The conflict review's preview, one row per pick: the merged lines and where each comes from
+/// (`m`ine, `t`heirs, `b`ase, `x` marker, `c`ustom, `?` undecided, ` ` clean).
+#[test]
+fn the_text_preview_marks_where_each_line_comes_from() {
+    let m = TabMerge::Markdown(merge_text("a\nb\nc", "a\nmine\nc", "a\ntheirs\nc"));
+    let custom = ClashChoice::Custom {
+        text: "own\nwords".to_owned(),
+    };
+    let cases: &[(Option<ClashChoice>, &str)] = &[
+        (None, " a|?mine|?theirs| c"),
+        (Some(ClashChoice::Mine), " a|mmine| c"),
+        (Some(ClashChoice::Theirs), " a|ttheirs| c"),
+        (Some(ClashChoice::Base), " a|bb| c"),
+        (Some(ClashChoice::TheirsThenMine), " a|ttheirs|mmine| c"),
+        (
+            Some(ClashChoice::Markers),
+            " a|x<<<<<<< mine|mmine|x=======|ttheirs|x>>>>>>> theirs| c",
+        ),
+        (Some(custom), " a|cown|cwords| c"),
+    ];
+    for (pick, want) in cases {
+        let preview = m.preview(std::slice::from_ref(pick)).unwrap();
+        let shown: Vec<String> = preview
+            .lines
+            .iter()
+            .map(|l| {
+                let from = match l.from {
+                    LineSource::Clean => ' ',
+                    LineSource::Mine => 'm',
+                    LineSource::Theirs => 't',
+                    LineSource::Base => 'b',
+                    LineSource::Marker => 'x',
+                    LineSource::Custom => 'c',
+                    LineSource::Undecided => '?',
+                };
+                assert_eq!(l.clash.is_none(), from == ' ', "{pick:?}: {l:?}");
+                format!("{from}{}", l.text)
+            })
+            .collect();
+        assert_eq!(shown.join("|"), *want, "{pick:?}");
+        assert_eq!(preview.undecided, usize::from(pick.is_none()), "{pick:?}");
+        if let Some(choice) = pick {
+            assert_eq!(
+                preview.content,
+                m.resolve(std::slice::from_ref(choice)).unwrap(),
+                "decided: the preview is what resolve gives ({choice:?})"
+            );
+        }
+    }
+    assert!(
+        matches!(
+            m.preview(&[]),
+            Err(MergeError::ChoiceCount {
+                clashes: 1,
+                given: 0
+            })
+        ),
+        "one pick (or None) per clash"
+    );
+}
+
+/// A Sheet or deck preview keeps mine at an undecided clash (what `merged` holds) and is what
+/// resolve gives once each is decided; text-only picks are refused as in resolve.
+#[test]
+fn sheet_and_deck_previews_keep_mine_until_decided() {
+    let base = tab(vec![sheet("s1", json!([["a", "b"]]))]);
+    let mine = tab(vec![sheet("s1", json!([["mine", "B mine"]]))]);
+    let theirs = tab(vec![sheet("s1", json!([["theirs", "B theirs"]]))]);
+    let m = TabMerge::Sheet(merge_sheets(&base, &mine, &theirs));
+    let row = |p: &MergePreview| match &p.content.0 {
+        TabData::Sheet(t) => serde_json::to_value(&t.sheets[0].rows).unwrap(),
+        other => panic!("not a sheet: {other:?}"),
+    };
+    let undecided = m.preview(&[None, Some(ClashChoice::Theirs)]).unwrap();
+    assert_eq!(row(&undecided), json!([["mine", "B theirs"]]));
+    assert_eq!((undecided.undecided, undecided.lines.len()), (1, 0));
+    let choices = [ClashChoice::Theirs, ClashChoice::Mine];
+    let decided = m.preview(&choices.clone().map(Some)).unwrap();
+    assert_eq!(decided.content, m.resolve(&choices).unwrap());
+    assert_eq!(row(&decided), json!([["theirs", "B mine"]]));
+    assert!(matches!(
+        m.preview(&[Some(ClashChoice::Base), None]),
+        Err(MergeError::TextOnlyChoice { index: 0, .. })
+    ));
+
+    let base = deck(&[("a", "A"), ("b", "B")]);
+    let mine = deck(&[("b", "B")]); // deleted a
+    let theirs = deck(&[("a", "A theirs"), ("b", "B")]);
+    let m = TabMerge::Slides(merge_decks(&base, &mine, &theirs));
+    let titles = |p: &MergePreview| match &p.content.0 {
+        TabData::Slides(d) => d.slides.iter().map(|s| s.title.clone()).collect::<Vec<_>>(),
+        other => panic!("not a deck: {other:?}"),
+    };
+    assert_eq!(titles(&m.preview(&[None]).unwrap()), ["B"]);
+    let theirs_back = m.preview(&[Some(ClashChoice::Theirs)]).unwrap();
+    assert_eq!(titles(&theirs_back), ["A theirs", "B"]);
+    assert_eq!(
+        theirs_back.content,
+        m.resolve(&[ClashChoice::Theirs]).unwrap()
     );
 }

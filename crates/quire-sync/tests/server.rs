@@ -10,7 +10,8 @@ use std::time::Duration;
 use quire_model::{NewTabKind, NoteId, Op, OpOutcome, TabId, Version};
 use quire_sync::merge::TabMerge;
 use quire_sync::{
-    ConflictChoice, DraftPolicy, Engine, EngineError, LocalStore, TabState, WriteOutcome,
+    ClashChoice, ConflictChoice, DraftPolicy, Engine, EngineError, LocalStore, TabState,
+    WriteOutcome,
 };
 use serde_json::json;
 use support::*;
@@ -507,6 +508,93 @@ async fn a_stale_edit_made_offline_is_a_conflict_not_an_overwrite() {
         conflict.theirs.as_ref().map(md_text),
         Some(json!("one\ntheirs"))
     );
+    engine.shutdown();
+}
+
+/// The conflict review asks the engine what Merge will save: for the person's picks so far it
+/// answers from the conflict it holds, sending nothing; once every clash is decided, what it
+/// previewed is what Merge then saves on the server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_merge_preview_is_what_merge_then_saves() {
+    let server = server();
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(&server.url(), &server.token, dir.path(), None);
+    let note = engine.create_note("Preview").await.unwrap().note_id;
+    engine
+        .edit_tab(&note, &md(), json!("title\none\ntwo\nthree"))
+        .await
+        .unwrap();
+    settle(&engine, &note).await;
+    let base = engine.view(&note).unwrap().version;
+    let theirs = "title\none (theirs)\ntwo\nthree (theirs)";
+    other_writes(&server, &note, base, theirs).await;
+    engine
+        .wait_until(&note, WAIT, "the other writer's change", |s| {
+            s.status.guard > Some(base)
+        })
+        .await
+        .unwrap();
+    engine
+        .edit_tab_on(
+            &note,
+            &md(),
+            json!("title\none (mine)\ntwo\nthree (mine)"),
+            base,
+        )
+        .await
+        .unwrap();
+    let snap = engine
+        .wait_until(&note, WAIT, "the conflict", |s| {
+            s.status.settled && s.sync.tab_state(&md()) == TabState::Conflict
+        })
+        .await
+        .unwrap();
+    let sent = snap.sync.stats.saves_sent;
+
+    let text = |p: &quire_sync::MergePreview| p.content.0.to_value();
+    let undecided = engine
+        .preview_resolution(&note, &md(), &[None, None])
+        .unwrap();
+    assert_eq!(undecided.undecided, 2);
+    assert_eq!(
+        text(&undecided),
+        json!("title\none (mine)\none (theirs)\ntwo\nthree (mine)\nthree (theirs)"),
+        "an undecided clash shows both sides"
+    );
+    let count = engine.preview_resolution(&note, &md(), &[None]);
+    assert_eq!(
+        count.map(|p| p.undecided).unwrap_err().code(),
+        "invalid_merge",
+        "one pick per clash"
+    );
+
+    let choices = vec![ClashChoice::Theirs, ClashChoice::MineThenTheirs];
+    let picks: Vec<Option<ClashChoice>> = choices.iter().cloned().map(Some).collect();
+    let preview = engine.preview_resolution(&note, &md(), &picks).unwrap();
+    assert_eq!(preview.undecided, 0);
+    let previewed = text(&preview);
+    assert_eq!(
+        previewed,
+        json!("title\none (theirs)\ntwo\nthree (mine)\nthree (theirs)")
+    );
+    let status = engine.status(&note).unwrap();
+    assert_eq!(
+        status.tabs.iter().find(|t| t.tab_id == md()).unwrap().state,
+        TabState::Conflict,
+        "a preview decides nothing"
+    );
+    assert_eq!(engine.snapshot(&note).unwrap().sync.stats.saves_sent, sent);
+    assert_eq!(markdown_on_server(&server, &note).await, theirs);
+
+    engine
+        .resolve_conflict(&note, &md(), ConflictChoice::Merge { choices })
+        .await
+        .unwrap();
+    settle(&engine, &note).await;
+    assert_eq!(json!(markdown_on_server(&server, &note).await), previewed);
+    assert_eq!(json!(shown_text(&engine, &note)), previewed);
+    let gone = engine.preview_resolution(&note, &md(), &[]);
+    assert_eq!(gone.unwrap_err().code(), "no_conflict");
     engine.shutdown();
 }
 

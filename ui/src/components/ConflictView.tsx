@@ -1,25 +1,16 @@
 // The conflict review: base (what the person started from), mine (their draft) and theirs (the
 // server now), with the engine's proposed three-way merge. The person keeps theirs, takes
-// theirs, or merges with one pick per clash. Nothing is decided for them.
+// theirs, or merges with one pick per clash. Nothing is decided for them. The merged result is
+// the engine's: asked again whenever the picks change.
 
 import { useEffect, useState } from "preact/hooks";
 import * as api from "../api";
-import type { ConflictView as ConflictData, Deck, SheetClash, SheetTab, SlideClash, TabMerge } from "../api";
+import type { ConflictView as ConflictData, Deck, MergePreview, SheetClash, SheetTab, SlideClash, TabMerge } from "../api";
 import { app, closeDialog, resolveConflict, useApp } from "../app-state";
 import { diffDecks, diffSheets } from "../lib/diff";
 import { explain } from "../lib/errors";
 import { cellText } from "../lib/grid";
-import {
-  type Pick,
-  clashCount,
-  describeClash,
-  mergeRequest,
-  pickLabel,
-  picksFor,
-  previewText,
-  resolvedDeck,
-  resolvedSheets,
-} from "../lib/merge";
+import { type Pick, asChoices, clashCount, describeClash, mergeRequest, pickLabel, picksFor } from "../lib/merge";
 import { layoutLabel, themeLabel } from "../lib/slides";
 import { TID } from "../testids";
 import { ContentDiff, DeckChangesView, SheetChangesView } from "./DiffViews";
@@ -37,6 +28,7 @@ export function ConflictDialog(props: { tabId: string }) {
   const [pane, setPane] = useState<Pane>("clashes");
   const [busy, setBusy] = useState(false);
   const [reload, setReload] = useState(0);
+  const [preview, setPreview] = useState<Preview>(null);
 
   useEffect(() => {
     if (!noteId) return;
@@ -57,6 +49,19 @@ export function ConflictDialog(props: { tabId: string }) {
       live = false;
     };
   }, [noteId, props.tabId, reload]);
+
+  // What Merge would save for the picks so far, from the engine.
+  useEffect(() => {
+    if (!noteId || !data?.merge) return;
+    let live = true;
+    api.previewConflictResolution(noteId, props.tabId, asChoices(picks)).then(
+      (p) => live && setPreview(p),
+      (e: unknown) => live && setPreview({ error: explain(e).text }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [noteId, props.tabId, data, picks]);
 
   const finish = async (choice: Parameters<typeof resolveConflict>[1]) => {
     setBusy(true);
@@ -138,7 +143,7 @@ export function ConflictDialog(props: { tabId: string }) {
                 )}
                 {pane === "mine" && <ContentDiff type={type} before={data.base.data} after={data.mine.data} />}
                 {pane === "theirs" && <ContentDiff type={type} before={data.base.data} after={data.theirs.data} />}
-                {pane === "result" && merge && <MergedResult merge={merge} picks={picks} base={data.base.data} />}
+                {pane === "result" && merge && <MergedResult preview={preview} base={data.base.data} />}
               </div>
             </>
           )}
@@ -315,13 +320,24 @@ function ThreeWay(props: { base: string; mine: string; theirs: string }) {
   );
 }
 
-function MergedResult(props: { merge: TabMerge; picks: (Pick | null)[]; base: unknown }) {
-  const { merge, picks } = props;
-  if (merge.type === "markdown") {
-    const lines = previewText(merge.hunks, picks);
+/** The engine's preview for the picks so far, or why it could not be had (`null`: asked). */
+export type Preview = MergePreview | { error: string } | null;
+
+export function MergedResult(props: { preview: Preview; base: unknown }) {
+  const { preview } = props;
+  if (preview === null) return <p class="muted">Loading…</p>;
+  if ("error" in preview) {
+    return (
+      <p class="form-message is-error" role="alert">
+        {preview.error}
+      </p>
+    );
+  }
+  const content = preview.content;
+  if (content.type === "markdown") {
     return (
       <div class="merged-preview" aria-label="Merged text">
-        {lines.map((l, i) => (
+        {preview.lines.map((l, i) => (
           <div key={i} class={`merged-line from-${l.from}`}>
             {l.text || "\u00a0"}
           </div>
@@ -335,18 +351,21 @@ function MergedResult(props: { merge: TabMerge; picks: (Pick | null)[]; base: un
       base:
     </p>
   );
-  if (merge.type === "sheet") {
+  if (content.type === "sheet") {
     return (
       <div>
         {note}
-        <SheetChangesView changes={diffSheets(props.base as SheetTab, resolvedSheets(merge, picks))} />
+        <SheetChangesView changes={diffSheets(props.base as SheetTab, content.data)} />
       </div>
     );
   }
-  return (
-    <div>
-      {note}
-      <DeckChangesView change={diffDecks(props.base as Deck, resolvedDeck(merge, picks))} />
-    </div>
-  );
+  if (content.type === "slides") {
+    return (
+      <div>
+        {note}
+        <DeckChangesView change={diffDecks(props.base as Deck, content.data)} />
+      </div>
+    );
+  }
+  return null;
 }

@@ -16,6 +16,7 @@ import { app } from "../app-state";
 import { TID } from "../testids";
 import { AgentTokenList, ApprovalRecord } from "./AgentPanel";
 import { TabBanner } from "./Banners";
+import { MergedResult } from "./ConflictView";
 import { DraftsLedger } from "./DraftsLedger";
 import { SyncStatus } from "./Header";
 import { NoteView } from "./NoteView";
@@ -303,5 +304,42 @@ describe("SheetEditor", () => {
     expect(html).toContain(`data-testid="${TID.sheetSwitch}" data-sheet-id="s2"`);
     for (const id of [TID.sheetAdd, TID.sheetAddRow, TID.sheetAddColumn]) expect(count(html, `data-testid="${id}"`)).toBe(1);
     expect(html).toContain('<span class="formula-name">A1</span>');
+  });
+});
+
+describe("the conflict review's merged result", () => {
+  it("shows the engine's preview line by line, marked by where each line comes from", () => {
+    const html = render(
+      <MergedResult
+        base="a\nb"
+        preview={{
+          content: { type: "markdown", data: "a\nmine\ntheirs" },
+          lines: [
+            { text: "a", from: "clean", clash: null },
+            { text: "mine", from: "undecided", clash: 0 },
+            { text: "theirs", from: "theirs", clash: 1 },
+          ],
+          undecided: 1,
+        }}
+      />,
+    );
+    expect(html).toContain('<div class="merged-line from-clean">a</div>');
+    expect(html).toContain('<div class="merged-line from-undecided">mine</div>');
+    expect(html).toContain('<div class="merged-line from-theirs">theirs</div>');
+  });
+
+  it("compares the engine's merged Sheet with the base", () => {
+    const sheets = (cell: string) => ({ sheets: [{ id: "s1", name: "Q1", rows: [[cell]] }] });
+    const html = render(
+      <MergedResult base={sheets("before")} preview={{ content: { type: "sheet", data: sheets("merged") }, lines: [], undecided: 0 }} />,
+    );
+    expect(html).toContain('<td class="cell-before">before</td><td class="cell-after">merged</td>');
+  });
+
+  it("says while it asks, and why the engine refused", () => {
+    expect(render(<MergedResult base="" preview={null} />)).toContain("Loading…");
+    const html = render(<MergedResult base="" preview={{ error: "choices: 2 clashes need 2 choices, got 1" }} />);
+    expect(html).toContain('role="alert"');
+    expect(html).toContain("2 clashes need 2 choices");
   });
 });

@@ -12,15 +12,21 @@ import type {
   AgentAccess,
   AgentTokenInfo,
   AuthorKind,
+  ClashChoice,
+  ConflictChoice,
   ConflictView,
+  Content,
   EngineEvent,
   LedgerEntry,
+  LineSource,
+  MergePreview,
   Note,
   NoteStatus,
   NoteSummary,
   NoteView,
   Op,
   OpOutcome,
+  PreviewLine,
   Scope,
   Tab,
   TabState,
@@ -486,6 +492,36 @@ function demoConflict(noteId: string, tabId: string): void {
   send({ kind: "conflict_shown", note_id: noteId, tab_id: tabId });
 }
 
+/**
+ * A rough stand-in for the engine's `TabMerge::preview`: Markdown picks as named (undecided:
+ * mine then theirs); a Sheet or deck always shows `merged` (mine at each clash).
+ */
+function fakePreview(c: ConflictView, picks: readonly (ClashChoice | null)[]): MergePreview {
+  const merge = c.merge ?? fail("choice_unavailable", `tab ${c.tab_id} is gone on the server`);
+  const undecided = picks.filter((p) => p === null).length;
+  if (merge.type !== "markdown") return { content: { type: merge.type, data: merge.merged } as Content, lines: [], undecided };
+  const lines: PreviewLine[] = [];
+  let clash = 0;
+  for (const h of merge.hunks) {
+    if (h.kind === "clean") {
+      lines.push(...h.lines.map((text) => ({ text, from: "clean" as const, clash: null })));
+      continue;
+    }
+    const side = (texts: string[], from: LineSource) => lines.push(...texts.map((text) => ({ text, from, clash })));
+    const pick = picks[clash]?.pick ?? null;
+    if (pick === null) {
+      side(h.mine, "undecided");
+      side(h.theirs, "undecided");
+    }
+    if (pick === "mine" || pick === "mine_then_theirs") side(h.mine, "mine");
+    if (pick === "theirs" || pick === "mine_then_theirs" || pick === "theirs_then_mine") side(h.theirs, "theirs");
+    if (pick === "theirs_then_mine") side(h.mine, "mine");
+    if (pick === "base") side(h.base, "base");
+    clash++;
+  }
+  return { content: { type: "markdown", data: lines.map((l) => l.text).join("\n") }, lines, undecided };
+}
+
 function handle(cmd: string, args: Record<string, unknown>): unknown {
   const noteId = args.noteId as string;
   const tabId = args.tabId as string;
@@ -584,27 +620,17 @@ function handle(cmd: string, args: Record<string, unknown>): unknown {
       return status(get(noteId), tabId);
     case "conflict":
       return get(noteId).conflicts.get(tabId) ?? fail("no_conflict", `tab ${tabId} has no conflict to resolve`);
+    case "preview_conflict_resolution": {
+      const c = get(noteId).conflicts.get(tabId) ?? fail("no_conflict", `tab ${tabId} has no conflict to resolve`);
+      return fakePreview(c, args.picks as (ClashChoice | null)[]);
+    }
     case "resolve_conflict": {
       const n = get(noteId);
       const c = n.conflicts.get(tabId) ?? fail("no_conflict", `tab ${tabId} has no conflict to resolve`);
-      const choice = args.choice as { choice: string; choices?: { pick: string }[] };
+      const choice = args.choice as ConflictChoice;
       const tab = tabOf(n, tabId);
       if (choice.choice === "keep_mine") tab.data = c.mine.data as never;
-      if (choice.choice === "merge" && c.merge?.type === "markdown") {
-        let i = 0;
-        const out: string[] = [];
-        for (const h of c.merge.hunks) {
-          if (h.kind === "clean") out.push(...h.lines);
-          else {
-            const pick = choice.choices?.[i++]?.pick;
-            if (pick === "mine" || pick === "mine_then_theirs") out.push(...h.mine);
-            if (pick === "theirs" || pick === "mine_then_theirs" || pick === "theirs_then_mine") out.push(...h.theirs);
-            if (pick === "theirs_then_mine") out.push(...h.mine);
-            if (pick === "base") out.push(...h.base);
-          }
-        }
-        tab.data = out.join("\n") as never;
-      }
+      if (choice.choice === "merge") tab.data = fakePreview(c, choice.choices).content.data as never;
       n.conflicts.delete(tabId);
       if (choice.choice !== "take_theirs") commit(n, YOU, `resolved a conflict in ${tabId}`, [tabId]);
       n.states.set(tabId, choice.choice === "take_theirs" ? "clean" : "saved");

@@ -1,15 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Slide, TabMerge, TextHunk } from "../bindings";
-import {
-  clashCount,
-  describeClash,
-  mergeRequest,
-  mergedText,
-  picksFor,
-  previewText,
-  resolvedDeck,
-  resolvedSheets,
-} from "./merge";
+import { asChoices, clashCount, describeClash, mergeRequest, picksFor } from "./merge";
 
 type Merge<K extends TabMerge["type"]> = Extract<TabMerge, { type: K }>;
 
@@ -27,21 +18,8 @@ describe("text merge", () => {
     expect(picksFor(md)).toContain("mine_then_theirs");
   });
 
-  it("previews the merged text, marking where each line comes from", () => {
-    expect(previewText(hunks, ["theirs", null])).toEqual([
-      { text: "# Trip", from: "clean" },
-      { text: "", from: "clean" },
-      { text: "Budget: 150", from: "theirs", clash: 0 },
-      { text: "", from: "clean" },
-      { text: "Done.", from: "clean" },
-      { text: "b", from: "undecided", clash: 1 },
-    ]);
-  });
-
-  it("builds the text once every clash is decided, like the engine's resolve", () => {
-    expect(mergedText(hunks, ["mine", null])).toBeNull();
-    expect(mergedText(hunks, ["mine_then_theirs", "base"])).toBe("# Trip\n\nBudget: 120\nBudget: 150\n\nDone.\na");
-    expect(mergedText(hunks, ["theirs_then_mine", "mine"])).toBe("# Trip\n\nBudget: 150\nBudget: 120\n\nDone.");
+  it("asks the engine's preview with one entry per clash, null while undecided", () => {
+    expect(asChoices(["theirs", null])).toEqual([{ pick: "theirs" }, null]);
   });
 
   it("sends one choice per clash, only when all are decided", () => {
@@ -79,33 +57,6 @@ describe("sheet and slide clashes", () => {
   it("names cells like a spreadsheet", () => {
     const name = (id: string) => sheet.merged.sheets.find((s) => s.id === id)?.name ?? id;
     expect(sheet.clashes.map((c) => describeClash(c, name))).toEqual(["Costs!B3", "Name of sheet “Budget”"]);
-  });
-
-  it("previews a sheet merge like the engine: mine where undecided, theirs where picked", () => {
-    expect(resolvedSheets(sheet, ["theirs", null])).toEqual({
-      sheets: [{ id: "s1", name: "Costs", rows: [["a"], ["b"], [null, 3]] }],
-    });
-    expect(resolvedSheets(sheet, ["mine", "theirs"]).sheets[0]?.name).toBe("Spend");
-    // The input is not changed.
-    expect(sheet.merged.sheets[0]?.rows[2]).toEqual([null, 2]);
-  });
-
-  it("previews a deck merge in the merged order", () => {
-    const s = (id: string, title: string): Slide => ({ id, title, body: "", notes: "", layout: "title_and_body" });
-    const deck: Merge<"slides"> = {
-      type: "slides",
-      order: ["a", "b", "c"],
-      merged: { theme: "paper", slides: [s("a", "A mine"), s("c", "C")] },
-      clashes: [
-        { kind: "slide", slide_id: "a", base: s("a", "A"), mine: s("a", "A mine"), theirs: s("a", "A theirs") },
-        { kind: "slide", slide_id: "b", base: s("b", "B"), mine: null, theirs: s("b", "B theirs") },
-        { kind: "theme", base: "paper", mine: "paper", theirs: "ocean" },
-      ],
-    };
-    const out = resolvedDeck(deck, ["theirs", "theirs", "theirs"]);
-    expect(out.theme).toBe("ocean");
-    expect(out.slides.map((x) => x.title)).toEqual(["A theirs", "B theirs", "C"]);
-    expect(resolvedDeck(deck, ["mine", "mine", "mine"]).slides.map((x) => x.title)).toEqual(["A mine", "C"]);
   });
 
   it("says which side deleted a slide", () => {

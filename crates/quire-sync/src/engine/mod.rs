@@ -31,7 +31,7 @@ use crate::client::{Client, ClientError, ServerIdentity};
 use crate::content::Content;
 use crate::local::{ArchivedDraft, LedgerEntry, LocalStore};
 use crate::machine::{self, BaseAt, Event, NoteSync, OnConflict, Outgoing, Resolution, WriteBody};
-use crate::merge::MergeError;
+use crate::merge::{ClashChoice, MergeError, MergePreview};
 
 pub use types::*;
 use views::{conflict_view, snapshot, tab_gone, tab_status, view};
@@ -390,6 +390,23 @@ impl Engine {
     pub fn conflict(&self, note_id: &NoteId, tab_id: &TabId) -> Result<ConflictView> {
         let snap = self.snapshot(note_id)?;
         conflict_view(&snap.sync, tab_id)
+    }
+
+    /// What [`Engine::resolve_conflict`] with `Merge` would save for the person's picks so far
+    /// (one per clash, `None` while undecided), from the conflict the engine holds: no network,
+    /// nothing written.
+    pub fn preview_resolution(
+        &self,
+        note_id: &NoteId,
+        tab_id: &TabId,
+        picks: &[Option<ClashChoice>],
+    ) -> Result<MergePreview> {
+        let snap = self.snapshot(note_id)?;
+        let cv = conflict_view(&snap.sync, tab_id)?;
+        let merge = cv
+            .merge
+            .ok_or_else(|| EngineError::ChoiceUnavailable(tab_id.clone()))?;
+        Ok(merge.preview(picks)?)
     }
 
     pub async fn resolve_conflict(
