@@ -21,10 +21,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use quire_model::{AuthorKind, NoteId, Op, TabId, Timestamp, Version};
-use quire_store::{Change, NewNote, Store, WriteRequest};
+use quire_model::{NoteId, Version};
+use quire_store::Store;
 use quire_store_sqlite::{SqliteOptions, SqliteStore, Synchronous};
-use quire_testkit::bench::{Samples, Stats, micros as us, text_200};
+use quire_testkit::bench::{
+    Samples, Stats, micros as us, new_note, request, text_200, write_concurrently,
+};
 
 struct Args {
     writes: usize,
@@ -59,37 +61,6 @@ fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration) {
     let t = Instant::now();
     let out = f();
     (out, t.elapsed())
-}
-
-async fn new_note(store: &dyn Store, n: usize) -> NoteId {
-    let id = NoteId::from_uuid(uuid::Uuid::now_v7());
-    store
-        .create_note(NewNote {
-            id: id.clone(),
-            title: format!("Bench {n}"),
-            author: "bench".to_owned(),
-            author_kind: AuthorKind::Person,
-            now: Timestamp(1_796_019_881_000),
-            idempotency_key: None,
-        })
-        .await
-        .expect("create_note");
-    id
-}
-
-fn request(id: &NoteId, version: u64, i: usize) -> WriteRequest {
-    WriteRequest {
-        note_id: id.clone(),
-        expected_version: Version(version),
-        idempotency_key: Some(format!("bench-{i}")),
-        author: "bench".to_owned(),
-        author_kind: AuthorKind::Person,
-        change: Change::Ops(vec![Op::ReplaceText {
-            tab_id: TabId::new(TabId::MARKDOWN),
-            text: text_200(i),
-        }]),
-        now: Timestamp(1_796_019_881_000 + i as i64),
-    }
 }
 
 /// Sequential guarded writes on one Note.
@@ -234,25 +205,9 @@ async fn concurrent(
     let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&path, opts).expect("open"));
     let mut notes = Vec::new();
     for n in 0..writers {
-        notes.push(new_note(store.as_ref(), n).await);
+        notes.push((Arc::clone(&store), new_note(store.as_ref(), n).await));
     }
-    let start = Instant::now();
-    let mut tasks = tokio::task::JoinSet::new();
-    for id in notes {
-        let store = Arc::clone(&store);
-        tasks.spawn(async move {
-            for i in 0..per_writer {
-                store
-                    .write(request(&id, i as u64 + 1, i))
-                    .await
-                    .expect("write");
-            }
-        });
-    }
-    while let Some(done) = tasks.join_next().await {
-        done.expect("writer task");
-    }
-    let elapsed = start.elapsed();
+    let elapsed = write_concurrently(notes, per_writer).await;
     store.close().await.expect("close");
     (writers * per_writer) as f64 / elapsed.as_secs_f64()
 }

@@ -60,6 +60,17 @@ macro_rules! conformance_tests {
     };
 }
 
+/// The seeds' seven spellings of one page (the plain one first): one source, however cited.
+pub const ONE_PAGE_SPELLINGS: [&str; 7] = [
+    "https://example.org/report",
+    "https://example.org/report/",
+    "https://www.example.org/report",
+    "https://example.org/report?utm_source=newsletter&utm_medium=email",
+    "https://example.org/report#methods",
+    "http://example.org/report",
+    "example.org/report",
+];
+
 const T0: Timestamp = Timestamp(1_796_019_881_000);
 
 fn at(step: i64) -> Timestamp {
@@ -70,15 +81,24 @@ fn new_id() -> NoteId {
     NoteId::from_uuid(uuid::Uuid::now_v7())
 }
 
-async fn create(store: &dyn Store, title: &str) -> NoteId {
+/// Creates a Note under a fresh ID (no idempotency key) by `author` at `now`, and returns its
+/// ID; panics unless the store makes it, new, at version 1. For the cases here and for the
+/// backends' own tests and benchmarks.
+pub async fn create_note(
+    store: &dyn Store,
+    title: &str,
+    author: &str,
+    author_kind: AuthorKind,
+    now: Timestamp,
+) -> NoteId {
     let id = new_id();
     let (created, replayed) = store
         .create_note(NewNote {
             id: id.clone(),
             title: title.to_owned(),
-            author: "person".to_owned(),
-            author_kind: AuthorKind::Person,
-            now: T0,
+            author: author.to_owned(),
+            author_kind,
+            now,
             idempotency_key: None,
         })
         .await
@@ -87,6 +107,23 @@ async fn create(store: &dyn Store, title: &str) -> NoteId {
     assert_eq!(created.note.id, id);
     assert_eq!(created.note.version, Version(1));
     id
+}
+
+async fn create(store: &dyn Store, title: &str) -> NoteId {
+    create_note(store, title, "person", AuthorKind::Person, T0).await
+}
+
+/// A new Note with a sheet tab added (version 2); returns both IDs.
+async fn create_with_sheet(store: &dyn Store, title: &str) -> (NoteId, TabId) {
+    let id = create(store, title).await;
+    let sheet = created_tab(
+        &write(
+            store,
+            request(&id, 1, None, vec![new_tab(NewTabKind::Sheet)]),
+        )
+        .await,
+    );
+    (id, sheet)
 }
 
 fn request(id: &NoteId, expected: u64, key: Option<&str>, ops: Vec<Op>) -> WriteRequest {
@@ -158,6 +195,16 @@ async fn markdown(store: &dyn Store, id: &NoteId) -> String {
     }
 }
 
+/// Whether the Note is approved for agents, as `get_note` reads it.
+async fn agent_access(store: &dyn Store, id: &NoteId) -> bool {
+    store
+        .get_note(id)
+        .await
+        .expect("get_note")
+        .meta
+        .agent_access
+}
+
 async fn version(store: &dyn Store, id: &NoteId) -> Version {
     store.get_note(id).await.expect("get_note").note.version
 }
@@ -212,14 +259,7 @@ pub async fn cas_accepts_the_current_version_and_refuses_stale_ones(store: Arc<d
 /// only those.
 pub async fn conflict_names_exactly_the_tabs_changed_since(store: Arc<dyn Store>) {
     let store = store.as_ref();
-    let id = create(store, "Plan").await;
-    let sheet = created_tab(
-        &write(
-            store,
-            request(&id, 1, None, vec![new_tab(NewTabKind::Sheet)]),
-        )
-        .await,
-    );
+    let (id, sheet) = create_with_sheet(store, "Plan").await;
     write(store, request(&id, 2, None, vec![text("brief")])).await;
     write(
         store,
@@ -585,14 +625,7 @@ pub async fn history_reproduces_every_version(store: Arc<dyn Store>) {
 /// body is.
 pub async fn numbers_read_back_exactly(store: Arc<dyn Store>) {
     let store = store.as_ref();
-    let id = create(store, "Numbers").await;
-    let sheet = created_tab(
-        &write(
-            store,
-            request(&id, 1, None, vec![new_tab(NewTabKind::Sheet)]),
-        )
-        .await,
-    );
+    let (id, sheet) = create_with_sheet(store, "Numbers").await;
     let numbers = [
         "1e-30",
         "3.899603970996924e76",
@@ -750,11 +783,8 @@ pub async fn restore_of_a_missing_version_is_refused(store: Arc<dyn Store>) {
 pub async fn citing_a_page_again_is_a_noop(store: Arc<dyn Store>) {
     let store = store.as_ref();
     let id = create(store, "Plan").await;
-    let first = write(
-        store,
-        request(&id, 1, Some("c1"), vec![cite("https://example.org/report")]),
-    )
-    .await;
+    let [page, spellings @ ..] = ONE_PAGE_SPELLINGS;
+    let first = write(store, request(&id, 1, Some("c1"), vec![cite(page)])).await;
     assert_eq!(first.version, Version(2));
     assert_eq!(first.changed_tab_ids, ids(&["sources"]));
     let OpOutcome::SourceAdded {
@@ -765,14 +795,6 @@ pub async fn citing_a_page_again_is_a_noop(store: Arc<dyn Store>) {
         panic!("{:?}", first.outcomes);
     };
 
-    let spellings = [
-        "https://example.org/report/",
-        "https://www.example.org/report",
-        "https://example.org/report?utm_source=newsletter&utm_medium=email",
-        "https://example.org/report#methods",
-        "http://example.org/report",
-        "example.org/report",
-    ];
     for (i, url) in spellings.iter().enumerate() {
         let key = format!("again-{i}");
         let again = write(store, request(&id, 2, Some(&key), vec![cite(url)])).await;
@@ -862,14 +884,7 @@ pub async fn create_note_is_idempotent_per_author(store: Arc<dyn Store>) {
 pub async fn agent_access_toggles_without_a_new_version(store: Arc<dyn Store>) {
     let store = store.as_ref();
     let id = create(store, "Plan").await;
-    assert!(
-        !store
-            .get_note(&id)
-            .await
-            .expect("get_note")
-            .meta
-            .agent_access
-    );
+    assert!(!agent_access(store, &id).await);
     let meta = store
         .set_agent_access(&id, true, "person", at(1))
         .await
@@ -892,14 +907,7 @@ pub async fn agent_access_toggles_without_a_new_version(store: Arc<dyn Store>) {
             .expect("withdraw")
             .agent_access
     );
-    assert!(
-        !store
-            .get_note(&id)
-            .await
-            .expect("get_note")
-            .meta
-            .agent_access
-    );
+    assert!(!agent_access(store, &id).await);
     assert_eq!(store.history(&id).await.expect("history").len(), 1);
     let missing = new_id();
     assert!(matches!(
