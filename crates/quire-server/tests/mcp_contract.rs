@@ -16,7 +16,6 @@ use mcp_support::{
     Harness, Protocol, agent_version, body, call, create_tab, initialize_message, key, merged, ok,
     refused, replace_text,
 };
-use quire_testkit::ONE_PAGE_SPELLINGS;
 use rmcp::model::{ClientConfig, ProtocolVersion, Tool};
 use rmcp::{ServiceExt, model::CallToolRequestParams};
 use serde_json::{Value, json};
@@ -914,8 +913,17 @@ async fn one_page_under_seven_spellings_is_one_source() {
     let h = Harness::start();
     let agent = h.agent().await;
     let note = h.approved_note("Sources").await;
+    let spellings = [
+        "https://example.org/report",
+        "https://example.org/report/",
+        "https://www.example.org/report",
+        "https://example.org/report?utm_source=newsletter&utm_medium=email",
+        "https://example.org/report#methods",
+        "http://example.org/report",
+        "example.org/report",
+    ];
     let mut ids = Vec::new();
-    for (i, url) in ONE_PAGE_SPELLINGS.iter().enumerate() {
+    for (i, url) in spellings.iter().enumerate() {
         let v = agent_version(&agent, &note).await;
         let out = ok(
             &agent,

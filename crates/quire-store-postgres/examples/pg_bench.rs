@@ -22,10 +22,9 @@ use std::time::{Duration, Instant};
 
 use quire_model::Version;
 use quire_store::Store;
+use quire_store::conformance::bench;
 use quire_store_postgres::{PgOptions, PgStore};
-use quire_testkit::bench::{
-    Samples, Stats, micros, new_note, request, text_200, write_concurrently,
-};
+use quire_testkit::bench::{Samples, Stats, micros, text_200};
 use quire_testkit::pg::{Cluster, Durability};
 use tokio_postgres::NoTls;
 
@@ -80,8 +79,8 @@ async fn sequential(url: &str, writes: usize) -> Trio {
     )
     .await
     .expect("open the store");
-    let warm_note = new_note(&warm, 0).await;
-    let cold_note = new_note(&cold, 1).await;
+    let warm_note = bench::note(&warm, 0).await;
+    let cold_note = bench::note(&cold, 1).await;
     let floor = connect(url).await;
     floor
         .batch_execute(
@@ -114,7 +113,7 @@ async fn sequential(url: &str, writes: usize) -> Trio {
                 }
                 1 => {
                     let result = warm
-                        .write(request(&warm_note, warm_version, i))
+                        .write(bench::write(&warm_note, warm_version, i, text_200(i)))
                         .await
                         .expect("write");
                     warm_version += 1;
@@ -123,7 +122,7 @@ async fn sequential(url: &str, writes: usize) -> Trio {
                 }
                 _ => {
                     let result = cold
-                        .write(request(&cold_note, cold_version, i))
+                        .write(bench::write(&cold_note, cold_version, i, text_200(i)))
                         .await
                         .expect("write");
                     cold_version += 1;
@@ -167,10 +166,10 @@ async fn concurrent_guarded(url: &str, writers: usize, per_writer: usize) -> f64
     let mut notes = Vec::new();
     for n in 0..writers {
         let store: Arc<dyn Store> = servers[n % 2].clone();
-        let id = new_note(store.as_ref(), n).await;
+        let id = bench::note(store.as_ref(), n).await;
         notes.push((store, id));
     }
-    let elapsed = write_concurrently(notes, per_writer).await;
+    let elapsed = bench::concurrent_writes(notes, per_writer, text_200).await;
     for s in &servers {
         s.close().await.expect("close");
     }

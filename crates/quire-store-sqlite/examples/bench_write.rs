@@ -23,10 +23,9 @@ use std::time::{Duration, Instant};
 
 use quire_model::{NoteId, Version};
 use quire_store::Store;
+use quire_store::conformance::bench;
 use quire_store_sqlite::{SqliteOptions, SqliteStore, Synchronous};
-use quire_testkit::bench::{
-    Samples, Stats, micros as us, new_note, request, text_200, write_concurrently,
-};
+use quire_testkit::bench::{Samples, Stats, micros as us, text_200};
 
 struct Args {
     writes: usize,
@@ -78,7 +77,7 @@ impl Guarded {
             ..SqliteOptions::default()
         };
         let store = SqliteStore::open(&path, opts).expect("open");
-        let id = new_note(&store, 0).await;
+        let id = bench::note(&store, 0).await;
         Guarded {
             store,
             id,
@@ -87,7 +86,7 @@ impl Guarded {
     }
 
     async fn once(&mut self, i: usize) -> Duration {
-        let req = request(&self.id, self.version, i);
+        let req = bench::write(&self.id, self.version, i, text_200(i));
         let t = Instant::now();
         let result = self.store.write(req).await.expect("write");
         let took = t.elapsed();
@@ -205,9 +204,9 @@ async fn concurrent(
     let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&path, opts).expect("open"));
     let mut notes = Vec::new();
     for n in 0..writers {
-        notes.push((Arc::clone(&store), new_note(store.as_ref(), n).await));
+        notes.push((Arc::clone(&store), bench::note(store.as_ref(), n).await));
     }
-    let elapsed = write_concurrently(notes, per_writer).await;
+    let elapsed = bench::concurrent_writes(notes, per_writer, text_200).await;
     store.close().await.expect("close");
     (writers * per_writer) as f64 / elapsed.as_secs_f64()
 }

@@ -60,17 +60,6 @@ macro_rules! conformance_tests {
     };
 }
 
-/// The seeds' seven spellings of one page (the plain one first): one source, however cited.
-pub const ONE_PAGE_SPELLINGS: [&str; 7] = [
-    "https://example.org/report",
-    "https://example.org/report/",
-    "https://www.example.org/report",
-    "https://example.org/report?utm_source=newsletter&utm_medium=email",
-    "https://example.org/report#methods",
-    "http://example.org/report",
-    "example.org/report",
-];
-
 const T0: Timestamp = Timestamp(1_796_019_881_000);
 
 fn at(step: i64) -> Timestamp {
@@ -79,6 +68,73 @@ fn at(step: i64) -> Timestamp {
 
 fn new_id() -> NoteId {
     NoteId::from_uuid(uuid::Uuid::now_v7())
+}
+
+/// What the backends' benchmarks (their `examples/`) share, so that each measures the same
+/// writes: the Notes, the one write, and the load of many writers at once.
+pub mod bench {
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    use quire_model::{AuthorKind, NoteId, Op, TabId, Timestamp, Version};
+
+    use super::{T0, create_note};
+    use crate::{Change, Store, WriteRequest};
+
+    /// The `n`th Note of a benchmark ("Bench {n}", by the person "bench"), new in `store`.
+    pub async fn note(store: &dyn Store, n: usize) -> NoteId {
+        create_note(
+            store,
+            &format!("Bench {n}"),
+            "bench",
+            AuthorKind::Person,
+            T0,
+        )
+        .await
+    }
+
+    /// The benchmarks' guarded write, their `i`th: by the person "bench", at `expected`, under
+    /// the fresh key `bench-{i}`, replacing the markdown tab's text with `text`.
+    pub fn write(id: &NoteId, expected: u64, i: usize, text: String) -> WriteRequest {
+        WriteRequest {
+            note_id: id.clone(),
+            expected_version: Version(expected),
+            idempotency_key: Some(format!("bench-{i}")),
+            author: "bench".to_owned(),
+            author_kind: AuthorKind::Person,
+            change: Change::Ops(vec![Op::ReplaceText {
+                tab_id: TabId::new(TabId::MARKDOWN),
+                text,
+            }]),
+            now: Timestamp(T0.0 + i as i64),
+        }
+    }
+
+    /// One task per `(store, Note)`, each making `per_writer` sequential [`write`]s (the `i`th
+    /// with `text(i)`) on its Note, new at version 1; returns the time from the first write
+    /// until the last is answered.
+    pub async fn concurrent_writes(
+        writers: Vec<(Arc<dyn Store>, NoteId)>,
+        per_writer: usize,
+        text: fn(usize) -> String,
+    ) -> Duration {
+        let start = Instant::now();
+        let mut tasks = tokio::task::JoinSet::new();
+        for (store, id) in writers {
+            tasks.spawn(async move {
+                for i in 0..per_writer {
+                    store
+                        .write(write(&id, i as u64 + 1, i, text(i)))
+                        .await
+                        .expect("write");
+                }
+            });
+        }
+        while let Some(done) = tasks.join_next().await {
+            done.expect("writer task");
+        }
+        start.elapsed()
+    }
 }
 
 /// Creates a Note under a fresh ID (no idempotency key) by `author` at `now`, and returns its
@@ -783,8 +839,11 @@ pub async fn restore_of_a_missing_version_is_refused(store: Arc<dyn Store>) {
 pub async fn citing_a_page_again_is_a_noop(store: Arc<dyn Store>) {
     let store = store.as_ref();
     let id = create(store, "Plan").await;
-    let [page, spellings @ ..] = ONE_PAGE_SPELLINGS;
-    let first = write(store, request(&id, 1, Some("c1"), vec![cite(page)])).await;
+    let first = write(
+        store,
+        request(&id, 1, Some("c1"), vec![cite("https://example.org/report")]),
+    )
+    .await;
     assert_eq!(first.version, Version(2));
     assert_eq!(first.changed_tab_ids, ids(&["sources"]));
     let OpOutcome::SourceAdded {
@@ -795,6 +854,14 @@ pub async fn citing_a_page_again_is_a_noop(store: Arc<dyn Store>) {
         panic!("{:?}", first.outcomes);
     };
 
+    let spellings = [
+        "https://example.org/report/",
+        "https://www.example.org/report",
+        "https://example.org/report?utm_source=newsletter&utm_medium=email",
+        "https://example.org/report#methods",
+        "http://example.org/report",
+        "example.org/report",
+    ];
     for (i, url) in spellings.iter().enumerate() {
         let key = format!("again-{i}");
         let again = write(store, request(&id, 2, Some(&key), vec![cite(url)])).await;

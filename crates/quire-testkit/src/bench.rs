@@ -2,11 +2,7 @@
 //! samples summarised one way everywhere (median and p99 by nearest rank, mean), and the text
 //! they write. Every percentile in the tree is [`percentile`]'s.
 
-use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-use quire_model::{AuthorKind, NoteId, Op, TabId, Timestamp, Version};
-use quire_store::{Change, Store, WriteRequest};
+use std::time::Duration;
 
 /// Latencies of one measurement, in the order taken.
 #[derive(Debug, Clone, Default)]
@@ -91,62 +87,6 @@ pub fn text_200(i: usize) -> String {
     }
     s.truncate(200);
     s
-}
-
-/// When the benchmarks' Notes are made; their `i`th write is `i` ms later.
-pub const BENCH_T0: Timestamp = Timestamp(1_796_019_881_000);
-
-/// The benchmarks' `n`th Note ("Bench {n}", by the person "bench"), new in `store`.
-pub async fn new_note(store: &dyn Store, n: usize) -> NoteId {
-    quire_store::conformance::create_note(
-        store,
-        &format!("Bench {n}"),
-        "bench",
-        AuthorKind::Person,
-        BENCH_T0,
-    )
-    .await
-}
-
-/// The benchmarks' guarded write: the `i`th, by the person "bench", replacing the markdown
-/// tab's text with [`text_200`]`(i)` at `version`, under a fresh idempotency key.
-pub fn request(id: &NoteId, version: u64, i: usize) -> WriteRequest {
-    WriteRequest {
-        note_id: id.clone(),
-        expected_version: Version(version),
-        idempotency_key: Some(format!("bench-{i}")),
-        author: "bench".to_owned(),
-        author_kind: AuthorKind::Person,
-        change: Change::Ops(vec![Op::ReplaceText {
-            tab_id: TabId::new(TabId::MARKDOWN),
-            text: text_200(i),
-        }]),
-        now: Timestamp(BENCH_T0.0 + i as i64),
-    }
-}
-
-/// One task per `(store, Note)`, each making `per_writer` sequential [`request`]s on its Note
-/// (new at version 1); returns the time from the first write to the last one's answer.
-pub async fn write_concurrently(
-    writers: Vec<(Arc<dyn Store>, NoteId)>,
-    per_writer: usize,
-) -> Duration {
-    let start = Instant::now();
-    let mut tasks = tokio::task::JoinSet::new();
-    for (store, id) in writers {
-        tasks.spawn(async move {
-            for i in 0..per_writer {
-                store
-                    .write(request(&id, i as u64 + 1, i))
-                    .await
-                    .expect("write");
-            }
-        });
-    }
-    while let Some(done) = tasks.join_next().await {
-        done.expect("writer task");
-    }
-    start.elapsed()
 }
 
 #[cfg(test)]

@@ -20,9 +20,6 @@ pub mod bench;
 pub mod pg;
 pub mod tls;
 
-/// The seeds' seven spellings of one page, shared with the stores' conformance suite.
-pub use quire_store::conformance::ONE_PAGE_SPELLINGS;
-
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
