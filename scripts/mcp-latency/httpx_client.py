@@ -6,11 +6,10 @@ python httpx_client.py URL TOKEN NOTE_ID CALLS WARMUP  ->  one line: client p50_
 
 import json
 import sys
-import time
 
 import httpx
 
-from stats import line
+from stats import Timer, line
 
 PROTOCOL = "2025-11-25"
 
@@ -44,21 +43,18 @@ def main(url: str, token: str, note: str, calls: int, warmup: int) -> None:
             http.headers["Mcp-Session-Id"] = session
         http.headers["Mcp-Protocol-Version"] = PROTOCOL
         http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
-        samples = []
+        timer = Timer(warmup)
         for i in range(warmup + calls):
             call = {
                 "jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
                 "params": {"name": "read_note_tab",
                            "arguments": {"note_id": note, "tab_id": "markdown"}},
             }
-            start = time.perf_counter()
-            got = answer(http.post(url, json=call))
-            took = time.perf_counter() - start
+            with timer.call(i):
+                got = answer(http.post(url, json=call))
             if "error" in got or got["result"].get("isError"):
                 raise SystemExit(f"read_note_tab failed: {got}")
-            if i >= warmup:
-                samples.append(took)
-    print(line("httpx", samples))
+    print(line("httpx", timer.samples))
 
 
 if __name__ == "__main__":

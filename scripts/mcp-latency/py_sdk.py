@@ -5,13 +5,12 @@ python py_sdk.py URL TOKEN NOTE_ID CALLS WARMUP  ->  one line: client p50_ms p99
 
 import asyncio
 import sys
-import time
 
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from stats import line
+from stats import Timer, line
 
 
 async def main(url: str, token: str, note: str, calls: int, warmup: int) -> None:
@@ -21,16 +20,13 @@ async def main(url: str, token: str, note: str, calls: int, warmup: int) -> None
             async with ClientSession(streams[0], streams[1]) as session:
                 await session.initialize()
                 args = {"note_id": note, "tab_id": "markdown"}
-                samples = []
+                timer = Timer(warmup)
                 for i in range(warmup + calls):
-                    start = time.perf_counter()
-                    result = await session.call_tool("read_note_tab", args)
-                    took = time.perf_counter() - start
+                    with timer.call(i):
+                        result = await session.call_tool("read_note_tab", args)
                     if result.is_error:
                         raise SystemExit(f"read_note_tab failed: {result}")
-                    if i >= warmup:
-                        samples.append(took)
-    print(line("python-sdk", samples))
+    print(line("python-sdk", timer.samples))
 
 
 if __name__ == "__main__":

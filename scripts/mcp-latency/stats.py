@@ -1,4 +1,24 @@
-"""The one line each client prints."""
+"""The one line each client prints, and the timing of its calls."""
+
+import contextlib
+import time
+from collections.abc import Iterator
+
+
+class Timer:
+    """Times each call made under `timer.call(i)`; keeps the times of all but the first `warmup`."""
+
+    def __init__(self, warmup: int) -> None:
+        self.warmup = warmup
+        self.samples: list[float] = []
+
+    @contextlib.contextmanager
+    def call(self, i: int) -> Iterator[None]:
+        start = time.perf_counter()
+        yield
+        took = time.perf_counter() - start
+        if i >= self.warmup:
+            self.samples.append(took)
 
 
 def percentile(samples: list[float], p: float) -> float:

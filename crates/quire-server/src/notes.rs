@@ -471,11 +471,9 @@ mod tests {
         }
     }
 
-    /// Only the person's token, on the person's door, changes what agents may see: an agent's
-    /// token is refused whatever the door, and so is the person's token on the agent's door.
-    /// A refusal records nothing; an accepted change records who and when.
-    #[tokio::test]
-    async fn only_the_persons_token_changes_agent_access() {
+    /// A fresh store (in the returned directory), the person "Ana" and the agent "claude", and
+    /// the Note "Plans" the person made through the app.
+    async fn plans() -> (tempfile::TempDir, Notes, Caller, Caller, NoteId) {
         let dir = tempfile::tempdir().unwrap();
         let store = SqliteStore::open(&dir.path().join("n.db"), SqliteOptions::default()).unwrap();
         let notes = Notes::new(Arc::new(store), Arc::new(FixedClock));
@@ -485,7 +483,15 @@ mod tests {
             .create_note(&person, Channel::App, "Plans".to_owned(), None)
             .await
             .unwrap();
-        let id = note.note.id;
+        (dir, notes, person, agent, note.note.id)
+    }
+
+    /// Only the person's token, on the person's door, changes what agents may see: an agent's
+    /// token is refused whatever the door, and so is the person's token on the agent's door.
+    /// A refusal records nothing; an accepted change records who and when.
+    #[tokio::test]
+    async fn only_the_persons_token_changes_agent_access() {
+        let (_dir, notes, person, agent, id) = plans().await;
         for (who, channel) in [
             (&agent, Channel::App),
             (&agent, Channel::Agent),
@@ -526,16 +532,7 @@ mod tests {
     /// person's token; through MCP every write is the agent's.
     #[tokio::test]
     async fn each_write_records_whether_the_person_or_an_agent_made_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(&dir.path().join("n.db"), SqliteOptions::default()).unwrap();
-        let notes = Notes::new(Arc::new(store), Arc::new(FixedClock));
-        let person = caller("Ana", AuthorKind::Person);
-        let agent = caller("claude", AuthorKind::Agent);
-        let (note, _) = notes
-            .create_note(&person, Channel::App, "Plans".to_owned(), None)
-            .await
-            .unwrap();
-        let id = note.note.id;
+        let (_dir, notes, person, agent, id) = plans().await;
         notes
             .set_agent_access(&person, Channel::App, &id, true)
             .await

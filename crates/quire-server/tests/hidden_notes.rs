@@ -39,98 +39,64 @@ impl Recorder {
     }
 }
 
-#[async_trait]
-impl Store for Recorder {
+/// `impl Store for Recorder`: each method under `recorded` (each about one Note, `id`) is
+/// recorded for that Note, then run by the real store; each under `forwarded` is only run by
+/// the real store; the rest are written out.
+macro_rules! recorder_impl {
+    (
+        recorded { $(fn $name:ident(id $(, $arg:ident: $ty:ty)*) -> $out:ty;)* }
+        forwarded { $(fn $fwd:ident($($farg:ident: $fty:ty),*) -> $fout:ty;)* }
+        $($rest:item)*
+    ) => {
+        #[async_trait]
+        impl Store for Recorder {
+            $(
+                async fn $name(&self, id: &NoteId $(, $arg: $ty)*) -> Result<$out> {
+                    self.record(stringify!($name), id);
+                    self.inner.$name(id $(, $arg)*).await
+                }
+            )*
+            $(
+                async fn $fwd(&self, $($farg: $fty),*) -> Result<$fout> {
+                    self.inner.$fwd($($farg),*).await
+                }
+            )*
+            $($rest)*
+        }
+    };
+}
+
+recorder_impl! {
+    recorded {
+        fn get_note(id) -> StoredNote;
+        fn note_meta(id) -> NoteMeta;
+        fn history(id) -> Vec<VersionInfo>;
+        fn note_at(id, version: Version) -> Note;
+        fn set_agent_access(id, approved: bool, by: &str, now: Timestamp) -> NoteMeta;
+        fn agent_access_changes(id) -> Vec<AccessChange>;
+    }
+    forwarded {
+        fn list_notes() -> Vec<NoteSummary>;
+        fn create_token(
+            name: &str, scopes: &[Scope], kind: AuthorKind, token_hash: &str,
+            expires_at: Option<Timestamp>
+        ) -> TokenRecord;
+        fn find_token(token_hash: &str) -> Option<TokenRecord>;
+        fn list_tokens() -> Vec<TokenRecord>;
+        fn revoke_tokens(name: &str, kind: Option<AuthorKind>, now: Timestamp) -> usize;
+        fn record_token_use(token_id: i64, at: Timestamp) -> ();
+        fn settle_token_kinds(person_hash: &str) -> Vec<String>;
+        fn close() -> ();
+    }
+
     async fn create_note(&self, new: NewNote) -> Result<(StoredNote, bool)> {
         self.record("create_note", &new.id);
         self.inner.create_note(new).await
     }
 
-    async fn list_notes(&self) -> Result<Vec<NoteSummary>> {
-        self.inner.list_notes().await
-    }
-
-    async fn get_note(&self, id: &NoteId) -> Result<StoredNote> {
-        self.record("get_note", id);
-        self.inner.get_note(id).await
-    }
-
-    async fn note_meta(&self, id: &NoteId) -> Result<NoteMeta> {
-        self.record("note_meta", id);
-        self.inner.note_meta(id).await
-    }
-
     async fn write(&self, req: WriteRequest) -> Result<WriteResult> {
         self.record("write", &req.note_id);
         self.inner.write(req).await
-    }
-
-    async fn history(&self, id: &NoteId) -> Result<Vec<VersionInfo>> {
-        self.record("history", id);
-        self.inner.history(id).await
-    }
-
-    async fn note_at(&self, id: &NoteId, version: Version) -> Result<Note> {
-        self.record("note_at", id);
-        self.inner.note_at(id, version).await
-    }
-
-    async fn set_agent_access(
-        &self,
-        id: &NoteId,
-        approved: bool,
-        by: &str,
-        now: Timestamp,
-    ) -> Result<NoteMeta> {
-        self.record("set_agent_access", id);
-        self.inner.set_agent_access(id, approved, by, now).await
-    }
-
-    async fn agent_access_changes(&self, id: &NoteId) -> Result<Vec<AccessChange>> {
-        self.record("agent_access_changes", id);
-        self.inner.agent_access_changes(id).await
-    }
-
-    async fn create_token(
-        &self,
-        name: &str,
-        scopes: &[Scope],
-        kind: AuthorKind,
-        token_hash: &str,
-        expires_at: Option<Timestamp>,
-    ) -> Result<TokenRecord> {
-        self.inner
-            .create_token(name, scopes, kind, token_hash, expires_at)
-            .await
-    }
-
-    async fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>> {
-        self.inner.find_token(token_hash).await
-    }
-
-    async fn list_tokens(&self) -> Result<Vec<TokenRecord>> {
-        self.inner.list_tokens().await
-    }
-
-    async fn revoke_tokens(
-        &self,
-        name: &str,
-        kind: Option<AuthorKind>,
-        now: Timestamp,
-    ) -> Result<usize> {
-        self.inner.revoke_tokens(name, kind, now).await
-    }
-
-    async fn record_token_use(&self, id: i64, at: Timestamp) -> Result<()> {
-        self.inner.record_token_use(id, at).await
-    }
-
-    async fn settle_token_kinds(&self, person_hash: &str) -> Result<Vec<String>> {
-        self.inner.settle_token_kinds(person_hash).await
-    }
-
-    async fn close(&self) -> Result<()> {
-        self.inner.close().await
     }
 }
 

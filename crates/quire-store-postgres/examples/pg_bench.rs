@@ -20,8 +20,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use quire_model::{AuthorKind, NoteId, Op, TabId, Timestamp, Version};
-use quire_store::{Change, NewNote, Store, WriteRequest};
+use quire_model::Version;
+use quire_store::Store;
+use quire_store::conformance::bench;
 use quire_store_postgres::{PgOptions, PgStore};
 use quire_testkit::bench::{Samples, Stats, micros, text_200};
 use quire_testkit::pg::{Cluster, Durability};
@@ -38,37 +39,6 @@ fn writes_arg() -> usize {
         }
     }
     writes
-}
-
-fn request(id: &NoteId, version: u64, i: usize) -> WriteRequest {
-    WriteRequest {
-        note_id: id.clone(),
-        expected_version: Version(version),
-        idempotency_key: Some(format!("bench-{i}")),
-        author: "bench".to_owned(),
-        author_kind: AuthorKind::Person,
-        change: Change::Ops(vec![Op::ReplaceText {
-            tab_id: TabId::new(TabId::MARKDOWN),
-            text: text_200(i),
-        }]),
-        now: Timestamp(1_796_019_881_000 + i as i64),
-    }
-}
-
-async fn new_note(store: &dyn Store, n: usize) -> NoteId {
-    let id = NoteId::from_uuid(uuid::Uuid::now_v7());
-    store
-        .create_note(NewNote {
-            id: id.clone(),
-            title: format!("Bench {n}"),
-            author: "bench".to_owned(),
-            author_kind: AuthorKind::Person,
-            now: Timestamp(1_796_019_881_000),
-            idempotency_key: None,
-        })
-        .await
-        .expect("create_note");
-    id
 }
 
 async fn connect(url: &str) -> tokio_postgres::Client {
@@ -109,8 +79,8 @@ async fn sequential(url: &str, writes: usize) -> Trio {
     )
     .await
     .expect("open the store");
-    let warm_note = new_note(&warm, 0).await;
-    let cold_note = new_note(&cold, 1).await;
+    let warm_note = bench::note(&warm, 0).await;
+    let cold_note = bench::note(&cold, 1).await;
     let floor = connect(url).await;
     floor
         .batch_execute(
@@ -143,7 +113,7 @@ async fn sequential(url: &str, writes: usize) -> Trio {
                 }
                 1 => {
                     let result = warm
-                        .write(request(&warm_note, warm_version, i))
+                        .write(bench::write(&warm_note, warm_version, i, text_200(i)))
                         .await
                         .expect("write");
                     warm_version += 1;
@@ -152,7 +122,7 @@ async fn sequential(url: &str, writes: usize) -> Trio {
                 }
                 _ => {
                     let result = cold
-                        .write(request(&cold_note, cold_version, i))
+                        .write(bench::write(&cold_note, cold_version, i, text_200(i)))
                         .await
                         .expect("write");
                     cold_version += 1;
@@ -195,25 +165,11 @@ async fn concurrent_guarded(url: &str, writers: usize, per_writer: usize) -> f64
     }
     let mut notes = Vec::new();
     for n in 0..writers {
-        notes.push(new_note(servers[n % 2].as_ref(), n).await);
+        let store: Arc<dyn Store> = servers[n % 2].clone();
+        let id = bench::note(store.as_ref(), n).await;
+        notes.push((store, id));
     }
-    let start = Instant::now();
-    let mut tasks = tokio::task::JoinSet::new();
-    for (n, id) in notes.into_iter().enumerate() {
-        let store = Arc::clone(&servers[n % 2]);
-        tasks.spawn(async move {
-            for i in 0..per_writer {
-                store
-                    .write(request(&id, i as u64 + 1, i))
-                    .await
-                    .expect("write");
-            }
-        });
-    }
-    while let Some(done) = tasks.join_next().await {
-        done.expect("writer task");
-    }
-    let elapsed = start.elapsed();
+    let elapsed = bench::concurrent_writes(notes, per_writer, text_200).await;
     for s in &servers {
         s.close().await.expect("close");
     }

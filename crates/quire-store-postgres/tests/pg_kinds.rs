@@ -3,11 +3,11 @@
 //! version is an agent's when its author is the name of an agent token and of no person token.
 
 use quire_api::Scope;
-use quire_model::{AuthorKind, NoteId, Op, TabId, Timestamp, Version};
-use quire_store::{Change, NewNote, Store, WriteRequest};
+use quire_model::{AuthorKind, Op, TabId, Timestamp, Version};
+use quire_store::conformance::create_note;
+use quire_store::{Change, Store, WriteRequest};
 use quire_store_postgres::{PgOptions, PgStore};
-use quire_testkit::pg::Cluster;
-use tokio_postgres::NoTls;
+use quire_testkit::pg::{Cluster, RawClient};
 
 const T0: Timestamp = Timestamp(1_796_019_881_000);
 
@@ -19,18 +19,7 @@ async fn rows_from_before_kinds_read_as_the_person_until_settled() {
     let store = PgStore::connect(db.url(), PgOptions::default())
         .await
         .expect("open the store");
-    let id = NoteId::from_uuid(uuid::Uuid::now_v7());
-    store
-        .create_note(NewNote {
-            id: id.clone(),
-            title: "Before kinds".to_owned(),
-            author: "Ana".to_owned(),
-            author_kind: Person,
-            now: T0,
-            idempotency_key: None,
-        })
-        .await
-        .expect("create_note");
+    let id = create_note(&store, "Before kinds", "Ana", Person, T0).await;
     store
         .write(WriteRequest {
             note_id: id.clone(),
@@ -48,10 +37,7 @@ async fn rows_from_before_kinds_read_as_the_person_until_settled() {
         .expect("write");
 
     // The rows as an older build stored them: no kinds.
-    let (client, connection) = tokio_postgres::connect(db.url(), NoTls)
-        .await
-        .expect("connect");
-    let connection = tokio::spawn(connection);
+    let client = RawClient::connect(db.url()).await;
     client
         .batch_execute(
             "UPDATE versions SET author_kind = NULL;
@@ -61,11 +47,7 @@ async fn rows_from_before_kinds_read_as_the_person_until_settled() {
         )
         .await
         .expect("old rows");
-    drop(client);
-    connection
-        .await
-        .expect("connection task")
-        .expect("connection");
+    client.close().await;
 
     let kind = |hash: &'static str| {
         let store = &store;

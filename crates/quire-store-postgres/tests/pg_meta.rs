@@ -2,10 +2,10 @@
 //! check runs before every MCP call and must not load every tab's content.
 
 use quire_model::{AuthorKind, NoteId, Timestamp};
-use quire_store::{NewNote, Store, StoreError};
+use quire_store::conformance::create_note;
+use quire_store::{Store, StoreError};
 use quire_store_postgres::{PgOptions, PgStore};
-use quire_testkit::pg::Cluster;
-use tokio_postgres::NoTls;
+use quire_testkit::pg::{Cluster, RawClient};
 
 #[tokio::test]
 async fn note_meta_reads_no_tab_content() {
@@ -14,28 +14,21 @@ async fn note_meta_reads_no_tab_content() {
     let store = PgStore::connect(db.url(), PgOptions::default())
         .await
         .expect("open the store");
-    let id = NoteId::from_uuid(uuid::Uuid::now_v7());
-    store
-        .create_note(NewNote {
-            id: id.clone(),
-            title: "Meta".to_owned(),
-            author: "person".to_owned(),
-            author_kind: AuthorKind::Person,
-            now: Timestamp(1_796_019_881_000),
-            idempotency_key: None,
-        })
-        .await
-        .expect("create_note");
+    let id = create_note(
+        &store,
+        "Meta",
+        "person",
+        AuthorKind::Person,
+        Timestamp(1_796_019_881_000),
+    )
+    .await;
     let approved = store
         .set_agent_access(&id, true, "person", Timestamp(1_796_019_882_000))
         .await
         .expect("approve");
 
     // Take every tab's content away: the whole Note can no longer be read, its metadata can.
-    let (client, connection) = tokio_postgres::connect(db.url(), NoTls)
-        .await
-        .expect("connect");
-    let connection = tokio::spawn(connection);
+    let client = RawClient::connect(db.url()).await;
     let removed = client
         .execute(
             "DELETE FROM tab_versions WHERE note_id = $1",
@@ -44,11 +37,7 @@ async fn note_meta_reads_no_tab_content() {
         .await
         .expect("delete");
     assert_eq!(removed, 3, "the fixed tabs' contents");
-    drop(client);
-    connection
-        .await
-        .expect("connection task")
-        .expect("connection");
+    client.close().await;
     assert!(
         matches!(store.get_note(&id).await, Err(StoreError::Backend(_))),
         "the Note is unreadable without its tabs"

@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use quire_api::WriteResult;
 use quire_model::{AuthorKind, NoteId, Op, OpOutcome, TabId, Timestamp, Version};
-use quire_store::{Change, NewNote, Store, StoreError, WriteRequest};
+use quire_store::conformance::create_note;
+use quire_store::{Change, Store, StoreError, WriteRequest};
 use quire_store_postgres::{PgOptions, PgStore};
 use quire_testkit::pg::{Cluster, TestDatabase};
 use tokio::task::JoinSet;
@@ -34,19 +35,24 @@ async fn stores(n: usize) -> (Vec<Arc<PgStore>>, TestDatabase) {
 }
 
 async fn create(store: &PgStore) -> NoteId {
-    let id = NoteId::from_uuid(uuid::Uuid::now_v7());
-    store
-        .create_note(NewNote {
-            id: id.clone(),
-            title: "Race".to_owned(),
-            author: "person".to_owned(),
-            author_kind: AuthorKind::Person,
-            now: T0,
-            idempotency_key: None,
-        })
-        .await
-        .expect("create_note");
-    id
+    create_note(store, "Race", "person", AuthorKind::Person, T0).await
+}
+
+/// The Note's current version, as `store` reads it.
+async fn version(store: &PgStore, id: &NoteId) -> Version {
+    store.get_note(id).await.expect("get_note").note.version
+}
+
+/// The text of the Note's markdown tab.
+fn markdown(note: &quire_model::Note) -> &str {
+    let quire_model::TabData::Markdown(text) = &note
+        .tab(&TabId::new(TabId::MARKDOWN))
+        .expect("markdown")
+        .data
+    else {
+        panic!("markdown tab");
+    };
+    text
 }
 
 fn request(id: &NoteId, expected: u64, key: &str, op: Op) -> WriteRequest {
@@ -133,15 +139,7 @@ async fn one_noop_key_sent_everywhere_at_once_is_stored_once() {
         assert_eq!(r.version, Version(2));
         assert!(r.changed_tab_ids.is_empty());
     }
-    assert_eq!(
-        stores[2]
-            .get_note(&id)
-            .await
-            .expect("get_note")
-            .note
-            .version,
-        Version(2)
-    );
+    assert_eq!(version(&stores[2], &id).await, Version(2));
 }
 
 /// Writers on three stores, each re-reading and redoing its change on a conflict (the seeds'
@@ -162,13 +160,7 @@ async fn re_read_and_redo_across_stores_loses_nothing() {
                 let key = format!("w{w}-{i}");
                 loop {
                     let note = store.get_note(&id).await.expect("get_note").note;
-                    let quire_model::TabData::Markdown(text) = &note
-                        .tab(&TabId::new(TabId::MARKDOWN))
-                        .expect("markdown")
-                        .data
-                    else {
-                        panic!("markdown tab");
-                    };
+                    let text = markdown(&note);
                     let op = Op::ReplaceText {
                         tab_id: TabId::new(TabId::MARKDOWN),
                         text: format!("{text}{line}\n"),
@@ -188,13 +180,7 @@ async fn re_read_and_redo_across_stores_loses_nothing() {
         conflicts += c.expect("writer task");
     }
     let note = stores[0].get_note(&id).await.expect("get_note").note;
-    let quire_model::TabData::Markdown(text) = &note
-        .tab(&TabId::new(TabId::MARKDOWN))
-        .expect("markdown")
-        .data
-    else {
-        panic!("markdown tab");
-    };
+    let text = markdown(&note);
     for w in 0..6 {
         for i in 0..PER_WRITER {
             let line = format!("writer {w} line {i}\n");
@@ -213,15 +199,7 @@ async fn re_read_and_redo_across_stores_loses_nothing() {
 async fn stores_starting_together_migrate_once() {
     let (stores, db) = stores(4).await;
     let id = create(&stores[3]).await;
-    assert_eq!(
-        stores[0]
-            .get_note(&id)
-            .await
-            .expect("get_note")
-            .note
-            .version,
-        Version(1)
-    );
+    assert_eq!(version(&stores[0], &id).await, Version(1));
     // A later start finds the schema in place.
     let again = PgStore::connect(db.url(), PgOptions::default())
         .await
@@ -246,15 +224,7 @@ async fn a_closed_store_refuses_writes() {
         ))
         .await;
     assert!(matches!(refused, Err(StoreError::Closed)), "{refused:?}");
-    assert_eq!(
-        stores[1]
-            .get_note(&id)
-            .await
-            .expect("get_note")
-            .note
-            .version,
-        Version(1)
-    );
+    assert_eq!(version(&stores[1], &id).await, Version(1));
 }
 
 /// A store hears of every write another store commits, once, at commit, with what the history

@@ -21,8 +21,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use quire_model::{AuthorKind, NoteId, Op, TabId, Timestamp, Version};
-use quire_store::{Change, NewNote, Store, WriteRequest};
+use quire_model::{NoteId, Version};
+use quire_store::Store;
+use quire_store::conformance::bench;
 use quire_store_sqlite::{SqliteOptions, SqliteStore, Synchronous};
 use quire_testkit::bench::{Samples, Stats, micros as us, text_200};
 
@@ -61,37 +62,6 @@ fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration) {
     (out, t.elapsed())
 }
 
-async fn new_note(store: &dyn Store, n: usize) -> NoteId {
-    let id = NoteId::from_uuid(uuid::Uuid::now_v7());
-    store
-        .create_note(NewNote {
-            id: id.clone(),
-            title: format!("Bench {n}"),
-            author: "bench".to_owned(),
-            author_kind: AuthorKind::Person,
-            now: Timestamp(1_796_019_881_000),
-            idempotency_key: None,
-        })
-        .await
-        .expect("create_note");
-    id
-}
-
-fn request(id: &NoteId, version: u64, i: usize) -> WriteRequest {
-    WriteRequest {
-        note_id: id.clone(),
-        expected_version: Version(version),
-        idempotency_key: Some(format!("bench-{i}")),
-        author: "bench".to_owned(),
-        author_kind: AuthorKind::Person,
-        change: Change::Ops(vec![Op::ReplaceText {
-            tab_id: TabId::new(TabId::MARKDOWN),
-            text: text_200(i),
-        }]),
-        now: Timestamp(1_796_019_881_000 + i as i64),
-    }
-}
-
 /// Sequential guarded writes on one Note.
 struct Guarded {
     store: SqliteStore,
@@ -107,7 +77,7 @@ impl Guarded {
             ..SqliteOptions::default()
         };
         let store = SqliteStore::open(&path, opts).expect("open");
-        let id = new_note(&store, 0).await;
+        let id = bench::note(&store, 0).await;
         Guarded {
             store,
             id,
@@ -116,7 +86,7 @@ impl Guarded {
     }
 
     async fn once(&mut self, i: usize) -> Duration {
-        let req = request(&self.id, self.version, i);
+        let req = bench::write(&self.id, self.version, i, text_200(i));
         let t = Instant::now();
         let result = self.store.write(req).await.expect("write");
         let took = t.elapsed();
@@ -234,25 +204,9 @@ async fn concurrent(
     let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&path, opts).expect("open"));
     let mut notes = Vec::new();
     for n in 0..writers {
-        notes.push(new_note(store.as_ref(), n).await);
+        notes.push((Arc::clone(&store), bench::note(store.as_ref(), n).await));
     }
-    let start = Instant::now();
-    let mut tasks = tokio::task::JoinSet::new();
-    for id in notes {
-        let store = Arc::clone(&store);
-        tasks.spawn(async move {
-            for i in 0..per_writer {
-                store
-                    .write(request(&id, i as u64 + 1, i))
-                    .await
-                    .expect("write");
-            }
-        });
-    }
-    while let Some(done) = tasks.join_next().await {
-        done.expect("writer task");
-    }
-    let elapsed = start.elapsed();
+    let elapsed = bench::concurrent_writes(notes, per_writer, text_200).await;
     store.close().await.expect("close");
     (writers * per_writer) as f64 / elapsed.as_secs_f64()
 }

@@ -12,7 +12,8 @@ use std::path::Path;
 use proptest::prelude::*;
 use quire_api::WriteResult;
 use quire_model::{AuthorKind, NoteId, Op, TabData, TabId, Timestamp, Version, normalize_url};
-use quire_store::{Change, NewNote, Store, StoreError, WriteRequest};
+use quire_store::conformance::create_note;
+use quire_store::{Change, Store, StoreError, WriteRequest};
 use quire_store_sqlite::{SqliteOptions, SqliteStore};
 
 #[derive(Debug, Clone)]
@@ -178,18 +179,14 @@ async fn run(actions: Vec<Action>) {
     let dir = tempfile::tempdir().expect("temporary directory");
     let path = dir.path().join("quire.db");
     let mut store = open(&path);
-    let id = NoteId::from_uuid(uuid::Uuid::now_v7());
-    store
-        .create_note(NewNote {
-            id: id.clone(),
-            title: "Model".to_owned(),
-            author: "person".to_owned(),
-            author_kind: AuthorKind::Person,
-            now: Timestamp(1_796_019_881_000),
-            idempotency_key: None,
-        })
-        .await
-        .expect("create_note");
+    let id = create_note(
+        &store,
+        "Model",
+        "person",
+        AuthorKind::Person,
+        Timestamp(1_796_019_881_000),
+    )
+    .await;
     let mut model = Model {
         version: 1,
         ..Model::default()

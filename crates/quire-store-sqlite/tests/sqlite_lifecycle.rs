@@ -2,6 +2,7 @@
 //! drains the writer, and a closed store refuses writes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use quire_model::{AuthorKind, NoteId, Op, TabData, TabId, Timestamp, Version};
@@ -17,6 +18,49 @@ fn new_note(n: usize) -> NewNote {
         now: Timestamp(1_796_019_881_000),
         idempotency_key: None,
     }
+}
+
+/// A fresh temporary directory, and the path of the database file `name` in it.
+fn temp_db(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let path = dir.path().join(name);
+    (dir, path)
+}
+
+/// The store's options with `synchronous = NORMAL`.
+fn normal() -> SqliteOptions {
+    SqliteOptions {
+        synchronous: Synchronous::Normal,
+        ..SqliteOptions::default()
+    }
+}
+
+/// Creates Note `n` in `store`; returns it as created (version 1).
+async fn create(store: &SqliteStore, n: usize) -> quire_model::Note {
+    let (created, _) = store.create_note(new_note(n)).await.expect("create");
+    created.note
+}
+
+/// Opens the file at `path` afresh and checks that every version in `model` reads back as it
+/// was written; returns the reopened store.
+async fn reopen_and_read_back(
+    path: &Path,
+    id: &NoteId,
+    model: &[quire_model::Note],
+) -> SqliteStore {
+    let reopened = SqliteStore::open(path, SqliteOptions::default()).expect("reopen");
+    for expected in model {
+        let stored = reopened
+            .note_at(id, expected.version)
+            .await
+            .expect("note_at");
+        assert!(
+            &stored == expected,
+            "version {} reads back otherwise",
+            expected.version
+        );
+    }
+    reopened
 }
 
 fn text(id: &NoteId, expected: u64, text: &str) -> WriteRequest {
@@ -49,15 +93,13 @@ fn markdown(note: &quire_model::Note) -> &str {
 /// dropped and opened again; the file passes SQLite's integrity check.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn acknowledged_writes_survive_a_reopen() {
-    let dir = tempfile::tempdir().expect("temporary directory");
-    let path = dir.path().join("quire.db");
+    let (_dir, path) = temp_db("quire.db");
     let store = Arc::new(SqliteStore::open(&path, SqliteOptions::default()).expect("open"));
     let mut tasks = tokio::task::JoinSet::new();
     for n in 0..24 {
         let store = Arc::clone(&store);
         tasks.spawn(async move {
-            let (created, _) = store.create_note(new_note(n)).await.expect("create");
-            let id = created.note.id;
+            let id = create(&store, n).await.id;
             for v in 1..=5 {
                 store
                     .write(text(&id, v, &format!("note {n} v{}", v + 1)))
@@ -102,15 +144,9 @@ async fn acknowledged_writes_survive_a_reopen() {
 /// `close` waits for what is queued; afterwards writes are refused and reads still work.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn close_drains_then_refuses_writes() {
-    let dir = tempfile::tempdir().expect("temporary directory");
-    let path = dir.path().join("quire.db");
-    let opts = SqliteOptions {
-        synchronous: Synchronous::Normal,
-        ..SqliteOptions::default()
-    };
-    let store = Arc::new(SqliteStore::open(&path, opts).expect("open"));
-    let (created, _) = store.create_note(new_note(0)).await.expect("create");
-    let id = created.note.id;
+    let (_dir, path) = temp_db("quire.db");
+    let store = Arc::new(SqliteStore::open(&path, normal()).expect("open"));
+    let id = create(&store, 0).await.id;
 
     // Queue writes without awaiting them one by one, then close.
     let mut pending = tokio::task::JoinSet::new();
@@ -177,16 +213,10 @@ async fn close_drains_then_refuses_writes() {
 /// write is refused with the version the other store made, however the two interleave.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_write_by_another_connection_is_seen_by_the_next_guarded_write() {
-    let dir = tempfile::tempdir().expect("temporary directory");
-    let path = dir.path().join("shared.db");
-    let opts = || SqliteOptions {
-        synchronous: Synchronous::Normal,
-        ..SqliteOptions::default()
-    };
-    let a = SqliteStore::open(&path, opts()).expect("open a");
-    let b = SqliteStore::open(&path, opts()).expect("open b");
-    let (created, _) = a.create_note(new_note(0)).await.expect("create");
-    let id = created.note.id;
+    let (_dir, path) = temp_db("shared.db");
+    let a = SqliteStore::open(&path, normal()).expect("open a");
+    let b = SqliteStore::open(&path, normal()).expect("open b");
+    let id = create(&a, 0).await.id;
 
     // a writes version 2 (and now holds the Note at 2); b, from the file, writes version 3.
     assert_eq!(
@@ -229,12 +259,11 @@ async fn a_write_by_another_connection_is_seen_by_the_next_guarded_write() {
 async fn an_unchanged_layout_is_not_stored_again() {
     use quire_model::{ApplyCtx, Note};
 
-    let dir = tempfile::tempdir().expect("temporary directory");
-    let path = dir.path().join("strip.db");
+    let (_dir, path) = temp_db("strip.db");
     let store = SqliteStore::open(&path, SqliteOptions::default()).expect("open");
-    let (created, _) = store.create_note(new_note(0)).await.expect("create");
-    let id = created.note.id.clone();
-    let mut model: Vec<Note> = vec![created.note];
+    let created = create(&store, 0).await;
+    let id = created.id.clone();
+    let mut model: Vec<Note> = vec![created];
 
     let steps: Vec<serde_json::Value> = vec![
         serde_json::json!([{"op": "replace_text", "tab_id": "markdown", "text": "one"}]),
@@ -302,14 +331,7 @@ async fn an_unchanged_layout_is_not_stored_again() {
         ]
     );
 
-    let reopened = SqliteStore::open(&path, SqliteOptions::default()).expect("reopen");
-    for expected in &model {
-        let stored = reopened
-            .note_at(&id, expected.version)
-            .await
-            .expect("note_at");
-        assert_eq!(&stored, expected, "version {}", expected.version);
-    }
+    let reopened = reopen_and_read_back(&path, &id, &model).await;
     let current = reopened.get_note(&id).await.expect("current").note;
     assert_eq!(Some(&current), model.last());
     reopened.close().await.expect("close");
@@ -321,15 +343,9 @@ async fn an_unchanged_layout_is_not_stored_again() {
 /// store opened afresh or by a second store on the file), a resend replays the first result.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn keys_wait_in_their_versions_then_move_to_the_index() {
-    let dir = tempfile::tempdir().expect("temporary directory");
-    let path = dir.path().join("keys.db");
-    let opts = || SqliteOptions {
-        synchronous: Synchronous::Normal,
-        ..SqliteOptions::default()
-    };
-    let store = SqliteStore::open(&path, opts()).expect("open");
-    let (created, _) = store.create_note(new_note(0)).await.expect("create");
-    let id = created.note.id;
+    let (_dir, path) = temp_db("keys.db");
+    let store = SqliteStore::open(&path, normal()).expect("open");
+    let id = create(&store, 0).await.id;
     for i in 1..=70 {
         let written = store.write(keyed(&id, i, &format!("v{i}"))).await.unwrap();
         assert_eq!((written.version, written.replayed), (Version(i + 1), false));
@@ -351,12 +367,12 @@ async fn keys_wait_in_their_versions_then_move_to_the_index() {
 
     replays(&store, &id).await;
     // A second store on the file reads the waiting keys from the versions.
-    let second = SqliteStore::open(&path, opts()).expect("open a second store");
+    let second = SqliteStore::open(&path, normal()).expect("open a second store");
     replays(&second, &id).await;
     second.close().await.expect("close the second store");
     store.close().await.expect("close");
     drop(store);
-    let reopened = SqliteStore::open(&path, opts()).expect("reopen");
+    let reopened = SqliteStore::open(&path, normal()).expect("reopen");
     replays(&reopened, &id).await;
     let fresh = reopened.write(keyed(&id, 71, "v71")).await.unwrap();
     assert_eq!((fresh.version, fresh.replayed), (Version(72), false));
@@ -389,11 +405,9 @@ async fn replays(store: &SqliteStore, id: &NoteId) {
 /// across a restore, a rename and a rewrite, and no chain is longer than 32 splices.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn long_texts_edited_a_little_are_stored_as_splices() {
-    let dir = tempfile::tempdir().expect("temporary directory");
-    let path = dir.path().join("splices.db");
+    let (_dir, path) = temp_db("splices.db");
     let mut store = SqliteStore::open(&path, SqliteOptions::default()).expect("open");
-    let (created, _) = store.create_note(new_note(0)).await.expect("create");
-    let id = created.note.id.clone();
+    let id = create(&store, 0).await.id;
     // texts[v] is the Markdown text at version v (the creation's is empty).
     let mut texts: Vec<String> = vec![String::new(), String::new()];
     let mut lines: Vec<String> = (0..1200)
@@ -518,16 +532,15 @@ async fn a_large_sheet_edited_a_cell_at_a_time_is_stored_as_splices() {
     use quire_model::{ApplyCtx, Note};
     use serde_json::json;
 
-    let dir = tempfile::tempdir().expect("temporary directory");
-    let path = dir.path().join("sheet.db");
+    let (_dir, path) = temp_db("sheet.db");
     let mut store = SqliteStore::open(&path, SqliteOptions::default()).expect("open");
-    let (created, _) = store.create_note(new_note(0)).await.expect("create");
-    let id = created.note.id.clone();
+    let created = create(&store, 0).await;
+    let id = created.id.clone();
     let ctx = ApplyCtx {
         now: Timestamp(1_796_019_882_000),
         author: "agent",
     };
-    let mut model: Vec<Note> = vec![created.note];
+    let mut model: Vec<Note> = vec![created];
     let mut steps: Vec<serde_json::Value> =
         vec![json!([{"op": "create_tab", "tab_type": "sheet", "label": "Numbers"}])];
     let grid: Vec<Vec<serde_json::Value>> = (0..60)
@@ -602,18 +615,7 @@ async fn a_large_sheet_edited_a_cell_at_a_time_is_stored_as_splices() {
         "{stored} bytes stored for a sheet of {sheet_bytes}"
     );
 
-    let reopened = SqliteStore::open(&path, SqliteOptions::default()).expect("reopen");
-    for expected in &model {
-        let stored = reopened
-            .note_at(&id, expected.version)
-            .await
-            .expect("note_at");
-        assert!(
-            &stored == expected,
-            "version {} reads back otherwise",
-            expected.version
-        );
-    }
+    let reopened = reopen_and_read_back(&path, &id, &model).await;
     reopened.close().await.expect("close");
 }
 

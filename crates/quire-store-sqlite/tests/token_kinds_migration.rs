@@ -8,7 +8,8 @@ use std::path::Path;
 
 use quire_api::Scope;
 use quire_model::{AuthorKind, NoteId, Op, TabId, Timestamp, Version};
-use quire_store::{Change, NewNote, Store, WriteRequest};
+use quire_store::conformance::create_note;
+use quire_store::{Change, Store, WriteRequest};
 use quire_store_sqlite::{SqliteOptions, SqliteStore};
 use rusqlite::Connection;
 
@@ -50,18 +51,7 @@ fn write(id: &NoteId, expected: u64, author: &str, kind: AuthorKind, t: &str) ->
 /// stored by this build in `path`; returns its ID.
 async fn history_rows(path: &Path) -> NoteId {
     let store = SqliteStore::open(path, SqliteOptions::default()).unwrap();
-    let id = NoteId::from_uuid(uuid::Uuid::now_v7());
-    store
-        .create_note(NewNote {
-            id: id.clone(),
-            title: "Before kinds".to_owned(),
-            author: "Ana".to_owned(),
-            author_kind: AuthorKind::Person,
-            now: T0,
-            idempotency_key: None,
-        })
-        .await
-        .unwrap();
+    let id = create_note(&store, "Before kinds", "Ana", AuthorKind::Person, T0).await;
     for (v, author, kind) in [
         (1, "claude", AuthorKind::Agent),
         (2, "Ana", AuthorKind::Person),

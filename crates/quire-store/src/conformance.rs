@@ -75,15 +75,91 @@ fn new_id() -> NoteId {
     NoteId::from_uuid(uuid::Uuid::now_v7())
 }
 
-async fn create(store: &dyn Store, title: &str) -> NoteId {
+/// What the backends' benchmarks (their `examples/`) share, so that each measures the same
+/// writes: the Notes, the one write, and the load of many writers at once.
+pub mod bench {
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    use quire_model::{AuthorKind, NoteId, Op, TabId, Timestamp, Version};
+
+    use super::{T0, create_note};
+    use crate::{Change, Store, WriteRequest};
+
+    /// The `n`th Note of a benchmark ("Bench {n}", by the person "bench"), new in `store`.
+    pub async fn note(store: &dyn Store, n: usize) -> NoteId {
+        create_note(
+            store,
+            &format!("Bench {n}"),
+            "bench",
+            AuthorKind::Person,
+            T0,
+        )
+        .await
+    }
+
+    /// The benchmarks' guarded write, their `i`th: by the person "bench", at `expected`, under
+    /// the fresh key `bench-{i}`, replacing the markdown tab's text with `text`.
+    pub fn write(id: &NoteId, expected: u64, i: usize, text: String) -> WriteRequest {
+        WriteRequest {
+            note_id: id.clone(),
+            expected_version: Version(expected),
+            idempotency_key: Some(format!("bench-{i}")),
+            author: "bench".to_owned(),
+            author_kind: AuthorKind::Person,
+            change: Change::Ops(vec![Op::ReplaceText {
+                tab_id: TabId::new(TabId::MARKDOWN),
+                text,
+            }]),
+            now: Timestamp(T0.0 + i as i64),
+        }
+    }
+
+    /// One task per `(store, Note)`, each making `per_writer` sequential [`write`]s (the `i`th
+    /// with `text(i)`) on its Note, new at version 1; returns the time from the first write
+    /// until the last is answered.
+    pub async fn concurrent_writes(
+        writers: Vec<(Arc<dyn Store>, NoteId)>,
+        per_writer: usize,
+        text: fn(usize) -> String,
+    ) -> Duration {
+        let start = Instant::now();
+        let mut tasks = tokio::task::JoinSet::new();
+        for (store, id) in writers {
+            tasks.spawn(async move {
+                for i in 0..per_writer {
+                    store
+                        .write(write(&id, i as u64 + 1, i, text(i)))
+                        .await
+                        .expect("write");
+                }
+            });
+        }
+        while let Some(done) = tasks.join_next().await {
+            done.expect("writer task");
+        }
+        start.elapsed()
+    }
+}
+
+/// Creates a Note under a fresh ID (no idempotency key) by `author` at `now`, and returns its
+/// ID; panics unless the store makes it, new, at version 1. For the cases here and for the
+/// backends' own tests and benchmarks.
+pub async fn create_note(
+    store: &dyn Store,
+    title: &str,
+    author: &str,
+    author_kind: AuthorKind,
+    now: Timestamp,
+) -> NoteId {
     let id = new_id();
     let (created, replayed) = store
         .create_note(NewNote {
             id: id.clone(),
             title: title.to_owned(),
-            author: "person".to_owned(),
-            author_kind: AuthorKind::Person,
-            now: T0,
+            author: author.to_owned(),
+            author_kind,
+            now,
             idempotency_key: None,
         })
         .await
@@ -92,6 +168,23 @@ async fn create(store: &dyn Store, title: &str) -> NoteId {
     assert_eq!(created.note.id, id);
     assert_eq!(created.note.version, Version(1));
     id
+}
+
+async fn create(store: &dyn Store, title: &str) -> NoteId {
+    create_note(store, title, "person", AuthorKind::Person, T0).await
+}
+
+/// A new Note with a sheet tab added (version 2); returns both IDs.
+async fn create_with_sheet(store: &dyn Store, title: &str) -> (NoteId, TabId) {
+    let id = create(store, title).await;
+    let sheet = created_tab(
+        &write(
+            store,
+            request(&id, 1, None, vec![new_tab(NewTabKind::Sheet)]),
+        )
+        .await,
+    );
+    (id, sheet)
 }
 
 fn request(id: &NoteId, expected: u64, key: Option<&str>, ops: Vec<Op>) -> WriteRequest {
@@ -163,6 +256,16 @@ async fn markdown(store: &dyn Store, id: &NoteId) -> String {
     }
 }
 
+/// Whether the Note is approved for agents, as `get_note` reads it.
+async fn agent_access(store: &dyn Store, id: &NoteId) -> bool {
+    store
+        .get_note(id)
+        .await
+        .expect("get_note")
+        .meta
+        .agent_access
+}
+
 async fn version(store: &dyn Store, id: &NoteId) -> Version {
     store.get_note(id).await.expect("get_note").note.version
 }
@@ -217,14 +320,7 @@ pub async fn cas_accepts_the_current_version_and_refuses_stale_ones(store: Arc<d
 /// only those.
 pub async fn conflict_names_exactly_the_tabs_changed_since(store: Arc<dyn Store>) {
     let store = store.as_ref();
-    let id = create(store, "Plan").await;
-    let sheet = created_tab(
-        &write(
-            store,
-            request(&id, 1, None, vec![new_tab(NewTabKind::Sheet)]),
-        )
-        .await,
-    );
+    let (id, sheet) = create_with_sheet(store, "Plan").await;
     write(store, request(&id, 2, None, vec![text("brief")])).await;
     write(
         store,
@@ -590,14 +686,7 @@ pub async fn history_reproduces_every_version(store: Arc<dyn Store>) {
 /// body is.
 pub async fn numbers_read_back_exactly(store: Arc<dyn Store>) {
     let store = store.as_ref();
-    let id = create(store, "Numbers").await;
-    let sheet = created_tab(
-        &write(
-            store,
-            request(&id, 1, None, vec![new_tab(NewTabKind::Sheet)]),
-        )
-        .await,
-    );
+    let (id, sheet) = create_with_sheet(store, "Numbers").await;
     let numbers = [
         "1e-30",
         "3.899603970996924e76",
@@ -867,14 +956,7 @@ pub async fn create_note_is_idempotent_per_author(store: Arc<dyn Store>) {
 pub async fn agent_access_toggles_without_a_new_version(store: Arc<dyn Store>) {
     let store = store.as_ref();
     let id = create(store, "Plan").await;
-    assert!(
-        !store
-            .get_note(&id)
-            .await
-            .expect("get_note")
-            .meta
-            .agent_access
-    );
+    assert!(!agent_access(store, &id).await);
     let meta = store
         .set_agent_access(&id, true, "person", at(1))
         .await
@@ -897,14 +979,7 @@ pub async fn agent_access_toggles_without_a_new_version(store: Arc<dyn Store>) {
             .expect("withdraw")
             .agent_access
     );
-    assert!(
-        !store
-            .get_note(&id)
-            .await
-            .expect("get_note")
-            .meta
-            .agent_access
-    );
+    assert!(!agent_access(store, &id).await);
     assert_eq!(store.history(&id).await.expect("history").len(), 1);
     let missing = new_id();
     assert!(matches!(

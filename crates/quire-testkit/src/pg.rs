@@ -231,6 +231,41 @@ impl Drop for TestDatabase {
     }
 }
 
+/// A plain connection to a test database, for a test to reach under the store (rows as an
+/// older build left them, rows taken away). Derefs to the client; [`RawClient::close`] ends it.
+pub struct RawClient {
+    client: tokio_postgres::Client,
+    driver: tokio::task::JoinHandle<Result<(), tokio_postgres::Error>>,
+}
+
+impl RawClient {
+    /// Connects to `url` (without TLS); panics if it cannot.
+    pub async fn connect(url: &str) -> Self {
+        let (client, connection) = tokio_postgres::connect(url, NoTls).await.expect("connect");
+        RawClient {
+            client,
+            driver: tokio::spawn(connection),
+        }
+    }
+
+    /// Closes the connection and waits for it to end; panics if it ended in an error.
+    pub async fn close(self) {
+        drop(self.client);
+        self.driver
+            .await
+            .expect("connection task")
+            .expect("connection");
+    }
+}
+
+impl std::ops::Deref for RawClient {
+    type Target = tokio_postgres::Client;
+
+    fn deref(&self) -> &Self::Target {
+        &self.client
+    }
+}
+
 /// Runs one statement on a connection of its own.
 async fn admin(url: &str, sql: &str) -> Result<(), ClusterError> {
     let fail = |e: tokio_postgres::Error| ClusterError::Sql {

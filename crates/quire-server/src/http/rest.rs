@@ -15,6 +15,7 @@ use quire_api::{
 };
 use quire_model::{NoteId, Version};
 use quire_store::Change;
+use serde::de::DeserializeOwned;
 
 use super::AppState;
 use super::auth::Auth;
@@ -26,14 +27,17 @@ use crate::notes::Channel;
 pub(super) fn routes() -> Router<AppState> {
     Router::new()
         .route("/notes", post(create_note).get(list_notes))
-        .route("/notes/{id}", get(get_note).patch(patch_note))
+        .route(
+            "/notes/{id}",
+            get(get_note).patch(guarded_write::<PatchNote<'static>>),
+        )
         .route(
             "/notes/{id}/agent-access",
             get(agent_access).put(set_agent_access),
         )
         .route("/notes/{id}/versions", get(history))
         .route("/notes/{id}/versions/{version}", get(note_at))
-        .route("/notes/{id}/restore", post(restore))
+        .route("/notes/{id}/restore", post(guarded_write::<RestoreNote>))
         .route("/notes/{id}/events", get(events::stream))
         .route("/notes/{id}/export", get(export))
 }
@@ -130,58 +134,53 @@ async fn get_note(
     Ok(with_etag(note.note.version, Json(note).into_response()))
 }
 
-async fn patch_note(
-    State(state): State<AppState>,
-    Auth(caller): Auth,
-    NotePath { id, .. }: NotePath,
-    headers: HeaderMap,
-    JsonBody(body): JsonBody<PatchNote<'static>>,
-) -> Result<Response, ApiError> {
-    guarded_write(
-        &state,
-        &caller,
-        id,
-        &headers,
-        body.expected_version,
-        Change::Ops(body.changes.into_owned()),
-    )
-    .await
+/// A body asking for one guarded write: PATCH's changes, restore's version.
+trait GuardedBody: DeserializeOwned + Send + 'static {
+    /// The version the body expects (if it names one) and the change it asks for.
+    fn into_write(self) -> (Option<Version>, Change);
 }
 
-async fn restore(
-    State(state): State<AppState>,
-    Auth(caller): Auth,
-    NotePath { id, .. }: NotePath,
-    headers: HeaderMap,
-    JsonBody(body): JsonBody<RestoreNote>,
-) -> Result<Response, ApiError> {
-    guarded_write(
-        &state,
-        &caller,
-        id,
-        &headers,
-        body.expected_version,
-        Change::Restore {
-            version: body.version,
-        },
-    )
-    .await
+impl GuardedBody for PatchNote<'static> {
+    fn into_write(self) -> (Option<Version>, Change) {
+        (
+            self.expected_version,
+            Change::Ops(self.changes.into_owned()),
+        )
+    }
+}
+
+impl GuardedBody for RestoreNote {
+    fn into_write(self) -> (Option<Version>, Change) {
+        (
+            self.expected_version,
+            Change::Restore {
+                version: self.version,
+            },
+        )
+    }
 }
 
 /// PATCH and restore: the version from the body or `If-Match`, the optional key, one write.
-async fn guarded_write(
-    state: &AppState,
-    caller: &crate::notes::Caller,
-    id: NoteId,
-    headers: &HeaderMap,
-    body_version: Option<Version>,
-    change: Change,
+async fn guarded_write<B: GuardedBody>(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    NotePath { id, .. }: NotePath,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<B>,
 ) -> Result<Response, ApiError> {
-    let precondition = precondition(headers, body_version)?;
-    let key = idempotency_key(headers)?;
+    let (body_version, change) = body.into_write();
+    let precondition = precondition(&headers, body_version)?;
+    let key = idempotency_key(&headers)?;
     let result = state
         .notes
-        .write(caller, Channel::App, id, precondition.expected, key, change)
+        .write(
+            &caller,
+            Channel::App,
+            id,
+            precondition.expected,
+            key,
+            change,
+        )
         .await
         .map_err(|e| ApiError::from(e).with_if_match(precondition.if_match))?;
     Ok(with_etag(result.version, Json(result).into_response()))
