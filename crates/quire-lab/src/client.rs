@@ -176,24 +176,27 @@ impl Rest {
     }
 }
 
+/// The tabs of a strip as REST and MCP both list them (`[{id, type, label}]`).
+fn tab_refs(tabs: &Value, what: &str) -> anyhow::Result<Vec<TabRef>> {
+    tabs.as_array()
+        .with_context(|| format!("{what}: no tabs"))?
+        .iter()
+        .map(|t| {
+            Ok(TabRef {
+                id: TabId::new(t["id"].as_str().context("tab without id")?),
+                kind: serde_json::from_value(t["type"].clone())?,
+                label: t["label"].as_str().unwrap_or_default().to_owned(),
+            })
+        })
+        .collect()
+}
+
 #[async_trait]
 impl Client for Rest {
     async fn list_tabs(&self, note: &NoteId) -> anyhow::Result<(Version, Vec<TabRef>)> {
         let note = self.get(note).await?;
         let version = Version(note["version"].as_u64().context("GET: no version")?);
-        let tabs = note["tabs"]
-            .as_array()
-            .context("GET: no tabs")?
-            .iter()
-            .map(|t| {
-                Ok(TabRef {
-                    id: TabId::new(t["id"].as_str().context("tab without id")?),
-                    kind: serde_json::from_value(t["type"].clone())?,
-                    label: t["label"].as_str().unwrap_or_default().to_owned(),
-                })
-            })
-            .collect::<anyhow::Result<Vec<_>>>()?;
-        Ok((version, tabs))
+        Ok((version, tab_refs(&note["tabs"], "GET")?))
     }
 
     async fn read_tab(&self, note: &NoteId, tab: &TabId) -> anyhow::Result<(Version, Value)> {
@@ -364,19 +367,10 @@ impl Client for Mcp {
         if answer.is_error {
             bail!("list_note_tabs: {}", answer.body);
         }
-        let tabs = answer.body["tabs"]
-            .as_array()
-            .context("list_note_tabs: no tabs")?
-            .iter()
-            .map(|t| {
-                Ok(TabRef {
-                    id: TabId::new(t["id"].as_str().context("tab without id")?),
-                    kind: serde_json::from_value(t["type"].clone())?,
-                    label: t["label"].as_str().unwrap_or_default().to_owned(),
-                })
-            })
-            .collect::<anyhow::Result<Vec<_>>>()?;
-        Ok((version_of(&answer.body)?, tabs))
+        Ok((
+            version_of(&answer.body)?,
+            tab_refs(&answer.body["tabs"], "list_note_tabs")?,
+        ))
     }
 
     async fn read_tab(&self, note: &NoteId, tab: &TabId) -> anyhow::Result<(Version, Value)> {

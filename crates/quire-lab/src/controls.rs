@@ -10,11 +10,11 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use quire_api::{
-    AccessChange, Clock, Conflict, NoteMeta, Scope, StoredNote, VersionInfo, WriteResult,
-};
+use quire_api::{AccessChange, Clock, Conflict, NoteMeta, StoredNote, VersionInfo, WriteResult};
 use quire_model::{AuthorKind, Note, NoteId, NoteSummary, Op, TabId, Timestamp, Version};
-use quire_store::{Change, NewNote, Result, Store, StoreError, TokenRecord, WriteRequest};
+use quire_store::{
+    Change, HashedToken, NewNote, Result, Store, StoreError, TokenRecord, WriteRequest,
+};
 use tokio::sync::Mutex;
 
 /// `impl Store for $ty`: the methods written out in the braces, plus one that goes straight to
@@ -87,15 +87,8 @@ macro_rules! wrap_store {
     };
     (@munch $ty:ty, [$($done:tt)*], [create_token $(, $rest:ident)*]) => {
         wrap_store!(@munch $ty, [$($done)*
-            async fn create_token(
-                &self,
-                name: &str,
-                scopes: &[Scope],
-                kind: AuthorKind,
-                token_hash: &str,
-                expires_at: Option<Timestamp>,
-            ) -> Result<TokenRecord> {
-                self.inner.create_token(name, scopes, kind, token_hash, expires_at).await
+            async fn create_token(&self, token: HashedToken) -> Result<TokenRecord> {
+                self.inner.create_token(token).await
             }
         ], [$($rest),*]);
     };

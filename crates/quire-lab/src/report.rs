@@ -78,6 +78,13 @@ impl Section {
         self.notes.push(line.into());
     }
 
+    /// The section with its last table, timed from `started`: how an experiment ends.
+    pub fn finish(mut self, table: Table, started: std::time::Instant) -> Self {
+        self.table(None, table);
+        self.elapsed = started.elapsed();
+        self
+    }
+
     pub fn to_markdown(&self) -> String {
         let mut out = format!("### {}\n\n", self.title);
         for line in &self.setup {

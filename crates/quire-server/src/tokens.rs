@@ -12,7 +12,7 @@ use std::sync::{Mutex, PoisonError};
 
 use quire_api::Scope;
 use quire_model::{AuthorKind, Timestamp};
-use quire_store::{Store, StoreError, TokenRecord, TokenState};
+use quire_store::{HashedToken, Store, StoreError, TokenRecord, TokenState};
 use sha2::{Digest, Sha256};
 
 const PREFIX: &str = "qk_";
@@ -173,7 +173,13 @@ pub async fn create_until(
     getrandom::fill(&mut secret).map_err(TokenError::Random)?;
     let token = format!("{PREFIX}{}", hex::encode(secret));
     let record = store
-        .create_token(name, scopes, kind, &hash(&token), expires_at)
+        .create_token(HashedToken::new(
+            name,
+            scopes,
+            kind,
+            &hash(&token),
+            expires_at,
+        ))
         .await?;
     Ok(NewToken { token, record })
 }

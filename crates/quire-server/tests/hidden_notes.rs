@@ -14,7 +14,7 @@ use mcp_support::{Protocol, connect, key, merged, ok, refused};
 use quire_api::{AccessChange, NoteMeta, Scope, StoredNote, VersionInfo, WriteResult};
 use quire_model::{AuthorKind, Note, NoteId, NoteSummary, Timestamp, Version};
 use quire_server::notes::{Caller, Channel, Notes};
-use quire_store::{NewNote, Result, Store, TokenRecord, WriteRequest};
+use quire_store::{HashedToken, NewNote, Result, Store, TokenRecord, WriteRequest};
 use quire_store_sqlite::{SqliteOptions, SqliteStore};
 use serde_json::json;
 
@@ -77,10 +77,7 @@ recorder_impl! {
     }
     forwarded {
         fn list_notes() -> Vec<NoteSummary>;
-        fn create_token(
-            name: &str, scopes: &[Scope], kind: AuthorKind, token_hash: &str,
-            expires_at: Option<Timestamp>
-        ) -> TokenRecord;
+        fn create_token(token: HashedToken) -> TokenRecord;
         fn find_token(token_hash: &str) -> Option<TokenRecord>;
         fn list_tokens() -> Vec<TokenRecord>;
         fn revoke_tokens(name: &str, kind: Option<AuthorKind>, now: Timestamp) -> usize;

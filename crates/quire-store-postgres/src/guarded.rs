@@ -5,14 +5,14 @@
 use std::sync::Arc;
 
 use deadpool_postgres::Object;
-use quire_api::{Conflict, NoteMeta, Scope, StoredNote, WriteResult};
+use quire_api::{Conflict, NoteMeta, StoredNote, WriteResult};
 use quire_model::{
     Applied, AuthorKind, Note, NoteId, OpError, OpErrorCode, Timestamp, Version, limits,
 };
 use quire_store::guard::{
     Admission, Claim, Fingerprint, FirstWrite, GuardedWrite, Outcome, replayed,
 };
-use quire_store::{NewNote, StoreError, TokenRecord, WriteRequest};
+use quire_store::{HashedToken, NewNote, StoreError, TokenRecord, WriteRequest};
 use tokio_postgres::error::SqlState;
 
 use crate::Fail;
@@ -414,14 +414,15 @@ pub(crate) async fn set_agent_access(
 }
 
 /// Stores a token by its hash. Its `created_at` is metadata, read from the database's clock.
-pub(crate) async fn create_token(
-    db: &Object,
-    name: &str,
-    scopes: &[Scope],
-    kind: AuthorKind,
-    token_hash: &str,
-    expires_at: Option<Timestamp>,
-) -> Result<TokenRecord, Fail> {
+pub(crate) async fn create_token(db: &Object, token: &HashedToken) -> Result<TokenRecord, Fail> {
+    let HashedToken {
+        name,
+        scopes,
+        kind,
+        hash,
+        expires_at,
+    } = token;
+    let (kind, expires_at) = (*kind, *expires_at);
     let stmt = db
         .prepare_cached(
             "INSERT INTO tokens (name, hash, scopes, kind, created_at, expires_at)
@@ -437,7 +438,7 @@ pub(crate) async fn create_token(
             &stmt,
             &[
                 &name,
-                &token_hash,
+                &hash,
                 &serde_json::to_string(scopes)?,
                 &kind.as_str(),
                 &expires_at.map(Timestamp::millis),
@@ -446,8 +447,8 @@ pub(crate) async fn create_token(
         .await?;
     Ok(TokenRecord {
         id: row.try_get(0)?,
-        name: name.to_owned(),
-        scopes: scopes.to_vec(),
+        name: name.clone(),
+        scopes: scopes.clone(),
         kind,
         created_at: row.try_get(1)?,
         expires_at,

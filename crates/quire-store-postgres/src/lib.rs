@@ -33,9 +33,11 @@ use async_trait::async_trait;
 
 use crate::recent::Recent;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
-use quire_api::{AccessChange, NoteMeta, Scope, StoredNote, VersionInfo, WriteEvent, WriteResult};
+use quire_api::{AccessChange, NoteMeta, StoredNote, VersionInfo, WriteEvent, WriteResult};
 use quire_model::{AuthorKind, Note, NoteId, NoteSummary, OpError, Timestamp, Version};
-use quire_store::{NewNote, Result, Store, StoreError, TokenRecord, WriteRequest, guard};
+use quire_store::{
+    HashedToken, NewNote, Result, Store, StoreError, TokenRecord, WriteRequest, guard,
+};
 use tokio::sync::{RwLock, RwLockReadGuard, mpsc};
 use tokio::task::JoinHandle;
 use tokio_postgres::NoTls;
@@ -301,16 +303,9 @@ impl Store for PgStore {
         Ok(read::agent_access_changes(&db, id).await?)
     }
 
-    async fn create_token(
-        &self,
-        name: &str,
-        scopes: &[Scope],
-        kind: AuthorKind,
-        token_hash: &str,
-        expires_at: Option<Timestamp>,
-    ) -> Result<TokenRecord> {
+    async fn create_token(&self, token: HashedToken) -> Result<TokenRecord> {
         let w = self.writer().await?;
-        Ok(guarded::create_token(&w.db, name, scopes, kind, token_hash, expires_at).await?)
+        Ok(guarded::create_token(&w.db, &token).await?)
     }
 
     async fn list_tokens(&self) -> Result<Vec<TokenRecord>> {

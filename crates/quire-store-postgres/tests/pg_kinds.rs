@@ -5,7 +5,7 @@
 use quire_api::Scope;
 use quire_model::{AuthorKind, Op, TabId, Timestamp, Version};
 use quire_store::conformance::create_note;
-use quire_store::{Change, Store, WriteRequest};
+use quire_store::{Change, HashedToken, Store, WriteRequest};
 use quire_store_postgres::{PgOptions, PgStore};
 use quire_testkit::pg::{Cluster, RawClient};
 
@@ -99,13 +99,13 @@ async fn rows_from_before_kinds_read_as_the_person_until_settled() {
 
     // A person token of the agent's name keeps its old versions the person's.
     store
-        .create_token(
+        .create_token(HashedToken::new(
             "claude",
             &[Scope::NotesRead],
             Person,
             "hash-person-claude",
             None,
-        )
+        ))
         .await
         .expect("create_token");
     assert_eq!(kinds().await, [Person, Person]);

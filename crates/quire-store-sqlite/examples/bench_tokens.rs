@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use quire_api::Scope;
 use quire_model::{AuthorKind, Timestamp};
-use quire_store::Store;
+use quire_store::{HashedToken, Store};
 use quire_store_sqlite::{SqliteOptions, SqliteStore, Synchronous};
 use quire_testkit::bench::{Samples, Stats, micros as us};
 use rusqlite::{Connection, OptionalExtension};
@@ -58,13 +58,13 @@ async fn main() {
     let mut ids = Vec::new();
     for i in 0..tokens {
         let t = store
-            .create_token(
+            .create_token(HashedToken::new(
                 &format!("agent-{i}"),
                 &[Scope::NotesRead],
                 AuthorKind::Agent,
                 &format!("{i:064x}"),
                 None,
-            )
+            ))
             .await
             .unwrap();
         ids.push(t.id);

@@ -16,11 +16,11 @@ use super::cache::{Keys, KeysChange, NoteCache, PendingKey};
 use super::read::{self, Located, StoredStrip, StripEntry};
 use super::splice::{self, NewSplice};
 use crate::fail::Result;
-use quire_api::{Conflict, NoteMeta, Scope, StoredNote, WriteResult};
+use quire_api::{Conflict, NoteMeta, StoredNote, WriteResult};
 use quire_store::guard::{
     Admission, Claim, Fingerprint, FirstWrite, GuardedWrite, Outcome, replayed,
 };
-use quire_store::{NewNote, StoreError, TokenRecord, WriteRequest};
+use quire_store::{HashedToken, NewNote, StoreError, TokenRecord, WriteRequest};
 
 /// Keys a Note's versions may hold before the writer moves them into `write_keys`: the write
 /// that finds this many (its own included) moves them, one commit of many keys instead of a
@@ -526,14 +526,15 @@ pub(super) fn set_agent_access(
 }
 
 /// Stores a token by its hash. Its `created_at` is metadata, read from SQLite's clock.
-pub(super) fn create_token(
-    conn: &Connection,
-    name: &str,
-    scopes: &[Scope],
-    kind: AuthorKind,
-    token_hash: &str,
-    expires_at: Option<Timestamp>,
-) -> Result<TokenRecord> {
+pub(super) fn create_token(conn: &Connection, token: &HashedToken) -> Result<TokenRecord> {
+    let HashedToken {
+        name,
+        scopes,
+        kind,
+        hash,
+        expires_at,
+    } = token;
+    let (kind, expires_at) = (*kind, *expires_at);
     let mut stmt = conn.prepare_cached(
         "INSERT INTO tokens (name, hash, scopes, kind, created_at, expires_at)
          VALUES (?1, ?2, ?3, ?4, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?5)
@@ -542,7 +543,7 @@ pub(super) fn create_token(
     let (id, created_at) = stmt.query_row(
         rusqlite::params![
             name,
-            token_hash,
+            hash,
             serde_json::to_string(scopes)?,
             kind.as_str(),
             expires_at.map(Timestamp::millis),
@@ -551,8 +552,8 @@ pub(super) fn create_token(
     )?;
     Ok(TokenRecord {
         id,
-        name: name.to_owned(),
-        scopes: scopes.to_vec(),
+        name: name.clone(),
+        scopes: scopes.clone(),
         kind,
         created_at,
         expires_at,

@@ -25,8 +25,10 @@ use tokio::sync::oneshot;
 use self::checkpoint::Checkpointer;
 use self::pool::ReadPool;
 use self::writer::{Job, Writer};
-use quire_api::{AccessChange, NoteMeta, Scope, StoredNote, VersionInfo, WriteResult};
-use quire_store::{NewNote, Result, Store, StoreError, TokenRecord, WriteRequest, guard};
+use quire_api::{AccessChange, NoteMeta, StoredNote, VersionInfo, WriteResult};
+use quire_store::{
+    HashedToken, NewNote, Result, Store, StoreError, TokenRecord, WriteRequest, guard,
+};
 
 /// How long a commit waits for the disk.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -261,24 +263,8 @@ impl Store for SqliteStore {
         self.read(move |c| read::agent_access_changes(c, &id)).await
     }
 
-    async fn create_token(
-        &self,
-        name: &str,
-        scopes: &[Scope],
-        kind: AuthorKind,
-        token_hash: &str,
-        expires_at: Option<Timestamp>,
-    ) -> Result<TokenRecord> {
-        let (name, scopes, token_hash) = (name.to_owned(), scopes.to_vec(), token_hash.to_owned());
-        self.submit(|reply| Job::CreateToken {
-            name,
-            scopes,
-            kind,
-            token_hash,
-            expires_at,
-            reply,
-        })
-        .await
+    async fn create_token(&self, token: HashedToken) -> Result<TokenRecord> {
+        self.submit(|reply| Job::CreateToken { token, reply }).await
     }
 
     async fn list_tokens(&self) -> Result<Vec<TokenRecord>> {

@@ -22,8 +22,8 @@ use tokio::sync::oneshot;
 use super::cache::NoteCache;
 use super::guarded;
 use crate::fail;
-use quire_api::{NoteMeta, Scope, StoredNote, WriteResult};
-use quire_store::{NewNote, Result, StoreError, TokenRecord, WriteRequest};
+use quire_api::{NoteMeta, StoredNote, WriteResult};
+use quire_store::{HashedToken, NewNote, Result, StoreError, TokenRecord, WriteRequest};
 
 type Reply<T> = oneshot::Sender<Result<T>>;
 
@@ -39,11 +39,7 @@ pub(super) enum Job {
         reply: Reply<NoteMeta>,
     },
     CreateToken {
-        name: String,
-        scopes: Vec<Scope>,
-        kind: AuthorKind,
-        token_hash: String,
-        expires_at: Option<Timestamp>,
+        token: HashedToken,
         reply: Reply<TokenRecord>,
     },
     SettleTokenKinds(String, Reply<Vec<String>>),
@@ -121,17 +117,8 @@ impl Job {
                 });
                 (settle(reply, verdict), outcome)
             }
-            Job::CreateToken {
-                name,
-                scopes,
-                kind,
-                token_hash,
-                expires_at,
-                reply,
-            } => {
-                let (verdict, outcome) = guarded(conn, undo, |c| {
-                    guarded::create_token(c, &name, &scopes, kind, &token_hash, expires_at)
-                });
+            Job::CreateToken { token, reply } => {
+                let (verdict, outcome) = guarded(conn, undo, |c| guarded::create_token(c, &token));
                 (settle(reply, verdict), outcome)
             }
             Job::RevokeTokens {

@@ -9,7 +9,7 @@ use std::path::Path;
 use quire_api::Scope;
 use quire_model::{AuthorKind, NoteId, Op, TabId, Timestamp, Version};
 use quire_store::conformance::create_note;
-use quire_store::{Change, Store, WriteRequest};
+use quire_store::{Change, HashedToken, Store, WriteRequest};
 use quire_store_sqlite::{SqliteOptions, SqliteStore};
 use rusqlite::Connection;
 
@@ -143,7 +143,13 @@ async fn a_file_from_before_kinds_is_migrated_and_settled_by_the_app() {
 
     // A name held by a person token never makes an old version an agent's.
     store
-        .create_token("Ana", &[Scope::NotesRead], Agent, "hash-agent-ana", None)
+        .create_token(HashedToken::new(
+            "Ana",
+            &[Scope::NotesRead],
+            Agent,
+            "hash-agent-ana",
+            None,
+        ))
         .await
         .unwrap();
     assert_eq!(kinds(&store, &id).await, [Person, Agent, Person]);

@@ -19,7 +19,7 @@ use quire_model::{
     Timestamp, Version,
 };
 
-use crate::{Change, NewNote, Store, StoreError, WriteRequest};
+use crate::{Change, HashedToken, NewNote, Store, StoreError, WriteRequest};
 use quire_api::{AccessChange, Conflict, Scope, WriteResult};
 
 /// Expands one `#[tokio::test]` per conformance case. `$open` is an expression evaluated in
@@ -1075,23 +1075,23 @@ pub async fn history_records_each_authors_kind(store: Arc<dyn Store>) {
 pub async fn tokens_are_found_by_hash(store: Arc<dyn Store>) {
     let store = store.as_ref();
     let made = store
-        .create_token(
+        .create_token(HashedToken::new(
             "claude",
             &[Scope::NotesRead, Scope::NotesWrite],
             AuthorKind::Agent,
             "hash-one",
             None,
-        )
+        ))
         .await
         .expect("create_token");
     store
-        .create_token(
+        .create_token(HashedToken::new(
             "reader",
             &[Scope::NotesRead],
             AuthorKind::Person,
             "hash-two",
             None,
-        )
+        ))
         .await
         .expect("create_token");
     let found = store
@@ -1137,13 +1137,13 @@ pub async fn tokens_are_found_by_hash(store: Arc<dyn Store>) {
 
 async fn token(store: &dyn Store, name: &str, hash: &str, expires_at: Option<Timestamp>) -> i64 {
     store
-        .create_token(
+        .create_token(HashedToken::new(
             name,
             &[Scope::NotesRead],
             AuthorKind::Agent,
             hash,
             expires_at,
-        )
+        ))
         .await
         .expect("create_token")
         .id
@@ -1238,23 +1238,23 @@ pub async fn revoking_by_kind_spares_the_other_kind(store: Arc<dyn Store>) {
     let store = store.as_ref();
     token(store, "Ana", "hash-agent", None).await;
     store
-        .create_token(
+        .create_token(HashedToken::new(
             "Ana",
             &[Scope::NotesRead],
             AuthorKind::Person,
             "hash-person",
             None,
-        )
+        ))
         .await
         .expect("create_token");
     store
-        .create_token(
+        .create_token(HashedToken::new(
             "Bo",
             &[Scope::NotesRead],
             AuthorKind::Person,
             "hash-bo",
             None,
-        )
+        ))
         .await
         .expect("create_token");
     assert_eq!(

@@ -13,10 +13,10 @@ pub mod conformance;
 pub mod guard;
 mod types;
 
-pub use types::{Change, NewNote, StoreError, TokenRecord, TokenState, WriteRequest};
+pub use types::{Change, HashedToken, NewNote, StoreError, TokenRecord, TokenState, WriteRequest};
 
 use async_trait::async_trait;
-use quire_api::{AccessChange, NoteMeta, Scope, StoredNote, VersionInfo, WriteResult};
+use quire_api::{AccessChange, NoteMeta, StoredNote, VersionInfo, WriteResult};
 use quire_model::{AuthorKind, Note, NoteId, NoteSummary, Timestamp, Version};
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
@@ -70,16 +70,8 @@ pub trait Store: Send + Sync + 'static {
     /// Every recorded change of the Note's agent access, oldest first.
     async fn agent_access_changes(&self, id: &NoteId) -> Result<Vec<AccessChange>>;
 
-    /// Stores a bearer token by its hash (the token itself is never stored), working until
-    /// `expires_at` if given.
-    async fn create_token(
-        &self,
-        name: &str,
-        scopes: &[Scope],
-        kind: AuthorKind,
-        token_hash: &str,
-        expires_at: Option<Timestamp>,
-    ) -> Result<TokenRecord>;
+    /// Stores a bearer token by its hash (the token itself is never stored).
+    async fn create_token(&self, token: HashedToken) -> Result<TokenRecord>;
 
     /// The token with this hash, if any, revoked and expired ones included (the caller tells
     /// why it refuses one: [`TokenRecord::state`]). Read from the database on every call, so a

@@ -36,6 +36,36 @@ pub struct WriteRequest {
     pub now: Timestamp,
 }
 
+/// A bearer token to store: by its hash only (the token itself is never stored), working
+/// until `expires_at` if given.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HashedToken {
+    /// The author recorded in history for this token's writes.
+    pub name: String,
+    pub scopes: Vec<Scope>,
+    pub kind: AuthorKind,
+    pub hash: String,
+    pub expires_at: Option<Timestamp>,
+}
+
+impl HashedToken {
+    pub fn new(
+        name: &str,
+        scopes: &[Scope],
+        kind: AuthorKind,
+        hash: &str,
+        expires_at: Option<Timestamp>,
+    ) -> Self {
+        HashedToken {
+            name: name.to_owned(),
+            scopes: scopes.to_vec(),
+            kind,
+            hash: hash.to_owned(),
+            expires_at,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TokenRecord {
     pub id: i64,

@@ -387,9 +387,7 @@ pub async fn run(p: &Params) -> anyhow::Result<Section> {
             int(r.stale_refused as i64)
         ));
     }
-    section.table(None, table);
-    section.elapsed = started.elapsed();
-    Ok(section)
+    Ok(section.finish(table, started))
 }
 
 #[cfg(test)]

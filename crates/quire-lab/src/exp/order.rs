@@ -16,23 +16,8 @@ use crate::controls::VersionThenKey;
 use crate::harness::{self, LabServer, LabStore, rng};
 use crate::report::{Section, Table, slash};
 
-#[derive(Debug, Clone)]
-pub struct Params {
-    pub tabs: usize,
-    pub drop: f64,
-    pub seeds: Vec<u64>,
-}
-
-impl Params {
-    /// The article's: 50 creates, 30% of answers lost, seeds 1-3.
-    pub fn article() -> Self {
-        Params {
-            tabs: 50,
-            drop: 0.3,
-            seeds: vec![1, 2, 3],
-        }
-    }
-}
+/// The same as the creates experiment's: 50 creates, 30% of answers lost, seeds 1-3.
+pub use super::creates::Params;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Order {
@@ -195,9 +180,7 @@ pub async fn run(p: &Params) -> anyhow::Result<Section> {
             ]);
         }
     }
-    section.table(None, table);
-    section.elapsed = started.elapsed();
-    Ok(section)
+    Ok(section.finish(table, started))
 }
 
 #[cfg(test)]

@@ -262,9 +262,7 @@ pub async fn run(p: &Params) -> anyhow::Result<Section> {
         "5,237".into(),
         "0.817".into(),
     ]);
-    section.table(None, table);
-    section.elapsed = started.elapsed();
-    Ok(section)
+    Ok(section.finish(table, started))
 }
 
 #[cfg(test)]

@@ -128,9 +128,7 @@ pub async fn run(p: &Params) -> anyhow::Result<Section> {
         },
         "3".into(),
     ]);
-    section.table(None, table);
-    section.elapsed = started.elapsed();
-    Ok(section)
+    Ok(section.finish(table, started))
 }
 
 #[cfg(test)]

@@ -194,9 +194,7 @@ pub async fn run() -> anyhow::Result<Section> {
             if v.wrote { "yes" } else { "no" }.into(),
         ]);
     }
-    section.table(None, table);
-    section.elapsed = started.elapsed();
-    Ok(section)
+    Ok(section.finish(table, started))
 }
 
 #[cfg(test)]

@@ -168,9 +168,7 @@ pub async fn run(p: &Params) -> anyhow::Result<Section> {
             article[2].into(),
         ]);
     }
-    section.table(None, table);
-    section.elapsed = started.elapsed();
-    Ok(section)
+    Ok(section.finish(table, started))
 }
 
 #[cfg(test)]

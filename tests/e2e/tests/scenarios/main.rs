@@ -11,6 +11,7 @@ mod about_and_logs;
 mod agent_conflict;
 mod agent_live;
 mod agent_snippet;
+mod agent_token_revoke;
 mod files_through_dialogs;
 mod https_remote;
 mod markdown_saved;
