@@ -200,24 +200,13 @@ async fn an_expired_token_is_refused_with_its_own_code() {
     let store = SqliteStore::open(&server.db_path, SqliteOptions::default()).unwrap();
     let now = quire_api::Clock::now(&quire_api::SystemClock);
     let past = Some(Timestamp(now.millis() - 1));
-    let expired = quire_server::tokens::create_until(
-        &store,
-        "yesterday",
-        &[Scope::NotesRead],
-        AuthorKind::Person,
-        past,
-    )
-    .await
-    .unwrap();
-    let agent = quire_server::tokens::create_until(
-        &store,
-        "old-agent",
-        &[Scope::NotesRead],
-        AuthorKind::Agent,
-        past,
-    )
-    .await
-    .unwrap();
+    let ended = async |name: &str, kind: AuthorKind| {
+        quire_server::tokens::create_until(&store, name, &[Scope::NotesRead], kind, past)
+            .await
+            .unwrap()
+    };
+    let expired = ended("yesterday", AuthorKind::Person).await;
+    let agent = ended("old-agent", AuthorKind::Agent).await;
     store.close().await.unwrap();
 
     let (status, body) =

@@ -10,15 +10,7 @@ use std::time::Instant;
 use quire_model::{AuthorKind, NoteId, Op, TabId, Timestamp, Version};
 use quire_store::{Change, NewNote, Store, WriteRequest};
 use quire_store_sqlite::{SqliteOptions, SqliteStore, Synchronous};
-use quire_testkit::bench::{Samples, micros as us};
-
-fn arg(name: &str, default: usize) -> usize {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .map_or(default, |v| v.parse().expect("a number"))
-}
+use quire_testkit::bench::{Samples, arg, micros as us};
 
 fn replace(id: &NoteId, expected: u64, text: String) -> WriteRequest {
     WriteRequest {

@@ -19,16 +19,8 @@ use quire_api::Scope;
 use quire_model::{AuthorKind, Timestamp};
 use quire_store::{HashedToken, Store};
 use quire_store_sqlite::{SqliteOptions, SqliteStore, Synchronous};
-use quire_testkit::bench::{Samples, Stats, micros as us};
+use quire_testkit::bench::{Samples, Stats, arg, micros as us};
 use rusqlite::{Connection, OptionalExtension};
-
-fn arg(name: &str, default: usize) -> usize {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .map_or(default, |v| v.parse().expect("a number"))
-}
 
 fn line(what: &str, s: &Stats) {
     println!(

@@ -75,6 +75,19 @@ pub fn percentile<T: Copy + Default>(sorted: &[T], q: f64) -> T {
 }
 
 /// Microseconds, for tables.
+/// A benchmark's `--name N` argument, or `default` when it is not given. Panics (the benchmark
+/// stops, saying so) on a value that is not a number.
+pub fn arg(name: &str, default: usize) -> usize {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .map_or(default, |v| {
+            v.parse()
+                .unwrap_or_else(|_| panic!("{name} takes a number, not {v:?}"))
+        })
+}
+
 pub fn micros(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6
 }

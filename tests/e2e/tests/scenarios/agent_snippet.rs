@@ -4,8 +4,10 @@
 //! like broken JSON. Checked at the default window size and at the smallest one.
 
 use anyhow::{Context, Result, ensure};
-use quire_e2e::{App, Harness, scenario, screenshot, tid};
+use quire_e2e::{App, Harness, scenario, screenshot};
 use serde_json::Value;
+
+use crate::support::token_from_agent_panel;
 
 /// The snippet as shown: its text, and how many lines it takes on screen.
 const SHOWN: &str = r#"
@@ -22,14 +24,7 @@ return { text: pre.textContent, rendered_lines: tops.size, scrolls: pre.scrollWi
 async fn the_claude_desktop_snippet_is_unwrapped_json_with_the_token_in_env() -> Result<()> {
     let harness = Harness::start()?;
     scenario(&harness, "agent-snippet", async |app: &App| {
-        app.click("agent-open").await?;
-        app.wait_for(&tid("agent-panel")).await?;
-        app.click("agent-token-create").await?;
-        let token = app
-            .wait_text(&tid("agent-token"), "the new token", |t| {
-                t.starts_with("qk_")
-            })
-            .await?;
+        let token = token_from_agent_panel(app).await?;
 
         for (width, height, name) in [
             (1100, 760, "agent-snippet-default"),

@@ -7,7 +7,7 @@ use quire_e2e::{App, Harness, scenario, screenshot, tid};
 use serde_json::json;
 use thirtyfour::prelude::*;
 
-use crate::support::{call, connect};
+use crate::support::{call, connect, token_from_agent_panel};
 
 fn row(state: &str) -> By {
     By::Css(format!(
@@ -26,14 +26,7 @@ async fn a_token_handed_to_an_agent_is_revoked_from_the_agent_panel() -> Result<
         )
         .await?;
 
-        app.click("agent-open").await?;
-        app.wait_for(&tid("agent-panel")).await?;
-        app.click("agent-token-create").await?;
-        let token = app
-            .wait_text(&tid("agent-token"), "the new token", |t| {
-                t.starts_with("qk_")
-            })
-            .await?;
+        let token = token_from_agent_panel(app).await?;
         let url = app
             .wait_text(&tid("agent-mcp-url"), "the MCP URL", |t| {
                 t.ends_with("/mcp")

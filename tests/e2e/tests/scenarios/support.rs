@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use quire_api::Scope;
-use quire_e2e::App;
+use quire_e2e::{App, tid};
 use quire_model::AuthorKind;
 use quire_server::{RunningServer, ServeConfig};
 use quire_store_sqlite::Synchronous;
@@ -37,6 +37,17 @@ pub async fn agent_for(app: &App, note: &str) -> Result<Agent> {
     let url = made["mcp_url"].as_str().context("mcp_url")?;
     let token = made["token"].as_str().context("token")?;
     connect(url, token).await
+}
+
+/// Opens "Connect an agent" and makes a token there, as the person does; returns the token.
+pub async fn token_from_agent_panel(app: &App) -> Result<String> {
+    app.click("agent-open").await?;
+    app.wait_for(&tid("agent-panel")).await?;
+    app.click("agent-token-create").await?;
+    app.wait_text(&tid("agent-token"), "the new token", |t| {
+        t.starts_with("qk_")
+    })
+    .await
 }
 
 pub async fn connect(url: &str, token: &str) -> Result<Agent> {
