@@ -197,19 +197,9 @@ fn touched_tabs(change: &Change) -> BTreeSet<TabId> {
     };
     ops.iter()
         .filter_map(|op| match op {
-            Op::ReplaceText { tab_id, .. }
-            | Op::ReplaceTabData { tab_id, .. }
-            | Op::SlideAdd { tab_id, .. }
-            | Op::SlidesAddOutline { tab_id, .. }
-            | Op::SheetSetRange { tab_id, .. }
-            | Op::RenameTab { tab_id, .. }
-            | Op::MoveTab { tab_id, .. }
-            | Op::DeleteTab { tab_id }
-            | Op::SetSlideLayout { tab_id, .. }
-            | Op::SetTheme { tab_id, .. } => Some(tab_id.clone()),
             Op::AddSource { .. } | Op::RemoveSource { .. } => Some(TabId::new(TabId::SOURCES)),
             Op::AddFile { .. } | Op::RemoveFile { .. } => Some(TabId::new(TabId::FILES)),
-            Op::CreateTab { .. } | Op::SetTitle { .. } => None,
+            _ => op.tab_id().cloned(),
         })
         .collect()
 }

@@ -100,6 +100,29 @@ pub enum Op {
 }
 
 impl Op {
+    /// The tab the operation names by its `tab_id`; `None` for those that name none (a new
+    /// tab, the title, and the Sources and Files operations, which address their fixed tab).
+    pub fn tab_id(&self) -> Option<&TabId> {
+        match self {
+            Op::ReplaceText { tab_id, .. }
+            | Op::ReplaceTabData { tab_id, .. }
+            | Op::SlideAdd { tab_id, .. }
+            | Op::SlidesAddOutline { tab_id, .. }
+            | Op::SheetSetRange { tab_id, .. }
+            | Op::RenameTab { tab_id, .. }
+            | Op::MoveTab { tab_id, .. }
+            | Op::DeleteTab { tab_id }
+            | Op::SetSlideLayout { tab_id, .. }
+            | Op::SetTheme { tab_id, .. } => Some(tab_id),
+            Op::CreateTab { .. }
+            | Op::SetTitle { .. }
+            | Op::AddSource { .. }
+            | Op::RemoveSource { .. }
+            | Op::AddFile { .. }
+            | Op::RemoveFile { .. } => None,
+        }
+    }
+
     /// The operation's wire name.
     pub fn name(&self) -> &'static str {
         match self {

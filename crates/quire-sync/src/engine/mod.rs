@@ -491,7 +491,7 @@ impl Engine {
         let snap = self.snapshot(note_id)?;
         if let Some(server) = &snap.sync.server {
             for op in &ops {
-                if let Some(tab_id) = op_tab(op)
+                if let Some(tab_id) = op.tab_id()
                     && server.tab(tab_id).is_none()
                     && !snap.sync.drafts.contains_key(tab_id)
                 {
@@ -625,27 +625,6 @@ fn short(note_id: &NoteId) -> String {
         .into_iter()
         .rev()
         .collect()
-}
-
-fn op_tab(op: &Op) -> Option<&TabId> {
-    match op {
-        Op::ReplaceText { tab_id, .. }
-        | Op::ReplaceTabData { tab_id, .. }
-        | Op::SlideAdd { tab_id, .. }
-        | Op::SlidesAddOutline { tab_id, .. }
-        | Op::SheetSetRange { tab_id, .. }
-        | Op::RenameTab { tab_id, .. }
-        | Op::MoveTab { tab_id, .. }
-        | Op::DeleteTab { tab_id }
-        | Op::SetSlideLayout { tab_id, .. }
-        | Op::SetTheme { tab_id, .. } => Some(tab_id),
-        Op::CreateTab { .. }
-        | Op::SetTitle { .. }
-        | Op::AddSource { .. }
-        | Op::RemoveSource { .. }
-        | Op::AddFile { .. }
-        | Op::RemoveFile { .. } => None,
-    }
 }
 
 /// Ops that replace or remove a tab's content wholesale: they would overwrite the person's draft.
