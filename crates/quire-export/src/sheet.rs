@@ -2,19 +2,19 @@
 //! of different lengths are kept so); a cell as its text. Read back, a cell is text (a
 //! string), and an empty field an empty cell.
 
-use quire_model::Cell;
+use quire_model::{Cell, Row};
 use serde_json::Value;
 
 /// UTF-8's byte order mark, which spreadsheet programs write at the start of a CSV file.
 const BOM: &[u8] = b"\xef\xbb\xbf";
 
 /// The sheet's CSV file.
-pub fn write(rows: &[Vec<Cell>]) -> Result<Vec<u8>, csv::Error> {
+pub fn write<R: AsRef<[Cell]>>(rows: &[R]) -> Result<Vec<u8>, csv::Error> {
     // A reader takes a byte order mark at the start for one, not for the first cell's text: a
     // first cell that starts with one gets a mark of the file's own in front of it.
     let first_has_mark = rows
         .first()
-        .and_then(|r| r.first())
+        .and_then(|r| r.as_ref().first())
         .is_some_and(|c| text(c).starts_with('\u{feff}'));
     let start = if first_has_mark {
         BOM.to_vec()
@@ -26,6 +26,7 @@ pub fn write(rows: &[Vec<Cell>]) -> Result<Vec<u8>, csv::Error> {
         .terminator(csv::Terminator::CRLF)
         .from_writer(start);
     for row in rows {
+        let row = row.as_ref();
         if row.is_empty() {
             // A record of no fields would be an empty line, which readers skip.
             out.write_record([""])?;
@@ -37,7 +38,7 @@ pub fn write(rows: &[Vec<Cell>]) -> Result<Vec<u8>, csv::Error> {
 }
 
 /// The rows of a CSV file, every cell as text (an empty field: an empty cell).
-pub fn read(bytes: &[u8]) -> Result<Vec<Vec<Cell>>, csv::Error> {
+pub fn read(bytes: &[u8]) -> Result<Vec<Row>, csv::Error> {
     // The reader skips a byte order mark at the start itself.
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
@@ -56,7 +57,7 @@ pub fn read(bytes: &[u8]) -> Result<Vec<Vec<Cell>>, csv::Error> {
         while row.last() == Some(&Value::Null) {
             row.pop();
         }
-        rows.push(row);
+        rows.push(Row::from(row));
     }
     Ok(rows)
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use proptest::prelude::*;
 use quire_export::{ImportedTab, MANIFEST, export_note, read_export, sheet};
 use quire_model::{
-    Deck, FileMeta, Layout, Note, NoteId, Sheet, SheetTab, Slide, Source, Tab, TabData, TabId,
+    Deck, FileMeta, Layout, Note, NoteId, Row, Sheet, SheetTab, Slide, Source, Tab, TabData, TabId,
     Theme, Version,
 };
 use serde_json::{Value, json};
@@ -62,7 +62,7 @@ fn sheet_tab() -> impl Strategy<Value = TabData> {
                 .map(|(i, (name, rows))| Sheet {
                     id: format!("s{}", i + 1),
                     name,
-                    rows,
+                    rows: rows.into_iter().map(Row::from).collect(),
                 })
                 .collect(),
         })
@@ -184,7 +184,11 @@ fn as_imported(note: &Note) -> Vec<ImportedTab> {
                         .sheets
                         .iter()
                         .map(|s| Sheet {
-                            rows: s.rows.iter().map(|r| sheet::as_read_back(r)).collect(),
+                            rows: s
+                                .rows
+                                .iter()
+                                .map(|r| Row::from(sheet::as_read_back(r)))
+                                .collect(),
                             ..s.clone()
                         })
                         .collect(),
@@ -248,8 +252,8 @@ fn the_folder_holds_what_a_person_expects() {
                     id: "s1".into(),
                     name: "Sheet 1".into(),
                     rows: vec![
-                        vec![json!("item"), json!("cost")],
-                        vec![json!("a, b"), json!(12.5)],
+                        vec![json!("item"), json!("cost")].into(),
+                        vec![json!("a, b"), json!(12.5)].into(),
                     ],
                 }],
             }),

@@ -17,9 +17,9 @@ pub(crate) struct Grid {
 }
 
 impl Grid {
-    pub fn of_rows(rows: &[Vec<Value>]) -> Self {
+    pub fn of_rows<R: AsRef<[Value]>>(rows: &[R]) -> Self {
         Grid {
-            cells: rows.iter().map(Vec::len).sum(),
+            cells: rows.iter().map(|r| r.as_ref().len()).sum(),
             rows: rows.len(),
         }
     }
@@ -105,7 +105,7 @@ fn tab_text_bytes(tab: &Tab) -> usize {
                     + s.name.len()
                     + s.rows
                         .iter()
-                        .flatten()
+                        .flat_map(|r| r.iter())
                         .map(|c| c.as_str().map_or(0, str::len))
                         .sum::<usize>()
             })

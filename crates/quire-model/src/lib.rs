@@ -24,7 +24,10 @@ pub use ids::{NoteId, NoteIdError, TabId, TabKind, Version, base36, generated_id
 pub use note::{Note, NoteSummary};
 pub use numbers::{WideInteger, find_wide_integer};
 pub use op::{NewTabKind, Op, OpOutcome, SlideInput};
-pub use tab::{Cell, Deck, FileMeta, Layout, Sheet, SheetTab, Slide, Source, Tab, TabData, Theme};
+pub use tab::{
+    Cell, Deck, FileMeta, Layout, Row, Sheet, SheetTab, Slide, Source, Tab, TabData, Theme,
+    same_cell,
+};
 pub use time::Timestamp;
 pub use url_norm::{UrlError, normalize_url, web_url};
 

@@ -1,3 +1,5 @@
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -68,9 +70,7 @@ impl TabData {
                         x.id == y.id
                             && x.name == y.name
                             && x.rows.len() == y.rows.len()
-                            && x.rows.iter().zip(&y.rows).all(|(r, s)| {
-                                r.len() == s.len() && r.iter().zip(s).all(|(c, d)| same_cell(c, d))
-                            })
+                            && x.rows.iter().zip(&y.rows).all(|(r, s)| r.identical(s))
                     })
             }
             _ => self == other,
@@ -139,7 +139,7 @@ impl From<Tab> for RawTab {
 pub type Cell = Value;
 
 /// Two cells are the same: floating-point numbers by their bits, anything else by `==`.
-fn same_cell(a: &Cell, b: &Cell) -> bool {
+pub fn same_cell(a: &Cell, b: &Cell) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) if x.is_f64() && y.is_f64() => {
             x.as_f64().map(f64::to_bits) == y.as_f64().map(f64::to_bits)
@@ -163,7 +163,86 @@ pub struct Sheet {
     pub id: String,
     pub name: String,
     #[serde(default)]
-    pub rows: Vec<Vec<Cell>>,
+    #[cfg_attr(feature = "ts", ts(as = "Vec<Vec<Cell>>"))]
+    pub rows: Vec<Row>,
+}
+
+/// One row of a sheet, shared between the versions of a Note that hold it unchanged: a copy of
+/// a Note copies a pointer per row, and writing a cell copies only its row (copy on write,
+/// through `DerefMut`). On the wire and everywhere else it is its cells (`Deref<Target =
+/// Vec<Cell>>`).
+#[derive(Clone, Default)]
+pub struct Row(Arc<Vec<Cell>>);
+
+impl std::fmt::Debug for Row {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl Row {
+    /// The same row to the bit (see [`TabData::identical`]); a row shared with `other` is, at
+    /// the cost of a pointer comparison.
+    pub fn identical(&self, other: &Row) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+            || (self.len() == other.len()
+                && self.iter().zip(other.iter()).all(|(c, d)| same_cell(c, d)))
+    }
+
+    /// Whether the two are one row shared, not two rows alike.
+    pub fn shares(&self, other: &Row) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl From<Vec<Cell>> for Row {
+    fn from(cells: Vec<Cell>) -> Self {
+        Row(Arc::new(cells))
+    }
+}
+
+impl std::ops::Deref for Row {
+    type Target = Vec<Cell>;
+    fn deref(&self) -> &Vec<Cell> {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Row {
+    /// The row's own cells, copied first if another version shares them.
+    fn deref_mut(&mut self) -> &mut Vec<Cell> {
+        Arc::make_mut(&mut self.0)
+    }
+}
+
+impl AsRef<[Cell]> for Row {
+    fn as_ref(&self) -> &[Cell] {
+        &self.0
+    }
+}
+
+impl PartialEq for Row {
+    fn eq(&self, other: &Row) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.0 == other.0
+    }
+}
+
+impl PartialEq<Vec<Cell>> for Row {
+    fn eq(&self, other: &Vec<Cell>) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl Serialize for Row {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Row {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Vec::<Cell>::deserialize(deserializer).map(Row::from)
+    }
 }
 
 /// A Slides deck: the person picks the theme and per-slide layouts; the agent writes only

@@ -334,6 +334,36 @@ fn a_range_of_the_values_already_there_changes_nothing() {
     assert!(ok(&n, json!([other, back])).is_noop());
 }
 
+/// A write copies the rows it writes, not the sheet: every other row of the new Note is the
+/// very row of the Note before (so a copy of a 2,000,000-cell Note costs a pointer per row).
+#[test]
+fn a_cell_write_copies_only_its_row() {
+    let sheet = "sheet-1-mhcy8c8w";
+    let rows: Vec<Value> = (0..50).map(|r| json!([r, "x", r * 2])).collect();
+    let n = ok(
+        &note(),
+        json!([{"op": "create_tab", "tab_type": "sheet"},
+               {"op": "sheet_set_range", "tab_id": sheet, "start_row": 0, "start_col": 0, "values": rows}]),
+    )
+    .note;
+    let a = ok(
+        &n,
+        json!([{"op": "sheet_set_range", "tab_id": sheet, "start_row": 7, "start_col": 1, "values": [["y"]]},
+               {"op": "sheet_set_range", "tab_id": sheet, "start_row": 9, "start_col": 0, "values": [[9]]}]),
+    );
+    let rows_of = |n: &Note| match &tab(n, sheet).data {
+        TabData::Sheet(s) => s.sheets[0].rows.clone(),
+        _ => panic!("not a sheet"),
+    };
+    let (before, after) = (rows_of(&n), rows_of(&a.note));
+    let copied: Vec<usize> = (0..50).filter(|&r| !before[r].shares(&after[r])).collect();
+    // Row 9 was written with the value it held: left shared.
+    assert_eq!(copied, [7]);
+    assert_eq!(after[7], vec![json!(7), json!("y"), json!(14)]);
+    assert_eq!(before[7], vec![json!(7), json!("x"), json!(14)]);
+    assert_eq!(a.changed_tab_ids, [TabId::new(sheet)]);
+}
+
 #[test]
 fn rename_trims_and_allows_duplicate_labels() {
     let n = ok(

@@ -3,24 +3,25 @@
 //! savepoint, so a refused write leaves nothing behind, not even its idempotency key.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use quire_model::{
     AuthorKind, Note, NoteId, OpError, OpErrorCode, OpOutcome, TabData, TabId, Timestamp, Version,
     limits,
 };
 use rusqlite::{Connection, OptionalExtension};
-use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use super::cache::{Keys, KeysChange, NoteCache, PendingKey};
 use super::read::{self, Located, StoredStrip, StripEntry};
+use super::sheet_text::{SheetText, TabText};
 use super::splice::{self, NewSplice};
 use crate::fail::Result;
 use quire_api::{Conflict, NoteMeta, StoredNote, WriteResult};
 use quire_store::guard::{
-    Admission, Claim, Fingerprint, FirstWrite, GuardedWrite, Outcome, replayed,
+    Admission, Claim, Fingerprint, Fingerprinted, FirstWrite, GuardedWrite, Outcome, replayed,
 };
-use quire_store::{HashedToken, NewNote, StoreError, TokenRecord, WriteRequest};
+use quire_store::{HashedToken, NewNote, StoreError, TokenRecord};
 
 /// Keys a Note's versions may hold before the writer moves them into `write_keys`: the write
 /// that finds this many (its own included) moves them, one commit of many keys instead of a
@@ -36,9 +37,10 @@ const KEYS_PENDING_MAX: usize = 32;
 pub(super) fn write(
     conn: &Connection,
     cache: &mut NoteCache,
-    req: &WriteRequest,
+    prepared: &Fingerprinted,
 ) -> Result<WriteResult> {
-    let plan = GuardedWrite::new(req)?;
+    let plan = GuardedWrite::of(prepared);
+    let req = prepared.request();
     let id = &req.note_id;
     // The writer's copy is the newest version unless another connection wrote since (the
     // writer checks that once per batch, see `NoteCache::check_data_version`).
@@ -287,80 +289,155 @@ fn append_version(
         data_at,
         depth,
         layout_at: if same_layout { current.layout_at } else { next },
+        texts: HashMap::new(),
     };
-    let splices = splices(current, &located.note, &located.data_at, &mut located.depth)?;
-    insert_version(conn, &located, &splices, entry)?;
+    let (splices, written) = splices(current, &located.note, &located.data_at, &mut located.depth)?;
+    insert_version(conn, &located, &splices, &written, entry)?;
+    drop(splices);
+    // The sheet texts still true: those of contents this version kept, and those it wrote.
+    for (tab, at) in located.note.tabs.iter().zip(&located.data_at) {
+        let kept = current.stored(&tab.id).is_some_and(|(was, _)| was == *at);
+        if let Some(text) = current.texts.get(&tab.id).filter(|_| kept) {
+            located.texts.insert(tab.id.clone(), text.clone());
+        }
+    }
+    for (tab, written) in located.note.tabs.iter().zip(written) {
+        if let Some(text) = written.filter(|t| splice::may_splice(t.text().len(), 0)) {
+            located.texts.insert(tab.id.clone(), text);
+        }
+    }
     Ok(located)
 }
 
+/// A spliced tab's splice, where one is worth storing, per tab of the Note (in strip order).
+type Splices<'a> = Vec<Option<NewSplice<'a>>>;
+
+/// A tab's new content as JSON text, where finding its splice wrote it: a content stored whole
+/// is then written from it, not serialised again, and the writer keeps it for the next write.
+type Written = Option<Arc<TabText>>;
+
 /// For each tab of `note` whose content is new at its version: the splice of the content
 /// before it (in `current`) that stores it, where one is worth it. Sets the spliced tabs'
-/// `depth`.
+/// `depth`. With them, the JSON texts of the new contents of big Sheet tabs.
 fn splices<'a>(
     current: &Located,
     note: &'a Note,
     data_at: &[Version],
     depth: &mut [u32],
-) -> Result<Vec<Option<NewSplice<'a>>>> {
+) -> Result<(Splices<'a>, Vec<Written>)> {
     let mut splices = Vec::with_capacity(note.tabs.len());
+    let mut written = Vec::with_capacity(note.tabs.len());
     for (i, tab) in note.tabs.iter().enumerate() {
-        let spliced = match (current.note.tab(&tab.id), current.stored(&tab.id)) {
+        let (spliced, text) = match (current.note.tab(&tab.id), current.stored(&tab.id)) {
             (Some(before), Some((base, chain))) if data_at[i] == note.version => {
-                splice_of(base, &before.data, &tab.data, chain)?.map(|s| (s, chain + 1))
+                let text = current.texts.get(&tab.id).map(Arc::as_ref);
+                let (spliced, text) = splice_of(base, &before.data, &tab.data, chain, text)?;
+                (spliced.map(|s| (s, chain + 1)), text)
             }
-            _ => None,
+            _ => (None, None),
         };
         if let Some((_, chain)) = spliced {
             depth[i] = chain;
         }
         splices.push(spliced.map(|(s, _)| s));
+        written.push(text);
     }
-    Ok(splices)
+    Ok((splices, written))
 }
 
 /// The splice of `before` (stored at `base`, `chain` splices deep) that gives `after`, if one
-/// is worth storing: a Markdown text as text, another content as its JSON text.
+/// is worth storing: a Markdown text as text, another content as its JSON text (`before_text`,
+/// if the writer kept it, else written now), which comes back with the splice. A Sheet tab is
+/// spliced row by row.
 fn splice_of<'a>(
     base: Version,
     before: &TabData,
     after: &'a TabData,
     chain: u32,
-) -> Result<Option<NewSplice<'a>>> {
-    if before.kind() != after.kind() {
-        return Ok(None);
-    }
-    if let (TabData::Markdown(old), TabData::Markdown(new)) = (before, after) {
-        return Ok(splice::worth(base, old, new, chain));
+    before_text: Option<&TabText>,
+) -> Result<(Option<NewSplice<'a>>, Written)> {
+    match (before, after) {
+        (TabData::Markdown(old), TabData::Markdown(new)) => {
+            return Ok((splice::worth(base, old, new, chain), None));
+        }
+        (TabData::Sheet(old), TabData::Sheet(new)) => {
+            let made: SheetText;
+            let was = match before_text {
+                Some(TabText::Sheet(text)) => text,
+                _ => {
+                    made = SheetText::of(old)?;
+                    &made
+                }
+            };
+            let (next, hunks) = was.next(old, new)?;
+            let splice = match hunks {
+                Some(hunks) => splice::of_hunks(base, &was.text, next.text.len(), hunks, chain),
+                None => splice::worth(base, &was.text, &next.text, chain).map(owned),
+            };
+            return Ok((splice, Some(Arc::new(TabText::Sheet(next)))));
+        }
+        _ if before.kind() != after.kind() => return Ok((None, None)),
+        _ => {}
     }
     let new = serde_json::to_string(&after.content())?;
     if !splice::may_splice(new.len(), chain) {
-        return Ok(None);
+        return Ok((None, Some(Arc::new(TabText::Json(new)))));
     }
-    let old = serde_json::to_string(&before.content())?;
-    Ok(splice::worth(base, &old, &new, chain).map(|s| NewSplice {
-        put: Cow::Owned(s.put.into_owned()),
-        ..s
-    }))
+    let made: String;
+    let old = match before_text {
+        Some(TabText::Json(text)) => text,
+        _ => {
+            made = serde_json::to_string(&before.content())?;
+            &made
+        }
+    };
+    let splice = splice::worth(base, old, &new, chain).map(owned);
+    Ok((splice, Some(Arc::new(TabText::Json(new)))))
 }
 
-/// The contents a version's row holds whole: those of the tabs whose data is at that version
-/// and not spliced (`splices`: empty, or one entry per tab), by tab ID, serialised straight
-/// from the Note (no copy of a tab's content on the way).
-struct Contents<'a>(&'a Located, &'a [Option<NewSplice<'a>>]);
-
-impl Serialize for Contents<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        let Contents(located, splices) = self;
-        let note = &located.note;
-        let mut map = serializer.serialize_map(None)?;
-        for (i, (tab, at)) in note.tabs.iter().zip(&located.data_at).enumerate() {
-            let spliced = splices.get(i).is_some_and(Option::is_some);
-            if *at == note.version && !spliced {
-                map.serialize_entry(tab.id.as_str(), &tab.data.content())?;
-            }
-        }
-        map.end()
+/// A splice that borrows nothing.
+fn owned(s: NewSplice<'_>) -> NewSplice<'static> {
+    NewSplice {
+        put: Cow::Owned(s.put.into_owned()),
+        more: (s.more.into_iter())
+            .map(|h| splice::Hunk {
+                at: h.at,
+                cut: h.cut,
+                put: Cow::Owned(h.put.into_owned()),
+            })
+            .collect(),
+        ..s
     }
+}
+
+/// The `data` column: the contents a version's row holds whole, those of the tabs whose data
+/// is at that version and not spliced (`splices`: empty, or one entry per tab), by tab ID, as
+/// the JSON object `serde_json` writes; a content whose text finding its splice wrote
+/// (`written`) is not serialised again.
+fn contents(
+    located: &Located,
+    splices: &[Option<NewSplice<'_>>],
+    written: &[Written],
+) -> Result<String> {
+    let note = &located.note;
+    let mut out = String::from("{");
+    for (i, (tab, at)) in note.tabs.iter().zip(&located.data_at).enumerate() {
+        let spliced = splices.get(i).is_some_and(Option::is_some);
+        if *at != note.version || spliced {
+            continue;
+        }
+        if out.len() > 1 {
+            out.push(',');
+        }
+        out.push_str(&serde_json::to_string(tab.id.as_str())?);
+        out.push(':');
+        match written.get(i).and_then(|w| w.as_deref()).map(TabText::text) {
+            Some(text) => out.push_str(text),
+            None => out.push_str(&serde_json::to_string(&tab.data.content())?),
+        }
+    }
+    out.push('}');
+    Ok(out)
 }
 
 /// The `deltas` column: the splices by tab ID, `None` (NULL) if there are none.
@@ -382,6 +459,7 @@ fn insert_version(
     conn: &Connection,
     located: &Located,
     splices: &[Option<NewSplice<'_>>],
+    written: &[Written],
     entry: &NewVersion<'_>,
 ) -> Result<()> {
     let note = &located.note;
@@ -421,7 +499,7 @@ fn insert_version(
         note.title,
         note.seq,
         serde_json::to_string(&strip)?,
-        serde_json::to_string(&Contents(located, splices))?,
+        contents(located, splices, written)?,
         entry.outcomes.map(serde_json::to_string).transpose()?,
         entry.key.map(|c| c.key),
         entry.key.map(|c| &c.fingerprint.as_bytes()[..]),
@@ -467,10 +545,12 @@ pub(super) fn create_note(
         depth: vec![0; note.tabs.len()],
         layout_at: note.version,
         note,
+        texts: HashMap::new(),
     };
     insert_version(
         conn,
         &located,
+        &[],
         &[],
         &NewVersion {
             author: &new.author,

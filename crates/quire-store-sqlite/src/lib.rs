@@ -10,6 +10,7 @@ mod guarded;
 mod pool;
 mod read;
 mod schema;
+mod sheet_text;
 mod splice;
 mod writer;
 
@@ -100,6 +101,12 @@ fn create_private(path: &Path) -> Result<()> {
 }
 
 impl SqliteStore {
+    /// How long the writer has spent committing since the store opened: every other write
+    /// waits while it commits one (for benchmarks and diagnostics).
+    pub fn writer_busy(&self) -> std::time::Duration {
+        self.inner.writer.busy()
+    }
+
     /// Opens (creating if needed) the database at `path`, brings its schema up to date and
     /// starts the writer thread.
     pub fn open(path: &Path, opts: SqliteOptions) -> Result<Self> {
@@ -226,7 +233,8 @@ impl Store for SqliteStore {
     }
 
     async fn write(&self, req: WriteRequest) -> Result<WriteResult> {
-        guard::check_key(req.idempotency_key.as_deref())?;
+        // The request is hashed here, before it waits for the writer.
+        let req = guard::Fingerprinted::new(req)?;
         self.submit(|reply| Job::Write(Box::new(req), reply)).await
     }
 

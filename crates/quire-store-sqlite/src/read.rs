@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
+use std::sync::Arc;
 
 use quire_model::{
     AuthorKind, Note, NoteId, NoteSummary, Tab, TabData, TabId, TabKind, Timestamp, Version,
@@ -10,6 +11,7 @@ use rusqlite::{Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use super::cache::{Keys, PendingKey};
+use super::sheet_text::TabText;
 use super::splice::{self, Misfit, Splice};
 use crate::fail::Result;
 use quire_api::{AccessChange, NoteMeta, Scope, StoredNote, VersionInfo, WriteResult};
@@ -94,6 +96,9 @@ pub(super) struct Located {
     pub data_at: Vec<Version>,
     pub depth: Vec<u32>,
     pub layout_at: Version,
+    /// The JSON text of big contents other than Markdown, as the writer last wrote them (see
+    /// `sheet_text`); empty for a Note read from the file.
+    pub texts: HashMap<TabId, Arc<TabText>>,
 }
 
 impl Located {
@@ -383,6 +388,7 @@ fn assemble(
         data_at,
         depth,
         layout_at,
+        texts: HashMap::new(),
     })
 }
 

@@ -14,6 +14,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0005_text_splices.sql"),
     include_str!("migrations/0006_author_kinds.sql"),
     include_str!("migrations/0007_token_lifetimes.sql"),
+    include_str!("migrations/0008_splice_ranges.sql"),
 ];
 
 /// Brings the database up to the newest schema, one transaction per migration.

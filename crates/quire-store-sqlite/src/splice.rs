@@ -13,6 +13,9 @@
 //! computed on, or the read fails loudly (it never yields a silently different content).
 //! Splices written before the hash existed have none and are applied unchecked.
 //!
+//! A splice may replace several ranges (`more`, since schema 8): a sheet whose cells were written
+//! here and there stores each written row, not the whole grid from the first to the last.
+//!
 //! Since schema 5 (`versions.deltas`, JSON `{tab_id: splice}`).
 
 use std::borrow::Cow;
@@ -37,6 +40,18 @@ pub(super) struct Splice {
     /// [`hash`] of the text the splice was made on; absent in splices stored before it was.
     #[serde(default)]
     pub base_hash: Option<u64>,
+    /// Further ranges replaced, after the first, in ascending order (schema 8).
+    #[serde(default)]
+    pub more: Vec<Hunk>,
+}
+
+/// One more range a splice replaces: `cut` bytes at byte `at` of the text it was made on,
+/// replaced by `put`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct Hunk<P = String> {
+    pub at: usize,
+    pub cut: usize,
+    pub put: P,
 }
 
 /// One splice to store (borrowing the new text where it can).
@@ -47,6 +62,8 @@ pub(super) struct NewSplice<'a> {
     pub cut: usize,
     pub put: Cow<'a, str>,
     pub base_hash: u64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub more: Vec<Hunk<Cow<'a, str>>>,
 }
 
 /// Why a stored splice cannot be applied to the text rebuilt under it.
@@ -82,6 +99,40 @@ pub(super) fn worth<'a>(
         cut,
         put: Cow::Borrowed(put),
         base_hash: hash(old),
+        more: Vec::new(),
+    })
+}
+
+/// The splice replacing `hunks` (ascending, non-overlapping ranges of `old`, the text version
+/// `base` holds, each with its new text), if storing it is worth it (as [`worth`] decides, on
+/// all the text the hunks put). `new_len` is the length of the text the splice makes.
+pub(super) fn of_hunks<'a>(
+    base: Version,
+    old: &str,
+    new_len: usize,
+    hunks: Vec<Hunk<Cow<'a, str>>>,
+    depth: u32,
+) -> Option<NewSplice<'a>> {
+    if !may_splice(new_len, depth) {
+        return None;
+    }
+    let put: usize = hunks.iter().map(|h| h.put.len()).sum();
+    if put > new_len / 4 {
+        return None;
+    }
+    let mut hunks = hunks.into_iter();
+    let first = hunks.next().unwrap_or(Hunk {
+        at: 0,
+        cut: 0,
+        put: Cow::Borrowed(""),
+    });
+    Some(NewSplice {
+        base,
+        keep: first.at,
+        cut: first.cut,
+        put: first.put,
+        base_hash: hash(old),
+        more: hunks.collect(),
     })
 }
 
@@ -117,14 +168,31 @@ pub(super) fn apply(text: &mut String, splice: &Splice) -> Result<(), Misfit> {
     if splice.base_hash.is_some_and(|want| want != hash(text)) {
         return Err(Misfit::OtherText);
     }
-    let end = splice
-        .keep
-        .checked_add(splice.cut)
-        .ok_or(Misfit::OutOfRange)?;
-    if text.get(splice.keep..end).is_none() {
-        return Err(Misfit::OutOfRange);
+    let first = (splice.keep, splice.cut, splice.put.as_str());
+    let hunks =
+        std::iter::once(first).chain(splice.more.iter().map(|h| (h.at, h.cut, h.put.as_str())));
+    // Every range inside the text, on character boundaries, after the one before it.
+    let mut from = 0;
+    for (at, cut, _) in hunks.clone() {
+        let end = at.checked_add(cut).ok_or(Misfit::OutOfRange)?;
+        if at < from || text.get(at..end).is_none() {
+            return Err(Misfit::OutOfRange);
+        }
+        from = end;
     }
-    text.replace_range(splice.keep..end, &splice.put);
+    if splice.more.is_empty() {
+        text.replace_range(splice.keep..splice.keep + splice.cut, &splice.put);
+        return Ok(());
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut from = 0;
+    for (at, cut, put) in hunks {
+        out.push_str(&text[from..at]);
+        out.push_str(put);
+        from = at + cut;
+    }
+    out.push_str(&text[from..]);
+    *text = out;
     Ok(())
 }
 
@@ -174,6 +242,7 @@ mod tests {
             cut,
             put: put.to_owned(),
             base_hash: Some(hash(old)),
+            more: Vec::new(),
         };
         let mut text = old.to_owned();
         assert_eq!(apply(&mut text, &splice), Ok(()), "{old:?} -> {new:?}");
@@ -229,6 +298,7 @@ mod tests {
             cut,
             put: "x".into(),
             base_hash: None,
+            more: Vec::new(),
         };
         for (text, splice) in [
             ("abc", splice(4, 0)),
@@ -259,6 +329,7 @@ mod tests {
             cut,
             put: put.to_owned(),
             base_hash: Some(hash(made_on)),
+            more: Vec::new(),
         };
         let mut text = rebuilt.to_owned();
         assert_eq!(apply(&mut text, &splice), Err(Misfit::OtherText));
@@ -275,6 +346,43 @@ mod tests {
         let splice = worth(Version(2), &old, &new, 0).expect("worth storing");
         assert_eq!(splice.base_hash, hash(&old));
         assert_ne!(splice.base_hash, hash(&new));
+    }
+
+    /// A splice of several ranges puts each in place, and is refused whole when one range does
+    /// not fit (out of the text, inside a character, or before the range ahead of it).
+    #[test]
+    fn a_splice_of_several_ranges_replaces_each() {
+        let splice = |more: Vec<Hunk>| Splice {
+            base: Version(1),
+            keep: 1,
+            cut: 1,
+            put: "B".into(),
+            base_hash: Some(hash("abcdéf")),
+            more,
+        };
+        let hunk = |at, cut, put: &str| Hunk {
+            at,
+            cut,
+            put: put.to_owned(),
+        };
+        let mut text = "abcdéf".to_owned();
+        let two = splice(vec![hunk(3, 0, "+"), hunk(4, 2, "E")]);
+        assert_eq!(apply(&mut text, &two), Ok(()));
+        assert_eq!(text, "aBc+dEf");
+        for more in [
+            vec![hunk(5, 1, "x")],
+            vec![hunk(0, 1, "x")],
+            vec![hunk(6, 2, "x")],
+            vec![hunk(3, 0, ""), hunk(2, 0, "")],
+        ] {
+            let mut text = "abcdéf".to_owned();
+            assert_eq!(
+                apply(&mut text, &splice(more.clone())),
+                Err(Misfit::OutOfRange),
+                "{more:?}"
+            );
+            assert_eq!(text, "abcdéf");
+        }
     }
 
     proptest! {
@@ -294,7 +402,7 @@ mod tests {
                 .chain(chars[end..].iter())
                 .collect();
             let (keep, cut, put) = diff(&old, &new);
-            let splice = Splice { base: Version(1), keep, cut, put: put.to_owned(), base_hash: Some(hash(&old)) };
+            let splice = Splice { base: Version(1), keep, cut, put: put.to_owned(), base_hash: Some(hash(&old)), more: Vec::new() };
             let mut text = old.clone();
             prop_assert_eq!(apply(&mut text, &splice), Ok(()));
             prop_assert_eq!(text, new.clone());

@@ -12,7 +12,9 @@
 //! (`block_in_place`), which cost more over HTTP than the hop it saves (BENCHMARKS.md).
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError, TryLockError};
+use std::time::{Duration, Instant};
 
 use quire_model::{AuthorKind, NoteId, Timestamp};
 use rusqlite::Connection;
@@ -23,13 +25,14 @@ use super::cache::NoteCache;
 use super::guarded;
 use crate::fail;
 use quire_api::{NoteMeta, StoredNote, WriteResult};
-use quire_store::{HashedToken, NewNote, Result, StoreError, TokenRecord, WriteRequest};
+use quire_store::guard::Fingerprinted;
+use quire_store::{HashedToken, NewNote, Result, StoreError, TokenRecord};
 
 type Reply<T> = oneshot::Sender<Result<T>>;
 
 /// A write waiting for the writer, with the channel its result goes back on.
 pub(super) enum Job {
-    Write(Box<WriteRequest>, Reply<WriteResult>),
+    Write(Box<Fingerprinted>, Reply<WriteResult>),
     CreateNote(Box<NewNote>, Reply<(StoredNote, bool)>),
     SetAgentAccess {
         id: NoteId,
@@ -218,6 +221,8 @@ pub(super) struct Writer {
     max_batch: usize,
     /// Whether a caller that finds the connection free commits on its own thread.
     callers_commit: bool,
+    /// Nanoseconds spent committing batches, since the store opened.
+    busy: AtomicU64,
 }
 
 impl Writer {
@@ -234,7 +239,21 @@ impl Writer {
             queued: Condvar::new(),
             max_batch: max_batch.max(1),
             callers_commit,
+            busy: AtomicU64::new(0),
         }
+    }
+
+    /// How long the writer has spent committing since the store opened.
+    pub(super) fn busy(&self) -> Duration {
+        Duration::from_nanos(self.busy.load(Ordering::Relaxed))
+    }
+
+    /// Commits a batch, timed.
+    fn commit(&self, connected: &mut Connected, batch: &mut Vec<Job>) {
+        let start = Instant::now();
+        commit_batch(&connected.conn, &mut connected.cache, batch);
+        let took = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.busy.fetch_add(took, Ordering::Relaxed);
     }
 
     /// Hands a job over: committed here and now if callers commit, the connection is free and
@@ -277,9 +296,7 @@ impl Writer {
             take(&mut queue, &mut batch, self.max_batch);
             batch
         };
-        tokio::task::block_in_place(|| {
-            commit_batch(&connected.conn, &mut connected.cache, &mut batch);
-        });
+        tokio::task::block_in_place(|| self.commit(connected, &mut batch));
         Ok(())
     }
 
@@ -313,7 +330,7 @@ impl Writer {
                 take(&mut queue, &mut batch, self.max_batch);
             }
             if !batch.is_empty() {
-                commit_batch(&connected.conn, &mut connected.cache, &mut batch);
+                self.commit(connected, &mut batch);
             }
         }
     }
@@ -449,7 +466,7 @@ mod tests {
 
     use super::*;
     use quire_api::Conflict;
-    use quire_store::Change;
+    use quire_store::{Change, WriteRequest};
 
     fn open() -> (tempfile::TempDir, Connection) {
         let dir = tempfile::tempdir().expect("temporary directory");
@@ -499,7 +516,10 @@ mod tests {
     ) -> (Job, oneshot::Receiver<Result<WriteResult>>) {
         let (reply, verdict) = oneshot::channel();
         let req = request(id, expected, key, ops);
-        (Job::Write(Box::new(req), reply), verdict)
+        (
+            Job::Write(Box::new(Fingerprinted::new(req).unwrap()), reply),
+            verdict,
+        )
     }
 
     /// Commits `req` as a batch of its own and returns its verdict.
@@ -509,7 +529,14 @@ mod tests {
         req: WriteRequest,
     ) -> Result<WriteResult> {
         let (reply, verdict) = oneshot::channel();
-        commit_batch(conn, cache, &mut vec![Job::Write(Box::new(req), reply)]);
+        commit_batch(
+            conn,
+            cache,
+            &mut vec![Job::Write(
+                Box::new(Fingerprinted::new(req).unwrap()),
+                reply,
+            )],
+        );
         verdict.blocking_recv().unwrap()
     }
 

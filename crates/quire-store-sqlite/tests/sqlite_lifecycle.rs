@@ -655,3 +655,91 @@ fn stored_contents(file: &rusqlite::Connection) -> (i64, i64) {
     )
     .expect("stored bytes")
 }
+
+/// A batch writing cells here and there in a large sheet (rows apart, rows added at the end)
+/// stores each written cell as a range of one splice, not the grid from the first to the last;
+/// with the writer's copy of the sheet's text and without it (after a reopen), every version
+/// reads back as the model computes it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cells_written_here_and_there_are_stored_as_ranges_of_one_splice() {
+    use quire_model::{ApplyCtx, Note};
+    use serde_json::json;
+
+    let (_dir, path) = temp_db("scattered.db");
+    let mut store = SqliteStore::open(&path, SqliteOptions::default()).expect("open");
+    let created = create(&store, 0).await;
+    let id = created.id.clone();
+    let ctx = ApplyCtx {
+        now: Timestamp(1_796_019_882_000),
+        author: "agent",
+    };
+    let mut model: Vec<Note> = vec![created];
+    let grid: Vec<Vec<serde_json::Value>> = (0..80)
+        .map(|r| (0..40).map(|c| json!(format!("r{r}c{c}"))).collect())
+        .collect();
+    let mut steps = vec![
+        json!([{"op": "create_tab", "tab_type": "sheet"}]),
+        json!([{"op": "sheet_set_range", "tab_id": "SHEET", "start_row": 0, "start_col": 0, "values": grid}]),
+    ];
+    for n in 0..6u64 {
+        let mut ops: Vec<serde_json::Value> = (0..20u64)
+            .map(|i| {
+                json!({"op": "sheet_set_range", "tab_id": "SHEET",
+                "start_row": (i * 4 + n) % 80, "start_col": (i * 7 + n) % 40,
+                "values": [[format!("é {n}.{i}")]]})
+            })
+            .collect();
+        if n == 4 {
+            ops.push(json!({"op": "sheet_set_range", "tab_id": "SHEET", "start_row": 80, "start_col": 0, "values": [["added"]]}));
+        }
+        steps.push(serde_json::Value::Array(ops));
+    }
+    let mut sheet_id = String::new();
+    for (n, step) in steps.into_iter().enumerate() {
+        let current = model.last().expect("a version").clone();
+        let step = step
+            .to_string()
+            .replace("\"SHEET\"", &format!("{sheet_id:?}"));
+        let ops: Vec<Op> = serde_json::from_str(&step).expect("ops");
+        let next = quire_model::apply(&current, &ops, &ctx)
+            .expect("apply")
+            .note;
+        write_step(&store, &mut model, Change::Ops(ops), next, n, ctx.now).await;
+        sheet_id = model
+            .last()
+            .expect("a version")
+            .tabs
+            .last()
+            .expect("the sheet")
+            .id
+            .as_str()
+            .to_owned();
+        if n == 4 {
+            // The next write finds no text of the sheet in the writer: it makes it.
+            store.close().await.expect("close");
+            store = SqliteStore::open(&path, SqliteOptions::default()).expect("reopen");
+        }
+    }
+    store.close().await.expect("close");
+
+    let file = rusqlite::Connection::open(&path).expect("open the file");
+    let mut stmt = file
+        .prepare(
+            "SELECT json_array_length(json_extract(deltas, '$.' || ?1 || '.more')), length(deltas)
+             FROM versions WHERE key & 4294967295 > 3 ORDER BY key",
+        )
+        .expect("prepare");
+    let spliced: Vec<(Option<i64>, Option<i64>)> = stmt
+        .query_map([&sheet_id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .expect("query")
+        .collect::<Result<_, _>>()
+        .expect("rows");
+    assert_eq!(spliced.len(), 6, "{spliced:?}");
+    for (more, bytes) in &spliced {
+        // Twenty cells (and a row added): one splice of about twenty ranges, a few KiB at most.
+        assert!(more.is_some_and(|m| m >= 19), "{spliced:?}");
+        assert!(bytes.is_some_and(|b| b < 4_096), "{spliced:?}");
+    }
+    let reopened = reopen_and_read_back(&path, &id, &model).await;
+    reopened.close().await.expect("close");
+}

@@ -134,6 +134,30 @@ impl Outcome<'_> {
     }
 }
 
+/// A write request whose fingerprint is taken: by whoever sends it, before it waits for the
+/// writer, so that hashing a large change does not hold the one writer every save waits for.
+#[derive(Debug)]
+pub struct Fingerprinted {
+    req: WriteRequest,
+    fingerprint: Option<Fingerprint>,
+}
+
+impl Fingerprinted {
+    /// Checks the key and fingerprints the request (if it has a key).
+    pub fn new(req: WriteRequest) -> Result<Self> {
+        check_key(req.idempotency_key.as_deref())?;
+        let fingerprint = match req.idempotency_key {
+            Some(_) => Some(Fingerprint::of(&req)?),
+            None => None,
+        };
+        Ok(Fingerprinted { req, fingerprint })
+    }
+
+    pub fn request(&self) -> &WriteRequest {
+        &self.req
+    }
+}
+
 /// One guarded write, planned step by step: [`admit`](Self::admit), [`apply`](Self::apply),
 /// [`settle`](Self::settle).
 #[derive(Debug)]
@@ -152,6 +176,15 @@ impl<'r> GuardedWrite<'r> {
             None => None,
         };
         Ok(GuardedWrite { req, key })
+    }
+
+    /// The plan of a request fingerprinted already.
+    pub fn of(prepared: &'r Fingerprinted) -> Self {
+        let key = (prepared.req.idempotency_key.as_deref()).zip(prepared.fingerprint);
+        GuardedWrite {
+            req: &prepared.req,
+            key,
+        }
     }
 
     pub fn request(&self) -> &'r WriteRequest {

@@ -13,7 +13,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use quire_model::{Cell, Deck, Sheet, SheetTab, Slide, TabData, Theme};
+use quire_model::{Cell, Deck, Row, Sheet, SheetTab, Slide, TabData, Theme};
 use serde::{Deserialize, Serialize};
 
 use crate::content::Content;
@@ -349,7 +349,7 @@ fn merged_len(base: usize, mine: usize, theirs: usize) -> usize {
     pick3(&base, &mine, &theirs).unwrap_or(mine.max(theirs))
 }
 
-fn cell(rows: &[Vec<Cell>], r: usize, c: usize) -> Cell {
+fn cell(rows: &[Row], r: usize, c: usize) -> Cell {
     rows.get(r)
         .and_then(|row| row.get(c))
         .cloned()
@@ -372,7 +372,15 @@ fn merge_sheet(base: &Sheet, mine: &Sheet, theirs: &Sheet, clashes: &mut Vec<She
     let rows_n = merged_len(base.rows.len(), mine.rows.len(), theirs.rows.len());
     let mut rows = Vec::with_capacity(rows_n);
     for r in 0..rows_n {
-        let len = |g: &[Vec<Cell>]| g.get(r).map_or(0, Vec::len);
+        // A row one side left as it was is the other side's row (shared, not rebuilt).
+        if let (Some(o), Some(a), Some(b)) =
+            (base.rows.get(r), mine.rows.get(r), theirs.rows.get(r))
+            && (o.shares(a) || o.shares(b))
+        {
+            rows.push(if o.shares(a) { b.clone() } else { a.clone() });
+            continue;
+        }
+        let len = |g: &[Row]| g.get(r).map_or(0, |row| row.len());
         let cols_n = merged_len(len(&base.rows), len(&mine.rows), len(&theirs.rows));
         let mut row = Vec::with_capacity(cols_n);
         for c in 0..cols_n {
@@ -396,7 +404,7 @@ fn merge_sheet(base: &Sheet, mine: &Sheet, theirs: &Sheet, clashes: &mut Vec<She
                 }
             }
         }
-        rows.push(row);
+        rows.push(Row::from(row));
     }
     Sheet {
         id: mine.id.clone(),

@@ -39,7 +39,7 @@ fn note(version: u64, text: &str, cell: &str) -> Note {
             sheets: vec![Sheet {
                 id: "s1".to_owned(),
                 name: "Sheet 1".to_owned(),
-                rows: vec![vec![serde_json::json!(cell)]],
+                rows: vec![vec![serde_json::json!(cell)].into()],
             }],
         }),
     });
@@ -60,7 +60,7 @@ fn cell(s: &str) -> Content {
         sheets: vec![Sheet {
             id: "s1".to_owned(),
             name: "Sheet 1".to_owned(),
-            rows: vec![vec![serde_json::json!(s)]],
+            rows: vec![vec![serde_json::json!(s)].into()],
         }],
     }))
 }

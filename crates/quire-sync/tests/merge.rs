@@ -348,6 +348,25 @@ fn sheet_merge_table() {
     }
 }
 
+/// A row one side left as the ancestor had it is the other side's very row in the merge
+/// (shared, not rebuilt cell by cell), and a row both changed is merged by cell.
+#[test]
+fn rows_one_side_left_alone_are_the_other_sides_rows() {
+    let base = tab(vec![sheet("s1", json!([[1, 2], [3, 4], [5, 6]]))]);
+    let mut mine = base.clone();
+    let mut theirs = base.clone();
+    mine.sheets[0].rows[0][0] = json!("mine");
+    theirs.sheets[0].rows[1][1] = json!("theirs");
+    mine.sheets[0].rows[2][0] = json!("both: mine");
+    theirs.sheets[0].rows[2][1] = json!("both: theirs");
+    let merged = merge_sheets(&base, &mine, &theirs);
+    let rows = &merged.merged.sheets[0].rows;
+    assert!(rows[0].shares(&mine.sheets[0].rows[0]));
+    assert!(rows[1].shares(&theirs.sheets[0].rows[1]));
+    assert_eq!(rows[2], vec![json!("both: mine"), json!("both: theirs")]);
+    assert!(merged.clashes.is_empty());
+}
+
 #[test]
 fn sheets_added_deleted_and_edited_by_id() {
     let base = tab(vec![

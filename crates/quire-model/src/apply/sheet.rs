@@ -5,7 +5,7 @@ use serde_json::Value;
 use super::{Draft, OpResult, check_id, clip, wrong_kind};
 use crate::bounds::{Grid, grows_past};
 use crate::error::{OpError, OpErrorCode};
-use crate::tab::{Sheet, SheetTab, TabData};
+use crate::tab::{Row, Sheet, SheetTab, TabData, same_cell};
 use crate::{TabId, limits};
 
 /// `sheet_set_range`: `values` written at `start` (row, column) of the sheet `sheet_id`, or
@@ -73,7 +73,7 @@ pub(super) fn check_sheets(old: &SheetTab, tab: &SheetTab) -> Result<(), OpError
     Ok(())
 }
 
-fn check_grid(rows: &[Vec<Value>], field: &str) -> Result<(), OpError> {
+fn check_grid<R: AsRef<[Value]>>(rows: &[R], field: &str) -> Result<(), OpError> {
     if rows.len() > limits::SHEET_ROWS {
         return Err(OpError::over_limit(
             field,
@@ -82,6 +82,7 @@ fn check_grid(rows: &[Vec<Value>], field: &str) -> Result<(), OpError> {
     }
     let mut cells = 0usize;
     for (r, row) in rows.iter().enumerate() {
+        let row = row.as_ref();
         if row.len() > limits::SHEET_COLS {
             return Err(OpError::over_limit(
                 format!("{field}[{r}]"),
@@ -143,7 +144,7 @@ fn write_range(
     let added = Grid {
         cells: (values.iter().enumerate())
             .map(|(r, row)| {
-                let stored = sheet.rows.get(start_row + r).map_or(0, Vec::len);
+                let stored = sheet.rows.get(start_row + r).map_or(0, |row| row.len());
                 (start_col + row.len()).saturating_sub(stored)
             })
             .sum(),
@@ -169,7 +170,9 @@ fn write_range(
         ),
     )?;
     if sheet.rows.len() < start_row + values.len() {
-        sheet.rows.resize_with(start_row + values.len(), Vec::new);
+        sheet
+            .rows
+            .resize_with(start_row + values.len(), Row::default);
     }
     let mut written = 0;
     let mut changed = added != Grid::default();
@@ -179,10 +182,14 @@ fn write_range(
             target.resize(start_col + row.len(), Value::Null);
         }
         for (c, cell) in row.iter().enumerate() {
-            let slot = &mut target[start_col + c];
-            changed = changed || slot != cell;
-            *slot = cell.clone();
             written += 1;
+            // A cell that already holds this very value is left alone: its row stays shared
+            // with the version before.
+            if same_cell(&target[start_col + c], cell) {
+                continue;
+            }
+            changed = changed || target[start_col + c] != *cell;
+            target[start_col + c] = cell.clone();
         }
     }
     Ok((written, after, changed))

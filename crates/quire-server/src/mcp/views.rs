@@ -56,7 +56,7 @@ pub(crate) fn tab_content(note: &Note, tab: &Tab) -> Value {
             let cells: usize = sheets
                 .sheets
                 .iter()
-                .flat_map(|s| s.rows.iter().map(Vec::len))
+                .flat_map(|s| s.rows.iter().map(|r| r.len()))
                 .sum();
             if cells > INLINE_SHEET_CELLS {
                 out["cells_omitted"] = Value::Bool(true);
@@ -68,7 +68,7 @@ pub(crate) fn tab_content(note: &Note, tab: &Tab) -> Value {
                             "id": s.id,
                             "name": s.name,
                             "row_count": s.rows.len(),
-                            "col_count": s.rows.iter().map(Vec::len).max().unwrap_or(0),
+                            "col_count": s.rows.iter().map(|r| r.len()).max().unwrap_or(0),
                         })
                     })
                     .collect();
@@ -141,7 +141,7 @@ pub(crate) fn sheet_range(
         "start_col": start.1,
         "values": values,
         "sheet_row_count": sheet.rows.len(),
-        "sheet_col_count": sheet.rows.iter().map(Vec::len).max().unwrap_or(0),
+        "sheet_col_count": sheet.rows.iter().map(|r| r.len()).max().unwrap_or(0),
     }))
 }
 

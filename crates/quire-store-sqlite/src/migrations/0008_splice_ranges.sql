@@ -1,0 +1,5 @@
+-- A splice in `versions.deltas` may replace several ranges of the text it was made on: after
+-- the first (`keep`, `cut`, `put`), `more` lists the others, [{"at": byte, "cut": bytes,
+-- "put": text}], ascending. A Sheet whose cells were written here and there stores the cells,
+-- not the grid between the first and the last. No table changes: the number alone makes an
+-- older build, which would read the first range only, refuse the file.
