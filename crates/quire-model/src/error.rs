@@ -9,6 +9,17 @@ pub struct OpError {
     pub index: usize,
     pub field: String,
     pub reason: String,
+    /// For a quoted text edit not found once: which edit (`edits[i]`), and how often its
+    /// `old_text` occurs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edit: Option<EditMiss>,
+}
+
+/// Which edit of an `edit_text` missed, and how often its `old_text` occurs (0, or 2 and more).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct EditMiss {
+    pub index: usize,
+    pub occurrences: usize,
 }
 
 /// The field of a refusal that concerns the whole batch (empty, or too many operations).
@@ -28,6 +39,10 @@ pub enum OpErrorCode {
     InvalidUrl,
     /// The write would pass one of [`crate::limits`]: too many, too long or too large.
     LimitExceeded,
+    /// An `edit_text` edit's `old_text` is not in the text.
+    OldTextNotFound,
+    /// An `edit_text` edit's `old_text` is in the text more than once.
+    OldTextNotUnique,
 }
 
 impl OpErrorCode {
@@ -38,6 +53,8 @@ impl OpErrorCode {
             OpErrorCode::ItemNotFound => "item_not_found",
             OpErrorCode::InvalidUrl => "invalid_url",
             OpErrorCode::LimitExceeded => "limit_exceeded",
+            OpErrorCode::OldTextNotFound => "old_text_not_found",
+            OpErrorCode::OldTextNotUnique => "old_text_not_unique",
         }
     }
 }
@@ -53,6 +70,7 @@ impl OpError {
             index: 0,
             field: field.into(),
             reason: reason.into(),
+            edit: None,
         }
     }
 

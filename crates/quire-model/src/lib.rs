@@ -23,7 +23,7 @@ pub use error::{OpError, OpErrorCode};
 pub use ids::{NoteId, NoteIdError, TabId, TabKind, Version, base36, generated_id};
 pub use note::{Note, NoteSummary};
 pub use numbers::{WideInteger, find_wide_integer};
-pub use op::{NewTabKind, Op, OpOutcome, SlideInput};
+pub use op::{NewTabKind, Op, OpOutcome, SlideInput, TextEdit, TextSplice};
 pub use tab::{
     Cell, Deck, FileMeta, Layout, Row, Sheet, SheetTab, Slide, Source, Tab, TabData, Theme,
     same_cell,
@@ -43,6 +43,10 @@ pub use url_norm::{UrlError, normalize_url, web_url};
 pub mod limits {
     /// Most operations in one write (the request's `changes`).
     pub const OPS: usize = 1_000;
+    /// Splices in one `splice_text` operation.
+    pub const TEXT_SPLICES: usize = 1_000;
+    /// Edits in one `edit_text` operation.
+    pub const TEXT_EDITS: usize = 20;
     /// Most tabs in a Note, the three fixed ones included.
     pub const TABS: usize = 200;
     /// Longest Note title, in characters.

@@ -14,6 +14,19 @@ pub enum Op {
         tab_id: TabId,
         text: String,
     },
+    /// Splice a Markdown tab's text: each splice deletes `delete` characters at character `at`
+    /// of the text as it was before the operation and inserts `insert` there; splices in
+    /// ascending, non-overlapping order, all or none.
+    SpliceText {
+        tab_id: TabId,
+        splices: Vec<TextSplice>,
+    },
+    /// Edit a Markdown tab's text by quoting it: each `old_text` must occur exactly once in the
+    /// text as the edits before it left it, and is replaced by `new_text`; all or none.
+    EditText {
+        tab_id: TabId,
+        edits: Vec<TextEdit>,
+    },
     /// Replace the whole content of a Markdown, Sheet or Slides tab (`data` in the tab's wire
     /// shape). Sources and Files change only through their own operations.
     ReplaceTabData {
@@ -105,6 +118,8 @@ impl Op {
     pub fn tab_id(&self) -> Option<&TabId> {
         match self {
             Op::ReplaceText { tab_id, .. }
+            | Op::SpliceText { tab_id, .. }
+            | Op::EditText { tab_id, .. }
             | Op::ReplaceTabData { tab_id, .. }
             | Op::SlideAdd { tab_id, .. }
             | Op::SlidesAddOutline { tab_id, .. }
@@ -127,6 +142,8 @@ impl Op {
     pub fn name(&self) -> &'static str {
         match self {
             Op::ReplaceText { .. } => "replace_text",
+            Op::SpliceText { .. } => "splice_text",
+            Op::EditText { .. } => "edit_text",
             Op::ReplaceTabData { .. } => "replace_tab_data",
             Op::SlideAdd { .. } => "slide_add",
             Op::SlidesAddOutline { .. } => "slides_add_outline",
@@ -144,6 +161,27 @@ impl Op {
             Op::SetTheme { .. } => "set_theme",
         }
     }
+}
+
+/// One splice of a text, in characters (Unicode scalar values) of the text before the operation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct TextSplice {
+    pub at: u64,
+    #[serde(default)]
+    pub delete: u64,
+    #[serde(default)]
+    pub insert: String,
+}
+
+/// One quoted edit of a text: `old_text`, found exactly once, becomes `new_text`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct TextEdit {
+    pub old_text: String,
+    pub new_text: String,
 }
 
 /// The kinds of tab that can be created (the fixed tabs exist from the start).

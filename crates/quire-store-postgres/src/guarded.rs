@@ -305,6 +305,7 @@ pub(crate) async fn create_note(db: &Object, new: &NewNote) -> Result<(StoredNot
             index: 0,
             field: "title".to_owned(),
             reason: format!("longer than {} characters", limits::TITLE_CHARS),
+            edit: None,
         })
         .into());
     }

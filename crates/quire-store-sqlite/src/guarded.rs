@@ -530,6 +530,7 @@ pub(super) fn create_note(
             index: 0,
             field: "title".to_owned(),
             reason: format!("longer than {} characters", limits::TITLE_CHARS),
+            edit: None,
         })
         .into());
     }

@@ -3,6 +3,8 @@ import type { Layout } from "./Layout";
 import type { NewTabKind } from "./NewTabKind";
 import type { SlideInput } from "./SlideInput";
 import type { TabId } from "./TabId";
+import type { TextEdit } from "./TextEdit";
+import type { TextSplice } from "./TextSplice";
 import type { Theme } from "./Theme";
 import type { JsonValue } from "./serde_json/JsonValue";
 
@@ -10,4 +12,4 @@ import type { JsonValue } from "./serde_json/JsonValue";
  * One change to a Note. The agent's operations and the person's share this vocabulary and the
  * same guarded write; a batch applies all or nothing.
  */
-export type Op = { "op": "replace_text", tab_id: TabId, text: string, } | { "op": "replace_tab_data", tab_id: TabId, data: JsonValue, } | { "op": "slide_add", tab_id: TabId, title: string, body: string, notes: string, } | { "op": "slides_add_outline", tab_id: TabId, slides: Array<SlideInput>, } | { "op": "sheet_set_range", tab_id: TabId, sheet_id?: string | null, start_row: number, start_col: number, values: Array<Array<JsonValue>>, } | { "op": "create_tab", tab_type: NewTabKind, label?: string | null, slides?: Array<SlideInput> | null, } | { "op": "rename_tab", tab_id: TabId, label: string, } | { "op": "move_tab", tab_id: TabId, index: number, } | { "op": "delete_tab", tab_id: TabId, } | { "op": "set_title", title: string, } | { "op": "add_source", title: string, url: string, } | { "op": "remove_source", source_id: string, } | { "op": "add_file", name: string, mime: string, size: number, sha256: string, } | { "op": "remove_file", file_id: string, } | { "op": "set_slide_layout", tab_id: TabId, slide_id: string, layout: Layout, } | { "op": "set_theme", tab_id: TabId, theme: Theme, };
+export type Op = { "op": "replace_text", tab_id: TabId, text: string, } | { "op": "splice_text", tab_id: TabId, splices: Array<TextSplice>, } | { "op": "edit_text", tab_id: TabId, edits: Array<TextEdit>, } | { "op": "replace_tab_data", tab_id: TabId, data: JsonValue, } | { "op": "slide_add", tab_id: TabId, title: string, body: string, notes: string, } | { "op": "slides_add_outline", tab_id: TabId, slides: Array<SlideInput>, } | { "op": "sheet_set_range", tab_id: TabId, sheet_id?: string | null, start_row: number, start_col: number, values: Array<Array<JsonValue>>, } | { "op": "create_tab", tab_type: NewTabKind, label?: string | null, slides?: Array<SlideInput> | null, } | { "op": "rename_tab", tab_id: TabId, label: string, } | { "op": "move_tab", tab_id: TabId, index: number, } | { "op": "delete_tab", tab_id: TabId, } | { "op": "set_title", title: string, } | { "op": "add_source", title: string, url: string, } | { "op": "remove_source", source_id: string, } | { "op": "add_file", name: string, mime: string, size: number, sha256: string, } | { "op": "remove_file", file_id: string, } | { "op": "set_slide_layout", tab_id: TabId, slide_id: string, layout: Layout, } | { "op": "set_theme", tab_id: TabId, theme: Theme, };

@@ -104,6 +104,8 @@ type OpResult = Result<(OpOutcome, String), OpError>;
 fn apply_one(d: &mut Draft, op: &Op, ctx: &ApplyCtx<'_>) -> OpResult {
     match op {
         Op::ReplaceText { tab_id, text } => text::replace_text(d, tab_id, text),
+        Op::SpliceText { tab_id, splices } => text::splice_text(d, tab_id, splices),
+        Op::EditText { tab_id, edits } => text::edit_text(d, tab_id, edits),
         Op::ReplaceTabData { tab_id, data } => tabs::replace_tab_data(d, tab_id, data),
         Op::SlideAdd {
             tab_id,

@@ -1,14 +1,186 @@
-//! The Markdown tab's operation.
+//! The Markdown tab's operations: the whole text replaced, spliced, or edited by quoting it.
 
 use super::{Draft, OpResult, wrong_kind};
-use crate::TabId;
+use crate::error::{EditMiss, OpError, OpErrorCode};
+use crate::op::{TextEdit, TextSplice};
 use crate::tab::TabData;
+use crate::{TabId, limits};
 
 pub(super) fn replace_text(d: &mut Draft, tab_id: &TabId, text: &str) -> OpResult {
-    let tab = d.tab_mut(tab_id)?;
-    let TabData::Markdown(current) = &mut tab.data else {
-        return Err(wrong_kind(tab, "replace_text", "a markdown"));
-    };
+    let current = markdown(d, tab_id, "replace_text")?;
     *current = text.to_owned();
     d.edited(tab_id, format!("replaced the text of {}", d.named(tab_id)))
+}
+
+/// `splice_text`: the splices, in characters of the text as it is before the operation.
+pub(super) fn splice_text(d: &mut Draft, tab_id: &TabId, splices: &[TextSplice]) -> OpResult {
+    if splices.is_empty() {
+        return Err(OpError::invalid(
+            "splices",
+            "at least one splice is required",
+        ));
+    }
+    if splices.len() > limits::TEXT_SPLICES {
+        return Err(OpError::over_limit(
+            "splices",
+            format!(
+                "{} splices; at most {}",
+                splices.len(),
+                limits::TEXT_SPLICES
+            ),
+        ));
+    }
+    let current = markdown(d, tab_id, "splice_text")?;
+    let spliced = splice(current, splices)?;
+    *current = spliced;
+    let n = splices.len();
+    let what = if n == 1 {
+        "1 splice".to_owned()
+    } else {
+        format!("{n} splices")
+    };
+    d.edited(
+        tab_id,
+        format!("edited the text of {} ({what})", d.named(tab_id)),
+    )
+}
+
+/// The text with `splices` applied: one pass, from the first character to the last.
+fn splice(text: &str, splices: &[TextSplice]) -> Result<String, OpError> {
+    let mut out = String::with_capacity(text.len());
+    let mut cursor = Cursor {
+        chars: text.chars(),
+        at: 0,
+        byte: 0,
+    };
+    let past_end = |field: String| {
+        let n = text.chars().count();
+        OpError::invalid(field, format!("past the end of the text ({n} characters)"))
+    };
+    let (mut copied, mut last_end) = (0usize, 0u64);
+    for (i, s) in splices.iter().enumerate() {
+        if s.at < last_end {
+            return Err(OpError::invalid(
+                format!("splices[{i}].at"),
+                "splices go in ascending order and do not overlap",
+            ));
+        }
+        let end = s.at.saturating_add(s.delete);
+        let from = cursor
+            .seek(s.at)
+            .ok_or_else(|| past_end(format!("splices[{i}].at")))?;
+        let to = cursor
+            .seek(end)
+            .ok_or_else(|| past_end(format!("splices[{i}].delete")))?;
+        out.push_str(&text[copied..from]);
+        out.push_str(&s.insert);
+        copied = to;
+        last_end = end;
+    }
+    out.push_str(&text[copied..]);
+    Ok(out)
+}
+
+/// Walks a text forward, character by character.
+struct Cursor<'t> {
+    chars: std::str::Chars<'t>,
+    /// Characters walked over, and their bytes.
+    at: u64,
+    byte: usize,
+}
+
+impl Cursor<'_> {
+    /// The byte where character `target` starts (the text's length for its end); `None` past
+    /// the end. Never goes back: `target` is at least the last one asked.
+    fn seek(&mut self, target: u64) -> Option<usize> {
+        while self.at < target {
+            self.byte += self.chars.next()?.len_utf8();
+            self.at += 1;
+        }
+        Some(self.byte)
+    }
+}
+
+/// `edit_text`: each edit's `old_text`, found exactly once in the text the edits before it
+/// left, becomes its `new_text`.
+pub(super) fn edit_text(d: &mut Draft, tab_id: &TabId, edits: &[TextEdit]) -> OpResult {
+    if edits.is_empty() {
+        return Err(OpError::invalid("edits", "at least one edit is required"));
+    }
+    if edits.len() > limits::TEXT_EDITS {
+        return Err(OpError::over_limit(
+            "edits",
+            format!("{} edits; at most {}", edits.len(), limits::TEXT_EDITS),
+        ));
+    }
+    let current = markdown(d, tab_id, "edit_text")?;
+    let mut text = current.clone();
+    for (i, edit) in edits.iter().enumerate() {
+        if edit.old_text.is_empty() {
+            return Err(OpError::invalid(
+                format!("edits[{i}].old_text"),
+                "the text to replace is empty: quote the text to change",
+            ));
+        }
+        let found = occurrences(&text, &edit.old_text);
+        let at = match found.as_slice() {
+            [at] => *at,
+            _ => {
+                let (code, reason) = match found.len() {
+                    0 => (
+                        OpErrorCode::OldTextNotFound,
+                        "not found in the text".to_owned(),
+                    ),
+                    n => (
+                        OpErrorCode::OldTextNotUnique,
+                        format!("found {n} times in the text: quote more of it to pick one"),
+                    ),
+                };
+                return Err(OpError {
+                    edit: Some(EditMiss {
+                        index: i,
+                        occurrences: found.len(),
+                    }),
+                    ..OpError::new(code, format!("edits[{i}].old_text"), reason)
+                });
+            }
+        };
+        text.replace_range(at..at + edit.old_text.len(), &edit.new_text);
+    }
+    *current = text;
+    let n = edits.len();
+    let what = if n == 1 {
+        "1 edit".to_owned()
+    } else {
+        format!("{n} edits")
+    };
+    d.edited(
+        tab_id,
+        format!("edited the text of {} ({what})", d.named(tab_id)),
+    )
+}
+
+/// Where `needle` starts in `text`, overlapping occurrences counted (`"aa"` is twice in
+/// `"aaa"`).
+fn occurrences(text: &str, needle: &str) -> Vec<usize> {
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(at) = text[from..].find(needle).map(|i| from + i) {
+        found.push(at);
+        // The next occurrence may start inside this one: one character on.
+        from = at + text[at..].chars().next().map_or(1, char::len_utf8);
+    }
+    found
+}
+
+/// The text of the Markdown tab `tab_id`, to change.
+fn markdown<'d>(d: &'d mut Draft, tab_id: &TabId, op: &str) -> Result<&'d mut String, OpError> {
+    let tab = d.tab_mut(tab_id)?;
+    if !matches!(tab.data, TabData::Markdown(_)) {
+        return Err(wrong_kind(tab, op, "a markdown"));
+    }
+    match &mut tab.data {
+        TabData::Markdown(text) => Ok(text),
+        _ => Err(OpError::invalid("tab_id", "not a markdown tab")),
+    }
 }

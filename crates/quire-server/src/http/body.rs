@@ -97,6 +97,7 @@ fn wide_integer(wide: WideInteger) -> ApiError {
             index,
             field: rest.to_owned(),
             reason,
+            edit: None,
         }),
         None => ApiError::InvalidField {
             field: if wide.path.is_empty() {
@@ -147,6 +148,7 @@ fn classify(e: serde_path_to_error::Error<serde_json::Error>) -> ApiError {
             // An unknown or missing `op` tag leaves the path at the operation itself.
             field: if rest.is_empty() { "op" } else { rest }.to_owned(),
             reason: message,
+            edit: None,
         }),
         None => ApiError::InvalidField {
             field,

@@ -232,6 +232,12 @@ struct Problem<'a> {
     changed_tab_ids: Option<&'a [quire_model::TabId]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     scope: Option<&'static str>,
+    /// An `edit_text` edit not found once: its index in `edits`, and how often its `old_text`
+    /// occurs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    index: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    occurrences: Option<usize>,
 }
 
 impl IntoResponse for ApiError {
@@ -247,6 +253,10 @@ impl IntoResponse for ApiError {
                 Some(conflict.changed_tab_ids.as_slice()),
             ),
             _ => (None, None),
+        };
+        let edit = match &self {
+            ApiError::Op(op) => op.edit,
+            _ => None,
         };
         let problem = Problem {
             kind: format!("urn:quire:error:{code}"),
@@ -265,6 +275,8 @@ impl IntoResponse for ApiError {
                 ApiError::Forbidden(scope) => Some(scope.as_str()),
                 _ => None,
             },
+            index: edit.map(|e| e.index),
+            occurrences: edit.map(|e| e.occurrences),
         };
         let body = match serde_json::to_vec(&problem) {
             Ok(body) => body,

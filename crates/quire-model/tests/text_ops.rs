@@ -1,0 +1,296 @@
+//! `splice_text` and `edit_text`: a Markdown text changed by what changed, not sent whole.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+use quire_model::{Note, Op, OpErrorCode, TabData, TabId, apply};
+use serde_json::{Value, json};
+
+mod common;
+use common::{ctx, note};
+
+fn with_text(text: &str) -> Note {
+    let ops = vec![Op::ReplaceText {
+        tab_id: TabId::new(TabId::MARKDOWN),
+        text: text.to_owned(),
+    }];
+    apply(&note(), &ops, &ctx()).unwrap().note
+}
+
+fn op(v: Value) -> Vec<Op> {
+    let mut v = v;
+    v["tab_id"] = json!("markdown");
+    vec![serde_json::from_value(v).unwrap()]
+}
+
+fn text(n: &Note) -> &str {
+    match &n.tab(&TabId::new(TabId::MARKDOWN)).unwrap().data {
+        TabData::Markdown(t) => t,
+        _ => panic!("not markdown"),
+    }
+}
+
+#[test]
+fn splices_count_characters_of_the_text_before() {
+    // name, text, splices, text after
+    let cases: &[(&str, &str, Value, &str)] = &[
+        (
+            "insert",
+            "hello world",
+            json!([{"at": 5, "insert": ","}]),
+            "hello, world",
+        ),
+        (
+            "delete",
+            "hello world",
+            json!([{"at": 5, "delete": 6}]),
+            "hello",
+        ),
+        (
+            "replace",
+            "hello world",
+            json!([{"at": 6, "delete": 5, "insert": "there"}]),
+            "hello there",
+        ),
+        (
+            "at the end",
+            "abc",
+            json!([{"at": 3, "insert": "d"}]),
+            "abcd",
+        ),
+        (
+            "into an empty text",
+            "",
+            json!([{"at": 0, "insert": "new"}]),
+            "new",
+        ),
+        (
+            "characters, not bytes",
+            "é€😀x",
+            json!([{"at": 2, "delete": 1, "insert": "!"}]),
+            "é€!x",
+        ),
+        (
+            "several, offsets of the text before",
+            "one two three",
+            json!([{"at": 0, "delete": 3, "insert": "1"}, {"at": 4, "delete": 3, "insert": "2"}, {"at": 13, "insert": "!"}]),
+            "1 2 three!",
+        ),
+        (
+            "adjacent",
+            "abcd",
+            json!([{"at": 1, "delete": 1, "insert": "B"}, {"at": 2, "delete": 1, "insert": "C"}]),
+            "aBCd",
+        ),
+        (
+            "two at one place",
+            "ab",
+            json!([{"at": 1, "insert": "x"}, {"at": 1, "insert": "y"}]),
+            "axyb",
+        ),
+    ];
+    for (name, before, splices, after) in cases {
+        let n = with_text(before);
+        let applied = apply(
+            &n,
+            &op(json!({"op": "splice_text", "splices": splices})),
+            &ctx(),
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(text(&applied.note), *after, "{name}");
+        assert_eq!(
+            applied.changed_tab_ids,
+            [TabId::new(TabId::MARKDOWN)],
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn a_splice_that_does_not_fit_is_refused_naming_it() {
+    // name, text, splices, field
+    let cases: &[(&str, &str, Value, &str)] = &[
+        ("none", "abc", json!([]), "splices"),
+        (
+            "past the end",
+            "abc",
+            json!([{"at": 4, "insert": "x"}]),
+            "splices[0].at",
+        ),
+        (
+            "deletes past the end",
+            "abc",
+            json!([{"at": 1, "delete": 3}]),
+            "splices[0].delete",
+        ),
+        (
+            "past the end, in characters",
+            "é€",
+            json!([{"at": 3}]),
+            "splices[0].at",
+        ),
+        (
+            "out of order",
+            "abcdef",
+            json!([{"at": 3}, {"at": 1}]),
+            "splices[1].at",
+        ),
+        (
+            "overlapping",
+            "abcdef",
+            json!([{"at": 1, "delete": 3}, {"at": 2}]),
+            "splices[1].at",
+        ),
+        (
+            "the second past the end",
+            "abc",
+            json!([{"at": 0}, {"at": 9}]),
+            "splices[1].at",
+        ),
+    ];
+    for (name, before, splices, field) in cases {
+        let n = with_text(before);
+        let e = apply(
+            &n,
+            &op(json!({"op": "splice_text", "splices": splices})),
+            &ctx(),
+        )
+        .expect_err(name);
+        assert_eq!(e.field, *field, "{name}: {e}");
+        assert_eq!(e.code, OpErrorCode::InvalidOp, "{name}");
+    }
+    let splices: Vec<Value> = (0..1_001).map(|_| json!({"at": 0})).collect();
+    let e = apply(
+        &with_text(""),
+        &op(json!({"op": "splice_text", "splices": splices})),
+        &ctx(),
+    )
+    .expect_err("too many");
+    assert_eq!(
+        (e.code, e.field.as_str()),
+        (OpErrorCode::LimitExceeded, "splices")
+    );
+}
+
+#[test]
+fn quoted_edits_apply_in_order_each_found_once() {
+    let n = with_text("The cat sat on the mat.\nThe dog ran.");
+    let edits = json!([
+        {"old_text": "cat sat", "new_text": "cat stood"},
+        // Found in the text the first edit left.
+        {"old_text": "stood on the mat", "new_text": "stood on the rug"},
+        {"old_text": "dog", "new_text": ""},
+    ]);
+    let applied = apply(&n, &op(json!({"op": "edit_text", "edits": edits})), &ctx()).unwrap();
+    assert_eq!(text(&applied.note), "The cat stood on the rug.\nThe  ran.");
+    assert_eq!(applied.summary, "edited the text of \"Note\" (3 edits)");
+}
+
+#[test]
+fn an_edit_not_found_once_is_refused_with_its_index_and_count() {
+    // name, text, edits, code, edit index, occurrences
+    let cases: &[(&str, &str, Value, OpErrorCode, usize, usize)] = &[
+        (
+            "missing",
+            "abc",
+            json!([{"old_text": "x", "new_text": "y"}]),
+            OpErrorCode::OldTextNotFound,
+            0,
+            0,
+        ),
+        (
+            "twice",
+            "a b a",
+            json!([{"old_text": "a", "new_text": "c"}]),
+            OpErrorCode::OldTextNotUnique,
+            0,
+            2,
+        ),
+        (
+            "overlapping",
+            "aaa",
+            json!([{"old_text": "aa", "new_text": "b"}]),
+            OpErrorCode::OldTextNotUnique,
+            0,
+            2,
+        ),
+        (
+            "gone after the first edit",
+            "one two",
+            json!([{"old_text": "two", "new_text": "2"}, {"old_text": "two", "new_text": "3"}]),
+            OpErrorCode::OldTextNotFound,
+            1,
+            0,
+        ),
+        (
+            "made twice by the first edit",
+            "ab",
+            json!([{"old_text": "b", "new_text": "a"}, {"old_text": "a", "new_text": "c"}]),
+            OpErrorCode::OldTextNotUnique,
+            1,
+            2,
+        ),
+    ];
+    for (name, before, edits, code, index, occurrences) in cases {
+        let n = with_text(before);
+        let e = apply(&n, &op(json!({"op": "edit_text", "edits": edits})), &ctx()).expect_err(name);
+        assert_eq!(e.code, *code, "{name}");
+        assert_eq!(e.field, format!("edits[{index}].old_text"), "{name}");
+        let miss = e.edit.unwrap_or_else(|| panic!("{name}: no edit named"));
+        assert_eq!(
+            (miss.index, miss.occurrences),
+            (*index, *occurrences),
+            "{name}"
+        );
+    }
+    for (name, edits, field) in [
+        ("no edit", json!([]), "edits"),
+        (
+            "empty old text",
+            json!([{"old_text": "", "new_text": "x"}]),
+            "edits[0].old_text",
+        ),
+    ] {
+        let e = apply(
+            &with_text("abc"),
+            &op(json!({"op": "edit_text", "edits": edits})),
+            &ctx(),
+        )
+        .expect_err(name);
+        assert_eq!(
+            (e.code, e.field.as_str()),
+            (OpErrorCode::InvalidOp, field),
+            "{name}"
+        );
+    }
+    let edits: Vec<Value> = (0..21)
+        .map(|i| json!({"old_text": format!("{i}"), "new_text": ""}))
+        .collect();
+    let e = apply(
+        &with_text("abc"),
+        &op(json!({"op": "edit_text", "edits": edits})),
+        &ctx(),
+    )
+    .expect_err("too many");
+    assert_eq!(
+        (e.code, e.field.as_str()),
+        (OpErrorCode::LimitExceeded, "edits")
+    );
+}
+
+#[test]
+fn text_ops_work_only_on_a_markdown_tab() {
+    let n = apply(
+        &note(),
+        &[serde_json::from_value(json!({"op": "create_tab", "tab_type": "sheet"})).unwrap()],
+        &ctx(),
+    )
+    .unwrap()
+    .note;
+    let sheet = n.tabs.last().unwrap().id.clone();
+    for o in [
+        json!({"op": "splice_text", "tab_id": sheet, "splices": [{"at": 0, "insert": "x"}]}),
+        json!({"op": "edit_text", "tab_id": sheet, "edits": [{"old_text": "a", "new_text": "b"}]}),
+    ] {
+        let e = apply(&n, &[serde_json::from_value(o).unwrap()], &ctx()).expect_err("a sheet");
+        assert_eq!(e.field, "tab_id", "{e}");
+    }
+}
