@@ -133,7 +133,7 @@ const MISSING: Mcp = Mcp::No("note_not_found");
 const SCOPE: Mcp = Mcp::No("insufficient_scope");
 
 /// Every MCP tool, on an approved and on a private Note.
-const MCP_TABLE: [(&str, On, [Mcp; 4]); 16] = {
+const MCP_TABLE: [(&str, On, [Mcp; 4]); 18] = {
     use Mcp::{Ok, Unauthorized as U};
     use On::{Approved as A, Private as P};
     [
@@ -153,6 +153,8 @@ const MCP_TABLE: [(&str, On, [Mcp; 4]); 16] = {
         ("create_note_tab", P, [MISSING, MISSING, SCOPE, U]),
         ("add_note_source", A, [Ok, Ok, SCOPE, U]),
         ("add_note_source", P, [MISSING, MISSING, SCOPE, U]),
+        ("edit_note_text", A, [Ok, Ok, SCOPE, U]),
+        ("edit_note_text", P, [MISSING, MISSING, SCOPE, U]),
     ]
 };
 
@@ -278,8 +280,8 @@ fn rest_request(route: Route, note: &str, version: u64) -> (Method, String, Opti
     }
 }
 
-/// The arguments of a tool call on `note` at `version`.
-fn tool_args(tool: &str, note: &TestNote, version: u64) -> Value {
+/// The arguments of a tool call on `note` at `version`, whose Markdown text is `text`.
+fn tool_args(tool: &str, note: &TestNote, version: u64, text: &str) -> Value {
     let guard = |extra: Value| {
         mcp_support::merged(
             json!({"note_id": note.id, "expected_version": version, "idempotency_key": key()}),
@@ -297,6 +299,13 @@ fn tool_args(tool: &str, note: &TestNote, version: u64) -> Value {
         "create_note_tab" => guard(json!({"tab_type": "slides"})),
         "add_note_source" => guard(json!({"title": "Report",
                                           "url": format!("https://example.org/{}", key())})),
+        // The whole text occurs once in itself (a Note the caller may not see is refused
+        // before its text is looked at).
+        "edit_note_text" => {
+            let quote = if text.is_empty() { "(empty)" } else { text };
+            guard(json!({"tab_id": "markdown",
+                         "edits": [{"old_text": quote, "new_text": format!("{text}.")}]}))
+        }
         other => panic!("no arguments for {other}"),
     }
 }
@@ -366,7 +375,12 @@ async fn every_route_and_tool_answers_each_kind_of_token_as_the_table_says() {
         for (who, want) in WHO.into_iter().zip(cells) {
             let note = world.note(on);
             let version = world.h.version(&note.id).await;
-            let args = tool_args(tool, note, version);
+            let tabs = world.h.note(&note.id).await["tabs"].clone();
+            let text = (tabs.as_array().into_iter().flatten())
+                .find(|t| t["id"] == "markdown")
+                .and_then(|t| t["data"].as_str().map(str::to_owned))
+                .unwrap_or_default();
+            let args = tool_args(tool, note, version, &text);
             let before = world.everything().await;
             let got = match &agents[who as usize] {
                 Some(agent) => {

@@ -168,6 +168,11 @@ async fn no_tool_loads_a_note_the_person_did_not_approve() {
             json!({"expected_version": 1, "idempotency_key": key(),
                    "title": "x", "url": "https://example.org"}),
         ),
+        (
+            "edit_note_text",
+            json!({"tab_id": "markdown", "expected_version": 1, "idempotency_key": key(),
+                   "edits": [{"old_text": "a", "new_text": "b"}]}),
+        ),
     ];
     recorder.take_for(&hidden);
     for (tool, args) in &calls {

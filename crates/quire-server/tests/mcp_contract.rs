@@ -27,7 +27,12 @@ const READ_TOOLS: [&str; 5] = [
     "read_sheet_range",
     "list_note_attachments",
 ];
-const WRITE_TOOLS: [&str; 3] = ["edit_note_tab", "create_note_tab", "add_note_source"];
+const WRITE_TOOLS: [&str; 4] = [
+    "edit_note_tab",
+    "create_note_tab",
+    "add_note_source",
+    "edit_note_text",
+];
 
 /// `None`: accepted; else the (field, message) of the refusal.
 type Verdict = Option<(&'static str, &'static str)>;
@@ -249,7 +254,7 @@ async fn both_protocol_versions_are_served() {
             version,
             "{protocol:?}"
         );
-        assert_eq!(agent.list_all_tools().await.unwrap().len(), 8);
+        assert_eq!(agent.list_all_tools().await.unwrap().len(), 9);
         let listed = ok(&agent, "list_notes", json!({})).await;
         assert_eq!(listed["notes"][0]["note_id"], note.as_str(), "{protocol:?}");
         let v = agent_version(&agent, &note).await;

@@ -1,7 +1,7 @@
 //! Typed tool arguments, read after the arguments passed the advertised schema, and their
 //! mapping to the domain's operations.
 
-use quire_model::{NewTabKind, Op, SlideInput, TabId};
+use quire_model::{NewTabKind, Op, SlideInput, TabId, TextEdit};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -235,6 +235,24 @@ impl SourceArgs {
         let op = Op::AddSource {
             title: self.title,
             url: self.url,
+        };
+        (self.guard, op)
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct EditTextArgs {
+    #[serde(flatten)]
+    pub guard: Guard,
+    pub tab_id: String,
+    pub edits: Vec<TextEdit>,
+}
+
+impl EditTextArgs {
+    pub(crate) fn into_op(self) -> (Guard, Op) {
+        let op = Op::EditText {
+            tab_id: TabId::new(self.tab_id),
+            edits: self.edits,
         };
         (self.guard, op)
     }

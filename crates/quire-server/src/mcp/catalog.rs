@@ -86,6 +86,7 @@ mod tests {
                 "edit_note_tab",
                 "create_note_tab",
                 "add_note_source",
+                "edit_note_text",
             ]
         );
     }

@@ -11,8 +11,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use super::args::{
-    AttachmentsArgs, CreateTabArgs, EditArgs, Guard, NoteArgs, SheetRangeArgs, SourceArgs, TabArgs,
-    check_operation_fields,
+    AttachmentsArgs, CreateTabArgs, EditArgs, EditTextArgs, Guard, NoteArgs, SheetRangeArgs,
+    SourceArgs, TabArgs, check_operation_fields,
 };
 use super::catalog::check_arguments;
 use super::schema::Violation;
@@ -74,11 +74,19 @@ impl ToolError {
                         "note_id: no note {id} that this connector may see (list_notes shows those the person approved)"
                     ),
                 }),
-                StoreError::Invalid(op) => json!({
-                    "error": op.code.as_str(),
-                    "field": op.field,
-                    "message": op.to_string(),
-                }),
+                StoreError::Invalid(op) => {
+                    let mut body = json!({
+                        "error": op.code.as_str(),
+                        "field": op.field,
+                        "message": op.to_string(),
+                    });
+                    // An edit of edit_note_text not found once: which, and how often.
+                    if let Some(miss) = op.edit {
+                        body["index"] = json!(miss.index);
+                        body["occurrences"] = json!(miss.occurrences);
+                    }
+                    body
+                }
                 StoreError::BadKey(reason) => {
                     invalid_arguments(&[Violation::at_field("idempotency_key", reason)])
                 }
@@ -139,6 +147,7 @@ pub(crate) async fn call(
         }
         "create_note_tab" => agent.create_note_tab(typed(args)?).await,
         "add_note_source" => agent.add_note_source(typed(args)?).await,
+        "edit_note_text" => agent.edit_note_text(typed(args)?).await,
         other => Err(Violation::at_field("name", format!("no tool {other:?}")).into()),
     }
 }
@@ -233,6 +242,15 @@ impl Agent<'_> {
         if let Some(OpOutcome::SlidesAdded { slide_ids, .. }) = result.outcomes.first() {
             out["slide_ids"] = json!(slide_ids);
         }
+        Ok(out)
+    }
+
+    async fn edit_note_text(&self, args: EditTextArgs) -> Result<Value, ToolError> {
+        let tab_id = args.tab_id.clone();
+        let (guard, op) = args.into_op();
+        let result = self.write(guard, op).await?;
+        let mut out = written(&result);
+        out["tab_id"] = json!(tab_id);
         Ok(out)
     }
 

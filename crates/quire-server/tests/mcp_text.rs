@@ -1,0 +1,117 @@
+//! `edit_note_text` through a real MCP client against the real binary: quoted edits of a
+//! Markdown tab, all or none; a quote not found once is an `isError` result naming the edit and
+//! how often its text occurs, and writes nothing; the same key replays; what it answers fits
+//! its advertised `outputSchema`.
+#![allow(clippy::unwrap_used)]
+
+mod mcp_support;
+
+use mcp_support::{Harness, key, ok, refused, replace_text};
+use serde_json::{Value, json};
+
+#[tokio::test]
+async fn quoted_edits_change_the_text_or_nothing() {
+    let h = Harness::start();
+    let agent = h.agent().await;
+    let note = h.approved_note("Log").await;
+    let v = h.version(&note).await;
+    ok(
+        &agent,
+        "edit_note_tab",
+        replace_text(&note, v, "Day 1: rain.\nDay 2: rain.\nDay 3: sun."),
+    )
+    .await;
+    let v = v + 1;
+    let edit = |version: u64, key: &str, edits: Value| {
+        json!({"note_id": note, "tab_id": "markdown", "expected_version": version,
+               "idempotency_key": key, "edits": edits})
+    };
+    let text = |n: Value| n["tabs"][0]["data"].as_str().unwrap().to_owned();
+
+    let before = h.note(&note).await;
+    let out = refused(
+        &agent,
+        "edit_note_text",
+        edit(
+            v,
+            &key(),
+            json!([{"old_text": "Day 3: sun.", "new_text": "Day 3: clouds."},
+                              {"old_text": "rain", "new_text": "snow"}]),
+        ),
+    )
+    .await;
+    assert_eq!(out["error"], "old_text_not_unique", "{out}");
+    assert_eq!(
+        (out["index"].as_u64(), out["occurrences"].as_u64()),
+        (Some(1), Some(2)),
+        "{out}"
+    );
+    assert_eq!(out["field"], "edits[1].old_text", "{out}");
+    let out = refused(
+        &agent,
+        "edit_note_text",
+        edit(v, &key(), json!([{"old_text": "Day 4", "new_text": "x"}])),
+    )
+    .await;
+    assert_eq!(out["error"], "old_text_not_found", "{out}");
+    assert_eq!(
+        (out["index"].as_u64(), out["occurrences"].as_u64()),
+        (Some(0), Some(0)),
+        "{out}"
+    );
+    assert_eq!(h.note(&note).await, before, "a refused edit writes nothing");
+    let out = refused(
+        &agent,
+        "edit_note_text",
+        edit(v, &key(), json!([{"old_text": "", "new_text": "x"}])),
+    )
+    .await;
+    assert_eq!(out["error"], "invalid_arguments", "{out}");
+
+    let k = key();
+    let edits = json!([{"old_text": "Day 2: rain.", "new_text": "Day 2: snow."},
+                       {"old_text": "Day 3: sun.", "new_text": "Day 3: clouds."}]);
+    let first = ok(&agent, "edit_note_text", edit(v, &k, edits.clone())).await;
+    assert_eq!(first["version"], v + 1);
+    assert_eq!(first["tab_id"], "markdown");
+    assert_eq!(first["changed_tab_ids"], json!(["markdown"]));
+    assert_eq!(
+        text(h.note(&note).await),
+        "Day 1: rain.\nDay 2: snow.\nDay 3: clouds."
+    );
+    // The same call again: the first result, nothing applied twice.
+    let again = ok(&agent, "edit_note_text", edit(v, &k, edits)).await;
+    assert_eq!(
+        (again["version"].clone(), again["replayed"].clone()),
+        (json!(v + 1), json!(true))
+    );
+    assert_eq!(h.version(&note).await, v + 1);
+
+    // The answer fits the advertised output schema: its required fields, of their types.
+    let listed = agent.list_all_tools().await.unwrap();
+    let tool = listed.iter().find(|t| t.name == "edit_note_text").unwrap();
+    let schema = Value::Object((*tool.output_schema.clone().unwrap()).clone());
+    for field in schema["required"].as_array().unwrap() {
+        let field = field.as_str().unwrap();
+        let want = schema["properties"][field]["type"].as_str().unwrap();
+        let got = match &first[field] {
+            Value::String(_) => "string",
+            Value::Number(_) => "integer",
+            Value::Bool(_) => "boolean",
+            Value::Array(_) => "array",
+            other => panic!("{field}: {other}"),
+        };
+        assert_eq!(got, want, "{field}");
+    }
+    let a = tool.annotations.clone().unwrap();
+    assert_eq!(
+        (
+            a.read_only_hint,
+            a.destructive_hint,
+            a.idempotent_hint,
+            a.open_world_hint
+        ),
+        (Some(false), Some(true), Some(true), Some(false))
+    );
+    assert!(tool.title.is_some());
+}
