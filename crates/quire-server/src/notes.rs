@@ -159,6 +159,33 @@ impl Notes {
         Ok(created)
     }
 
+    /// A Note an agent makes (MCP `create_note`): approved for agents as it is made, so its
+    /// maker sees it, and in the person's list at once. The key is the token's (creation keys
+    /// are scoped to the author, the token's name): a resend returns the same Note, and does not
+    /// approve it again if the person withdrew it since.
+    pub async fn create_note_for_agent(
+        &self,
+        caller: &Caller,
+        title: String,
+        idempotency_key: String,
+    ) -> Result<(StoredNote, bool)> {
+        let (created, replayed) = self
+            .create_note(caller, Channel::Agent, title, Some(idempotency_key))
+            .await?;
+        if replayed {
+            // As the agent would read it now: refused if it may not see it.
+            let stored = self
+                .get_note(caller, &created.note.id, Channel::Agent)
+                .await?;
+            return Ok((stored, true));
+        }
+        let now = self.clock.now();
+        let meta = (self.store)
+            .set_agent_access(&created.note.id, true, &caller.name, now)
+            .await?;
+        Ok((StoredNote { meta, ..created }, false))
+    }
+
     pub async fn list_notes(&self, caller: &Caller, channel: Channel) -> Result<Vec<NoteSummary>> {
         require(caller, Scope::NotesRead)?;
         let mut notes = self.store.list_notes().await?;

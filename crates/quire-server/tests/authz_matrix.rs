@@ -133,7 +133,7 @@ const MISSING: Mcp = Mcp::No("note_not_found");
 const SCOPE: Mcp = Mcp::No("insufficient_scope");
 
 /// Every MCP tool, on an approved and on a private Note.
-const MCP_TABLE: [(&str, On, [Mcp; 4]); 18] = {
+const MCP_TABLE: [(&str, On, [Mcp; 4]); 19] = {
     use Mcp::{Ok, Unauthorized as U};
     use On::{Approved as A, Private as P};
     [
@@ -155,6 +155,7 @@ const MCP_TABLE: [(&str, On, [Mcp; 4]); 18] = {
         ("add_note_source", P, [MISSING, MISSING, SCOPE, U]),
         ("edit_note_text", A, [Ok, Ok, SCOPE, U]),
         ("edit_note_text", P, [MISSING, MISSING, SCOPE, U]),
+        ("create_note", A, [Ok, Ok, SCOPE, U]),
     ]
 };
 
@@ -306,6 +307,7 @@ fn tool_args(tool: &str, note: &TestNote, version: u64, text: &str) -> Value {
             guard(json!({"tab_id": "markdown",
                          "edits": [{"old_text": quote, "new_text": format!("{text}.")}]}))
         }
+        "create_note" => json!({"title": "Made by an agent", "idempotency_key": key()}),
         other => panic!("no arguments for {other}"),
     }
 }

@@ -33,6 +33,8 @@ const WRITE_TOOLS: [&str; 4] = [
     "add_note_source",
     "edit_note_text",
 ];
+/// Writes that destroy nothing: a new Note.
+const CREATE_TOOLS: [&str; 1] = ["create_note"];
 
 /// `None`: accepted; else the (field, message) of the refusal.
 type Verdict = Option<(&'static str, &'static str)>;
@@ -66,6 +68,7 @@ async fn tools_list_is_the_seeds_contract() {
         READ_TOOLS
             .iter()
             .chain(WRITE_TOOLS.iter())
+            .chain(CREATE_TOOLS.iter())
             .copied()
             .collect::<BTreeSet<_>>()
     );
@@ -179,7 +182,11 @@ async fn tools_list_is_the_seeds_contract() {
             "{name}"
         );
     }
-    for name in READ_TOOLS.iter().chain(WRITE_TOOLS.iter()) {
+    for name in READ_TOOLS
+        .iter()
+        .chain(WRITE_TOOLS.iter())
+        .chain(CREATE_TOOLS.iter())
+    {
         assert_eq!(
             schema_of(&tools, name)["additionalProperties"],
             false,
@@ -202,6 +209,11 @@ async fn tools_list_is_the_seeds_contract() {
         let a = tools[name].annotations.clone().unwrap();
         assert_eq!(a.read_only_hint, Some(false), "{name}");
         assert_eq!(a.destructive_hint, Some(true), "{name}");
+    }
+    for name in CREATE_TOOLS {
+        let a = tools[name].annotations.clone().unwrap();
+        assert_eq!(a.read_only_hint, Some(false), "{name}");
+        assert_eq!(a.destructive_hint, Some(false), "{name}");
     }
 
     // The seeds' descriptions, then the rules the agent must follow.
@@ -254,7 +266,7 @@ async fn both_protocol_versions_are_served() {
             version,
             "{protocol:?}"
         );
-        assert_eq!(agent.list_all_tools().await.unwrap().len(), 9);
+        assert_eq!(agent.list_all_tools().await.unwrap().len(), 10);
         let listed = ok(&agent, "list_notes", json!({})).await;
         assert_eq!(listed["notes"][0]["note_id"], note.as_str(), "{protocol:?}");
         let v = agent_version(&agent, &note).await;

@@ -115,3 +115,91 @@ async fn quoted_edits_change_the_text_or_nothing() {
     );
     assert!(tool.title.is_some());
 }
+
+/// A Note the agent makes is approved for agents and in the person's list at once; its key is
+/// the token's: the same key returns the same Note (not re-approved once the person withdrew
+/// it), another token's same key makes another Note.
+#[tokio::test]
+async fn an_agent_makes_a_note_once_per_key() {
+    let h = Harness::start();
+    let agent = h.agent().await;
+    let k = key();
+    let made = ok(
+        &agent,
+        "create_note",
+        json!({"title": "Findings", "idempotency_key": k}),
+    )
+    .await;
+    let id = made["note_id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        (
+            made["title"].clone(),
+            made["version"].clone(),
+            made["replayed"].clone()
+        ),
+        (json!("Findings"), json!(1), json!(false))
+    );
+    assert_eq!(made["tabs"][0]["id"], "markdown", "{made}");
+    // The person's list has it, approved; the agent sees it and writes to it.
+    let (status, listed) = h.get("/notes").await;
+    assert_eq!(status, 200);
+    let row = listed["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["id"] == id.as_str())
+        .cloned();
+    assert_eq!(
+        row.as_ref().map(|r| r["agent_access"].clone()),
+        Some(json!(true)),
+        "{listed}"
+    );
+    let tabs = ok(&agent, "list_note_tabs", json!({"note_id": id})).await;
+    assert_eq!(tabs["version"], 1);
+    ok(&agent, "edit_note_tab", replace_text(&id, 1, "first line")).await;
+
+    let again = ok(
+        &agent,
+        "create_note",
+        json!({"title": "Findings", "idempotency_key": k}),
+    )
+    .await;
+    assert_eq!(
+        (again["note_id"].as_str(), again["replayed"].clone()),
+        (Some(id.as_str()), json!(true))
+    );
+    let (_, listed) = h.get("/notes").await;
+    assert_eq!(
+        listed["notes"].as_array().unwrap().len(),
+        1,
+        "one Note for one key: {listed}"
+    );
+
+    let other = h.token_with("other-agent", &["notes:read", "notes:write"]);
+    let other = h.agent_with(&other, mcp_support::Protocol::Stateless).await;
+    let theirs = ok(
+        &other,
+        "create_note",
+        json!({"title": "Findings", "idempotency_key": k}),
+    )
+    .await;
+    assert_ne!(
+        theirs["note_id"],
+        id.as_str(),
+        "another token's key is its own"
+    );
+
+    h.set_agent_access(&id, false).await;
+    let withdrawn = refused(
+        &agent,
+        "create_note",
+        json!({"title": "Findings", "idempotency_key": k}),
+    )
+    .await;
+    assert_eq!(withdrawn["error"], "note_not_found", "{withdrawn}");
+    let (_, access) = h.get(&format!("/notes/{id}/agent-access")).await;
+    assert_eq!(
+        access["agent_access"], false,
+        "a resend does not approve it again: {access}"
+    );
+}

@@ -258,6 +258,12 @@ impl EditTextArgs {
     }
 }
 
+#[derive(Debug, Deserialize)]
+pub(crate) struct CreateNoteArgs {
+    pub title: String,
+    pub idempotency_key: String,
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

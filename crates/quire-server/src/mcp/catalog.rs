@@ -87,6 +87,7 @@ mod tests {
                 "create_note_tab",
                 "add_note_source",
                 "edit_note_text",
+                "create_note",
             ]
         );
     }

@@ -11,8 +11,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use super::args::{
-    AttachmentsArgs, CreateTabArgs, EditArgs, EditTextArgs, Guard, NoteArgs, SheetRangeArgs,
-    SourceArgs, TabArgs, check_operation_fields,
+    AttachmentsArgs, CreateNoteArgs, CreateTabArgs, EditArgs, EditTextArgs, Guard, NoteArgs,
+    SheetRangeArgs, SourceArgs, TabArgs, check_operation_fields,
 };
 use super::catalog::check_arguments;
 use super::schema::Violation;
@@ -148,6 +148,7 @@ pub(crate) async fn call(
         "create_note_tab" => agent.create_note_tab(typed(args)?).await,
         "add_note_source" => agent.add_note_source(typed(args)?).await,
         "edit_note_text" => agent.edit_note_text(typed(args)?).await,
+        "create_note" => agent.create_note(typed(args)?).await,
         other => Err(Violation::at_field("name", format!("no tool {other:?}")).into()),
     }
 }
@@ -251,6 +252,16 @@ impl Agent<'_> {
         let result = self.write(guard, op).await?;
         let mut out = written(&result);
         out["tab_id"] = json!(tab_id);
+        Ok(out)
+    }
+
+    async fn create_note(&self, args: CreateNoteArgs) -> Result<Value, ToolError> {
+        let (stored, replayed) = self
+            .notes
+            .create_note_for_agent(self.caller, args.title, args.idempotency_key)
+            .await?;
+        let mut out = views::tab_list(&stored.note);
+        out["replayed"] = json!(replayed);
         Ok(out)
     }
 
