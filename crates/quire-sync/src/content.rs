@@ -1,7 +1,7 @@
 //! A tab's content as the engine carries it: the model's [`TabData`] with its kind on the wire
 //! (`{"type": "markdown", "data": "..."}`), and how a person's edit becomes an operation.
 
-use quire_model::{Op, TabData, TabId, TabKind};
+use quire_model::{Op, TabData, TabId, TabKind, TextSplice};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -65,6 +65,25 @@ impl Content {
             })
     }
 
+    /// The operation that turns `base` (the tab's content at the version the save is made
+    /// on) into this content: for a long Markdown text edited a little, `splice_text` of what
+    /// changed (a save then costs the change, not the text); otherwise [`Content::to_op`].
+    /// The same contents give the same operation, so a resent save is the same request.
+    pub fn to_op_from(&self, base: &Content, tab_id: &TabId) -> Op {
+        if let (TabData::Markdown(old), TabData::Markdown(new)) = (&base.0, &self.0)
+            && new.len() >= SPLICE_FROM
+        {
+            let splice = text_splice(old, new);
+            if splice.insert.len() <= new.len() / 2 {
+                return Op::SpliceText {
+                    tab_id: tab_id.clone(),
+                    splices: vec![splice],
+                };
+            }
+        }
+        self.to_op(tab_id)
+    }
+
     /// The operation that makes `tab_id` hold this content: `replace_text` for Markdown,
     /// `replace_tab_data` with the whole tab for Sheets and Slides.
     pub fn to_op(&self, tab_id: &TabId) -> Op {
@@ -78,6 +97,29 @@ impl Content {
                 data: other.to_value(),
             },
         }
+    }
+}
+
+/// Texts shorter than this (bytes) are saved whole: a splice would save less than a page.
+const SPLICE_FROM: usize = 4096;
+
+/// The one splice (in characters) turning `old` into `new`: the common prefix and suffix kept,
+/// the middle replaced.
+fn text_splice(old: &str, new: &str) -> TextSplice {
+    let prefix: usize = (old.chars().zip(new.chars()))
+        .take_while(|(a, b)| a == b)
+        .map(|(a, _)| a.len_utf8())
+        .sum();
+    let (old_rest, new_rest) = (&old[prefix..], &new[prefix..]);
+    let suffix: usize = (old_rest.chars().rev().zip(new_rest.chars().rev()))
+        .take_while(|(a, b)| a == b)
+        .map(|(a, _)| a.len_utf8())
+        .sum();
+    let cut = &old_rest[..old_rest.len() - suffix];
+    TextSplice {
+        at: old[..prefix].chars().count() as u64,
+        delete: cut.chars().count() as u64,
+        insert: new_rest[..new_rest.len() - suffix].to_owned(),
     }
 }
 

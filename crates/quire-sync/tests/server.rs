@@ -797,3 +797,55 @@ async fn tabs_by_id_drafts_ledger_and_archive() {
     assert_eq!(engine.archived(&note).unwrap().len(), 2);
     engine.shutdown();
 }
+
+/// A long text edited a little is saved as a splice of what changed (the history says so), and
+/// the server ends with exactly the engine's text: across saves, another writer's change in
+/// between (the engine saves on the new base), a text of other scripts, and a restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_text_is_saved_by_what_changed() {
+    let server = server();
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(&server.url(), &server.token, dir.path(), None);
+    let note = engine.create_note("Long").await.unwrap().note_id;
+    let long: String = (0..400)
+        .map(|i| format!("line {i}: café 😀 naïve\n"))
+        .collect();
+    engine.edit_tab(&note, &md(), json!(long)).await.unwrap();
+    settle(&engine, &note).await;
+    let mut text = long.clone();
+    for (i, at) in [10usize, 3_000, 9_000].into_iter().enumerate() {
+        let at = text.char_indices().nth(at).map(|(b, _)| b).unwrap();
+        text.insert_str(at, &format!("[edit {i} é]"));
+        engine.edit_tab(&note, &md(), json!(text)).await.unwrap();
+        settle(&engine, &note).await;
+        assert_eq!(markdown_on_server(&server, &note).await, text, "edit {i}");
+    }
+    // Another writer changes the end; the engine's next save is made on that.
+    let version = engine.status(&note).unwrap().guard.unwrap();
+    let theirs = format!("{text}their line\n");
+    other_writes(&server, &note, version, &theirs).await;
+    engine
+        .wait_until(&note, WAIT, "their line shown", |s| {
+            s.status.guard.is_some_and(|g| g > version)
+        })
+        .await
+        .unwrap();
+    let mine = shown_text(&engine, &note).replacen("line 1:", "LINE 1:", 1);
+    engine.edit_tab(&note, &md(), json!(mine)).await.unwrap();
+    settle(&engine, &note).await;
+    assert_eq!(markdown_on_server(&server, &note).await, mine);
+    assert!(mine.ends_with("their line\n"));
+
+    let summaries: Vec<String> = rest(&server)
+        .history(&note)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|v| v.summary)
+        .collect();
+    let spliced = summaries
+        .iter()
+        .filter(|s| s.contains("(1 splice)"))
+        .count();
+    assert_eq!(spliced, 4, "{summaries:?}");
+}

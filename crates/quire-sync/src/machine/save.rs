@@ -223,15 +223,18 @@ pub(super) fn resend_pending(s: &mut NoteSync, fx: &mut Vec<Effect>) -> bool {
         .find(|d| d.pending.is_some())
         .map(|d| d.tab_id.clone());
     if let Some(tab_id) = resend {
-        if let Some(p) = s.drafts.get(&tab_id).and_then(|d| d.pending.clone()) {
+        if let Some(d) = s.drafts.get(&tab_id)
+            && let Some(p) = d.pending.clone()
+        {
+            // The base is still the one the save was made on (it moves only when a save's
+            // outcome is known): the same operation goes out.
+            let op = p.content.to_op_from(&d.base, &tab_id);
             s.busy = Busy::Saving(Target::Tab(tab_id.clone()));
             s.stats.saves_sent += 1;
             fx.push(Effect::Send(SaveRequest {
                 key: p.key,
                 expected_version: p.expected_version,
-                body: WriteBody::Ops {
-                    changes: vec![p.content.to_op(&tab_id)],
-                },
+                body: WriteBody::Ops { changes: vec![op] },
             }));
         }
         return true;
@@ -264,6 +267,7 @@ pub(super) fn send_ready(s: &mut NoteSync, guard: Version, fx: &mut Vec<Effect>)
             expected_version: d.base_version,
             content: d.mine.clone(),
         };
+        let op = pending.content.to_op_from(&d.base, &tab_id);
         d.pending = Some(pending.clone());
         s.busy = Busy::Saving(Target::Tab(tab_id.clone()));
         // The draft, with its key, is on disk before the request leaves.
@@ -272,9 +276,7 @@ pub(super) fn send_ready(s: &mut NoteSync, guard: Version, fx: &mut Vec<Effect>)
         fx.push(Effect::Send(SaveRequest {
             key,
             expected_version: pending.expected_version,
-            body: WriteBody::Ops {
-                changes: vec![pending.content.to_op(&tab_id)],
-            },
+            body: WriteBody::Ops { changes: vec![op] },
         }));
         return;
     }
