@@ -14,6 +14,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0005_text_splices.sql"),
     include_str!("migrations/0006_author_kinds.sql"),
     include_str!("migrations/0007_token_lifetimes.sql"),
+    // 0008 is full-text search's (a sibling branch); the lead numbers them at merge.
+    include_str!("migrations/0009_trash.sql"),
 ];
 
 /// Brings the database up to the newest schema, one transaction per migration.

@@ -20,7 +20,7 @@ use tokio::runtime::{Handle, RuntimeFlavor};
 use tokio::sync::oneshot;
 
 use super::cache::NoteCache;
-use super::guarded;
+use super::{guarded, trash};
 use crate::fail;
 use quire_api::{NoteMeta, StoredNote, WriteResult};
 use quire_store::{HashedToken, NewNote, Result, StoreError, TokenRecord, WriteRequest};
@@ -53,6 +53,10 @@ pub(super) enum Job {
         id: i64,
         at: Timestamp,
         reply: Reply<()>,
+    },
+    EmptyTrash {
+        before: Option<Timestamp>,
+        reply: Reply<Vec<NoteId>>,
     },
 }
 
@@ -141,6 +145,11 @@ impl Job {
                     guarded(conn, undo, |c| guarded::settle_token_kinds(c, &person_hash));
                 (settle(reply, verdict), outcome)
             }
+            Job::EmptyTrash { before, reply } => {
+                let (verdict, outcome) =
+                    guarded(conn, undo, |c| trash::empty_trash(c, cache, before));
+                (settle(reply, verdict), outcome)
+            }
         }
     }
 
@@ -155,6 +164,7 @@ impl Job {
             Job::SettleTokenKinds(_, reply) => settle(reply, Err(StoreError::Closed))(lost),
             Job::RevokeTokens { reply, .. } => settle(reply, Err(StoreError::Closed))(lost),
             Job::RecordTokenUse { reply, .. } => settle(reply, Err(StoreError::Closed))(lost),
+            Job::EmptyTrash { reply, .. } => settle(reply, Err(StoreError::Closed))(lost),
         }
     }
 }
