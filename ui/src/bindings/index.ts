@@ -70,6 +70,7 @@ export type * from "./TextMerge";
 export type * from "./Theirs";
 export type * from "./Theme";
 export type * from "./Timestamp";
+export type * from "./TrashedNote";
 export type * from "./Version";
 export type * from "./VersionInfo";
 export type * from "./WriteOutcome";
