@@ -313,9 +313,9 @@ fn a_deleted_note_goes_to_the_trash_comes_back_and_is_erased_by_empty_trash() {
     assert_eq!(trashed["id"], note.as_str());
     assert_eq!(trashed["version"], 2);
     assert!(trashed["deleted_at"].is_string(), "{trashed}");
-    assert_eq!(ids(app.ok("list_notes", json!({}))), [kept.clone()]);
+    assert_eq!(ids(app.ok("list_notes", json!({}))), vec![kept.clone()]);
     let trash = app.ok("list_trash", json!({}));
-    assert_eq!(ids(trash.clone()), [note.clone()]);
+    assert_eq!(ids(trash.clone()), vec![note.clone()]);
     assert_eq!(trash[0]["deleted_at"], trashed["deleted_at"]);
     let again = app.err("delete_note", json!({"noteId": note}));
     assert_eq!(again["code"], "note_in_trash", "{again}");

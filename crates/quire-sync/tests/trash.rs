@@ -96,7 +96,7 @@ async fn the_persons_delete_sends_waiting_saves_first_and_the_trash_empties() {
     assert_eq!(trash[0].id, note);
     assert_eq!(trash[0].deleted_at, Some(trashed.deleted_at.clone()));
 
-    assert_eq!(engine.empty_trash().await.unwrap(), [note.clone()]);
+    assert_eq!(engine.empty_trash().await.unwrap(), vec![note.clone()]);
     assert!(engine.list_trash().await.unwrap().is_empty());
     assert!(rest(&server).get_note(&note).await.is_err());
     assert_eq!(engine.list_notes().await.unwrap().len(), 1);
