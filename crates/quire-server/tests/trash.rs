@@ -361,6 +361,15 @@ async fn trash_empty_on_the_command_line_erases_what_is_old_enough() {
     assert!(listed(&api, "/notes?trash=true").await.is_empty());
     assert_eq!(listed(&api, "/notes").await, vec![kept.clone()]);
     assert_eq!(api.text(&kept).await, (2, "kept".to_owned()));
+    // Nothing of the erased Notes is left in the file: only the kept Note's two versions.
+    let conn = rusqlite::Connection::open(&server.db_path).unwrap();
+    for (table, want) in [("notes", 1), ("versions", 2), ("write_keys", 0)] {
+        let rows: i64 = conn
+            .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(rows, want, "rows left in {table}");
+    }
+    drop(conn);
 
     // Bad input: a clear error, nothing done.
     let dir = tempfile::tempdir().unwrap();

@@ -184,9 +184,11 @@ pub async fn a_trashed_note_takes_no_write_but_undelete(store: Arc<dyn Store>) {
 /// with their whole history, and nothing else; a Note created afterwards starts clean.
 pub async fn emptying_the_trash_erases_only_trashed_notes(store: Arc<dyn Store>) {
     let store = store.as_ref();
+    // Kept first: the erased Notes are the newest, so a store that numbers its Notes may give
+    // their numbers to the next one, which must then start clean.
+    let kept = create(store, "Kept").await;
     let old = create(store, "Old").await;
     let recent = create(store, "Recent").await;
-    let kept = create(store, "Kept").await;
     write(store, request(&old, 1, Some("k"), vec![text("old text")])).await;
     write(store, moving(&old, 2, None, Change::Trash, at(100))).await;
     write(store, moving(&recent, 1, None, Change::Trash, at(200))).await;
