@@ -34,6 +34,7 @@ fn export_all(cfg: &Config) -> Result<(), ts_rs::ExportError> {
     q::MergePreview::export_all(cfg)?;
     q::Content::export_all(cfg)?;
     a::VersionInfo::export_all(cfg)?;
+    a::TrashedNote::export_all(cfg)?;
     a::AgentAccess::export_all(cfg)?;
     a::AccessChange::export_all(cfg)?;
     a::NoteMeta::export_all(cfg)?;

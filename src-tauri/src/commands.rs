@@ -12,7 +12,7 @@
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use quire_api::{AgentAccess, Scope, VersionInfo};
+use quire_api::{AgentAccess, Scope, TrashedNote, VersionInfo, WriteResult};
 use quire_model::{Note, NoteId, NoteSummary, Op, TabId, Version};
 use quire_sync::{
     ArchivedDraft, ClashChoice, ConflictChoice, DraftPolicy, EngineError, LedgerEntry,
@@ -522,6 +522,42 @@ pub async fn restore(
     let backend = backend.wait().await?;
     let (note_id, version) = (self::note_id(&note_id)?, self::version(version)?);
     Ok(backend.restore(&note_id, version).await?)
+}
+
+// ---- the trash --------------------------------------------------------------------------
+
+/// Moves the Note into the trash (its waiting saves go out first); the Undo toast calls
+/// [`undelete_note`].
+#[tauri::command]
+pub async fn delete_note(backend: State<'_, BackendReady>, note_id: String) -> Result<TrashedNote> {
+    let backend = backend.wait().await?;
+    let note_id = self::note_id(&note_id)?;
+    Ok(backend.engine().trash_note(&note_id).await?)
+}
+
+/// Brings the Note back out of the trash, with its history.
+#[tauri::command]
+pub async fn undelete_note(
+    backend: State<'_, BackendReady>,
+    note_id: String,
+) -> Result<WriteResult> {
+    let backend = backend.wait().await?;
+    let note_id = self::note_id(&note_id)?;
+    Ok(backend.engine().undelete_note(&note_id).await?)
+}
+
+/// The Notes in the trash, most recently trashed first.
+#[tauri::command]
+pub async fn list_trash(backend: State<'_, BackendReady>) -> Result<Vec<NoteSummary>> {
+    let backend = backend.wait().await?;
+    Ok(backend.engine().list_trash().await?)
+}
+
+/// Erases the Notes in the trash for good (`DELETE /trash`); their IDs.
+#[tauri::command]
+pub async fn empty_trash(backend: State<'_, BackendReady>) -> Result<Vec<NoteId>> {
+    let backend = backend.wait().await?;
+    Ok(backend.engine().empty_trash().await?)
 }
 
 // ---- drafts -----------------------------------------------------------------------------

@@ -292,6 +292,59 @@ fn a_new_note_edited_is_saved_as_the_next_version() {
     app.stop();
 }
 
+/// Delete Note moves the Note to the trash (the list leaves it out, the trash lists it), the
+/// Undo toast's undelete brings it back, and Empty trash erases it for good.
+#[test]
+fn a_deleted_note_goes_to_the_trash_comes_back_and_is_erased_by_empty_trash() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = Fixture::start(dir.path());
+    let note = app.create_note("Doomed");
+    let kept = app.create_note("Kept");
+    let ids = |listed: Value| -> Vec<String> {
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+
+    let trashed = app.ok("delete_note", json!({"noteId": note}));
+    assert_eq!(trashed["id"], note.as_str());
+    assert_eq!(trashed["version"], 2);
+    assert!(trashed["deleted_at"].is_string(), "{trashed}");
+    assert_eq!(ids(app.ok("list_notes", json!({}))), vec![kept.clone()]);
+    let trash = app.ok("list_trash", json!({}));
+    assert_eq!(ids(trash.clone()), vec![note.clone()]);
+    assert_eq!(trash[0]["deleted_at"], trashed["deleted_at"]);
+    let again = app.err("delete_note", json!({"noteId": note}));
+    assert_eq!(again["code"], "note_in_trash", "{again}");
+
+    let back = app.ok("undelete_note", json!({"noteId": note}));
+    assert_eq!(back["version"], 3);
+    assert_eq!(ids(app.ok("list_trash", json!({}))), Vec::<String>::new());
+    assert_eq!(app.ok("list_notes", json!({})).as_array().unwrap().len(), 2);
+    let history = app.ok("history", json!({"noteId": note}));
+    let summaries: Vec<&str> = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["summary"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        summaries,
+        ["created", "moved to trash", "restored from trash"]
+    );
+
+    app.ok("delete_note", json!({"noteId": note}));
+    assert_eq!(app.ok("empty_trash", json!({})), json!([note]));
+    assert_eq!(ids(app.ok("list_trash", json!({}))), Vec::<String>::new());
+    assert_eq!(ids(app.ok("list_notes", json!({}))), [kept]);
+    let bad = app.err("delete_note", json!({"noteId": "not-an-id"}));
+    assert_eq!(bad["code"], "invalid_argument", "{bad}");
+    app.stop();
+}
+
 #[test]
 fn an_unknown_tab_is_tab_gone_with_the_tabs_there_are() {
     let dir = tempfile::tempdir().unwrap();

@@ -12,6 +12,8 @@
 //   no_conflict, conflict_moved, choice_unavailable, save_in_flight
 //   invalid_content, invalid_merge, invalid_argument
 //   version_conflict      a restore was refused because the Note moved on
+//   note_in_trash         the Note is in the trash: restore it (undeleteNote) to write to it
+//   note_not_in_trash     an undelete of a Note that is not in the trash
 //   offline               the server cannot be reached
 //   remote_mode           agent tokens are made on the remote server itself
 //   not_found, unauthorized, forbidden, agent_token, invalid_op, tab_not_found, ... (the
@@ -47,8 +49,10 @@ import type {
   Settings,
   TabStatus,
   TabView,
+  TrashedNote,
   VersionInfo,
   WriteOutcome,
+  WriteResult,
 } from "./bindings";
 
 export type * from "./bindings";
@@ -221,6 +225,23 @@ export const versionAt = (noteId: string, version: number): Promise<Note> => inv
 /** Restores `version` as a new version (guarded: a stale restore rejects with `version_conflict`). */
 export const restore = (noteId: string, version: number): Promise<WriteOutcome> =>
   invoke("restore", { noteId, version });
+
+// ---- the trash -------------------------------------------------------------------------
+
+/**
+ * Moves the Note to the trash (a new version; its waiting saves go out first). It leaves the
+ * list, agents no longer see it, and `undeleteNote` brings it back with its history.
+ */
+export const deleteNote = (noteId: string): Promise<TrashedNote> => invoke("delete_note", { noteId });
+
+/** Brings a Note back out of the trash; drafts the trash refused (`note_in_trash`) go out again. */
+export const undeleteNote = (noteId: string): Promise<WriteResult> => invoke("undelete_note", { noteId });
+
+/** The Notes in the trash, most recently trashed first, each with `deleted_at`. */
+export const listTrash = (): Promise<NoteSummary[]> => invoke("list_trash");
+
+/** Erases every Note in the trash for good; their IDs. */
+export const emptyTrash = (): Promise<string[]> => invoke("empty_trash");
 
 // ---- drafts ----------------------------------------------------------------------------
 

@@ -88,6 +88,16 @@
 //
 //   quick-switcher / quick-switcher-input / quick-switcher-item (data-note-id)   Ctrl+K, Ctrl+P
 //   confirm-dialog / confirm-ok / confirm-cancel
+//   toast-action               the button on a toast (Undo after Delete Note)
+//
+//   note-delete                the open Note's "Delete Note" button (asks first)
+//   trash-open                 the sidebar's "Trash" link (#/trash)
+//   trash                      the Trash view; trash-item per trashed Note (data-note-id),
+//                              trash-restore on each (data-note-id), trash-empty ("Empty
+//                              trash", asks first), trash-none (the Trash is empty)
+//   trash-banner               on a tab whose draft the trash refused: trash-banner-restore
+//   version-restore-tab        in the versions panel, per tab a version deleted (data-tab-id):
+//                              brings it back as a new tab with that content
 
 export const TID = {
   app: "app",
@@ -223,6 +233,18 @@ export const TID = {
   agentTokens: "agent-tokens",
   agentTokenRow: "agent-token-row",
   agentTokenRevoke: "agent-token-revoke",
+
+  toastAction: "toast-action",
+  noteDelete: "note-delete",
+  trashOpen: "trash-open",
+  trash: "trash",
+  trashItem: "trash-item",
+  trashRestore: "trash-restore",
+  trashEmpty: "trash-empty",
+  trashNone: "trash-none",
+  trashBanner: "trash-banner",
+  trashBannerRestore: "trash-banner-restore",
+  versionRestoreTab: "version-restore-tab",
 
   quickSwitcher: "quick-switcher",
   quickSwitcherInput: "quick-switcher-input",

@@ -20,6 +20,7 @@ mod requests;
 pub use access::{AccessChange, AgentAccess, Scope};
 pub use clock::{Clock, SystemClock};
 pub use notes::{
-    Conflict, NoteList, NoteMeta, StoredNote, VersionInfo, VersionList, WriteEvent, WriteResult,
+    Conflict, NoteList, NoteMeta, StoredNote, TrashedNote, VersionInfo, VersionList, WriteEvent,
+    WriteResult,
 };
-pub use requests::{CreateNote, PatchNote, RestoreNote, SetAgentAccess};
+pub use requests::{CreateNote, PatchNote, RestoreNote, SetAgentAccess, UndeleteNote};

@@ -17,6 +17,18 @@ pub struct NoteMeta {
     pub created_at: String,
     /// Metadata only: the version, never this, is what writes are checked against.
     pub updated_at: String,
+    /// When the Note was moved to the trash (RFC 3339); `null`: it is not in the trash.
+    #[serde(default)]
+    pub deleted_at: Option<String>,
+}
+
+/// `DELETE /notes/{id}`: the Note is in the trash at `version`, since `deleted_at`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TrashedNote {
+    pub id: NoteId,
+    pub version: Version,
+    pub deleted_at: String,
 }
 
 /// The stored result of an accepted write; a replay returns it again with `replayed: true`.

@@ -33,6 +33,15 @@ pub struct RestoreNote {
     pub expected_version: Option<Version>,
 }
 
+/// `POST /notes/{id}/undelete`: the Note back out of the trash (the version may come in
+/// `If-Match` instead).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UndeleteNote {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_version: Option<Version>,
+}
+
 /// `PUT /notes/{id}/agent-access`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -132,6 +132,20 @@ macro_rules! wrap_store {
             }
         ], [$($rest),*]);
     };
+    (@munch $ty:ty, [$($done:tt)*], [list_trash $(, $rest:ident)*]) => {
+        wrap_store!(@munch $ty, [$($done)*
+            async fn list_trash(&self) -> Result<Vec<NoteSummary>> {
+                self.inner.list_trash().await
+            }
+        ], [$($rest),*]);
+    };
+    (@munch $ty:ty, [$($done:tt)*], [empty_trash $(, $rest:ident)*]) => {
+        wrap_store!(@munch $ty, [$($done)*
+            async fn empty_trash(&self, before: Option<Timestamp>) -> Result<Vec<NoteId>> {
+                self.inner.empty_trash(before).await
+            }
+        ], [$($rest),*]);
+    };
     (@munch $ty:ty, [$($done:tt)*], [close $(, $rest:ident)*]) => {
         wrap_store!(@munch $ty, [$($done)*
             async fn close(&self) -> Result<()> {
@@ -147,7 +161,7 @@ macro_rules! wrap_store_but_write {
         wrap_store!($ty, forward: [
             create_note, list_notes, get_note, history, note_at, set_agent_access,
             agent_access_changes, create_token, find_token, list_tokens, revoke_tokens,
-            record_token_use, settle_token_kinds, close,
+            record_token_use, settle_token_kinds, list_trash, empty_trash, close,
         ], { $($custom)* });
     };
 }
@@ -253,7 +267,8 @@ impl MillisVersions {
 
 wrap_store!(MillisVersions, forward: [
     list_notes, history, note_at, set_agent_access, agent_access_changes, create_token,
-    find_token, list_tokens, revoke_tokens, record_token_use, settle_token_kinds, close,
+    find_token, list_tokens, revoke_tokens, record_token_use, settle_token_kinds, list_trash,
+    empty_trash, close,
 ], {
     async fn create_note(&self, new: NewNote) -> Result<(StoredNote, bool)> {
         let mut stamps = self.stamps.lock().await;

@@ -26,6 +26,10 @@ pub struct NoteSummary {
     pub version: Version,
     pub updated_at: String,
     pub agent_access: bool,
+    /// When the Note was moved to the trash (RFC 3339); `None`: it is not in the trash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub deleted_at: Option<String>,
 }
 
 impl Note {

@@ -39,7 +39,10 @@ pub async fn check(
     mut progress: impl FnMut(&CheckReport),
 ) -> Result<CheckReport, StoreError> {
     let mut report = CheckReport::default();
-    for summary in store.list_notes().await? {
+    // Notes in the trash are data too: read back like the others.
+    let mut notes = store.list_notes().await?;
+    notes.extend(store.list_trash().await?);
+    for summary in notes {
         let id = summary.id;
         report.notes += 1;
         match store.history(&id).await {

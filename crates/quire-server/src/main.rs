@@ -1,4 +1,4 @@
-//! `quire-server serve`, `check`, `export`, `import`, `mcp-stdio` and `token create`.
+//! `quire-server serve`, `check`, `export`, `import`, `mcp-stdio`, `token ...` and `trash empty`.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -132,6 +132,25 @@ enum Command {
     Token {
         #[command(subcommand)]
         command: TokenCommand,
+    },
+    /// The trash: Notes deleted with DELETE /notes/{id} (or the app's Delete Note).
+    Trash {
+        #[command(subcommand)]
+        command: TrashCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum TrashCommand {
+    /// Erase for good the Notes in the trash, with their whole history: the only way anything
+    /// is erased. Prints the ID of each Note erased.
+    Empty {
+        /// The SQLite database file, or a postgres:// URL.
+        #[arg(long)]
+        db: PathBuf,
+        /// Only the Notes moved to the trash more than this many days ago.
+        #[arg(long, value_name = "DAYS", allow_negative_numbers = true)]
+        older_than_days: Option<u32>,
     },
 }
 
@@ -282,7 +301,30 @@ async fn main() -> anyhow::Result<()> {
             TokenCommand::List { db, json } => list_tokens(&db, json).await,
             TokenCommand::Revoke { db, name } => revoke_tokens(&db, &name).await,
         },
+        Command::Trash {
+            command:
+                TrashCommand::Empty {
+                    db,
+                    older_than_days,
+                },
+        } => empty_trash(&db, older_than_days).await,
     }
+}
+
+async fn empty_trash(db: &Path, older_than_days: Option<u32>) -> anyhow::Result<()> {
+    let store = existing_store(db).await?;
+    let before = older_than_days.map(|days| {
+        let now = quire_api::Clock::now(&quire_api::SystemClock);
+        quire_server::notes::trash::cutoff(now, days)
+    });
+    let erased = store.empty_trash(before).await;
+    store.close().await?;
+    let erased = erased?;
+    for id in &erased {
+        println!("{id}");
+    }
+    eprintln!("quire-server: erased {} notes from the trash", erased.len());
+    Ok(())
 }
 
 fn parse_note_id(s: &str) -> Result<NoteId, String> {

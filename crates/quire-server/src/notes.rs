@@ -11,6 +11,8 @@ use quire_model::{AuthorKind, Note, NoteId, NoteSummary, Timestamp, Version};
 use quire_store::{Change, NewNote, Store, StoreError, TokenRecord, WriteRequest};
 use tokio::sync::broadcast;
 
+pub mod trash;
+
 /// Who is calling: the token's name (the author in history), its scopes, whose it is, and
 /// which token it is (what per-token limits count).
 #[derive(Debug, Clone)]
@@ -241,7 +243,14 @@ impl Notes {
                 change,
                 now,
             })
-            .await?;
+            .await
+            .map_err(|e| match e {
+                // Trashed since the check: to an agent, as missing as before it.
+                StoreError::NoteInTrash(id) if author_kind == AuthorKind::Agent => {
+                    StoreError::NoteNotFound(id)
+                }
+                e => e,
+            })?;
         if !result.replayed && result.version > expected_version {
             // A receiver-less channel is fine: nobody is listening yet.
             let _receivers = self.events.send(WriteEvent {
@@ -392,10 +401,12 @@ fn require(caller: &Caller, scope: Scope) -> Result<()> {
     }
 }
 
-/// An agent sees only the Notes the person approved: any other is indistinguishable from a
-/// missing one.
+/// An agent sees only the Notes the person approved and that are not in the trash: any other
+/// is indistinguishable from a missing one.
 fn visible(caller: &Caller, meta: &NoteMeta, id: &NoteId, channel: Channel) -> Result<()> {
-    if caller.acts_as(channel) == AuthorKind::Agent && !meta.agent_access {
+    if caller.acts_as(channel) == AuthorKind::Agent
+        && (!meta.agent_access || meta.deleted_at.is_some())
+    {
         return Err(StoreError::NoteNotFound(id.clone()).into());
     }
     Ok(())

@@ -50,7 +50,8 @@ pub struct ExportReport {
 }
 
 /// Writes a folder per Note under `out` (made if missing; names already there are left alone
-/// and not reused): the Notes `ids`, or every Note if `ids` is empty.
+/// and not reused): the Notes `ids`, or every Note if `ids` is empty. Notes in the trash are
+/// not exported (one named in `ids` is refused with `NoteInTrash`).
 pub async fn export_to_dir(
     store: &dyn Store,
     out: &Path,
@@ -73,7 +74,12 @@ pub async fn export_to_dir(
     };
     let mut report = ExportReport::default();
     for id in ids {
-        let note = store.get_note(&id).await?.note;
+        let stored = store.get_note(&id).await?;
+        // Trashed Notes are not exported, not even by name.
+        if stored.meta.deleted_at.is_some() {
+            return Err(StoreError::NoteInTrash(id).into());
+        }
+        let note = stored.note;
         let folder = export_note(&note)?;
         let dir = out.join(names.name(&safe(&note.title, "Untitled"), ""));
         write_folder(&dir, &folder)?;

@@ -476,7 +476,7 @@ async fn unknown_notes_versions_and_routes() {
             "not_found",
         ),
         (
-            Method::DELETE,
+            Method::PUT,
             format!("/notes/{id}"),
             None,
             StatusCode::METHOD_NOT_ALLOWED,

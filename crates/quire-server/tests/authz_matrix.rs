@@ -61,12 +61,16 @@ enum Route {
     Restore,
     Events,
     Export,
+    TrashNote,
+    ListTrash,
+    Undelete,
+    EmptyTrash,
     Healthz,
 }
 
 /// Every REST route: the person's read+write token, an agent's read+write token, a read-only
 /// person token, no token.
-const REST_TABLE: [(Route, [Rest; 4]); 12] = {
+const REST_TABLE: [(Route, [Rest; 4]); 16] = {
     use Rest::Ok;
     [
         (
@@ -95,6 +99,20 @@ const REST_TABLE: [(Route, [Rest; 4]); 12] = {
         ),
         (Route::Events, [Ok(200), AGENT_TOKEN, Ok(200), NO_TOKEN]),
         (Route::Export, [Ok(200), AGENT_TOKEN, Ok(200), NO_TOKEN]),
+        // The person's row moves the Note into the trash; the next row's brings it back.
+        (
+            Route::TrashNote,
+            [Ok(200), AGENT_TOKEN, NEEDS_WRITE, NO_TOKEN],
+        ),
+        (Route::ListTrash, [Ok(200), AGENT_TOKEN, Ok(200), NO_TOKEN]),
+        (
+            Route::Undelete,
+            [Ok(200), AGENT_TOKEN, NEEDS_WRITE, NO_TOKEN],
+        ),
+        (
+            Route::EmptyTrash,
+            [Ok(200), AGENT_TOKEN, NEEDS_WRITE, NO_TOKEN],
+        ),
         (Route::Healthz, [Ok(200), Ok(200), Ok(200), Ok(200)]),
     ]
 };
@@ -127,15 +145,17 @@ enum On {
     Approved,
     /// One the person did not approve: as if missing, whoever's token the call carries.
     Private,
+    /// One the person approved, then moved to the trash: as if missing too.
+    Trashed,
 }
 
 const MISSING: Mcp = Mcp::No("note_not_found");
 const SCOPE: Mcp = Mcp::No("insufficient_scope");
 
 /// Every MCP tool, on an approved and on a private Note.
-const MCP_TABLE: [(&str, On, [Mcp; 4]); 19] = {
+const MCP_TABLE: [(&str, On, [Mcp; 4]); 28] = {
     use Mcp::{Ok, Unauthorized as U};
-    use On::{Approved as A, Private as P};
+    use On::{Approved as A, Private as P, Trashed as T};
     [
         ("list_notes", A, [Ok, Ok, Ok, U]),
         ("list_notes", P, [Ok, Ok, Ok, U]),
@@ -156,6 +176,15 @@ const MCP_TABLE: [(&str, On, [Mcp; 4]); 19] = {
         ("edit_note_text", A, [Ok, Ok, SCOPE, U]),
         ("edit_note_text", P, [MISSING, MISSING, SCOPE, U]),
         ("create_note", A, [Ok, Ok, SCOPE, U]),
+        ("list_notes", T, [Ok, Ok, Ok, U]),
+        ("list_note_tabs", T, [MISSING, MISSING, MISSING, U]),
+        ("read_note_tab", T, [MISSING, MISSING, MISSING, U]),
+        ("read_sheet_range", T, [MISSING, MISSING, MISSING, U]),
+        ("list_note_attachments", T, [MISSING, MISSING, MISSING, U]),
+        ("edit_note_tab", T, [MISSING, MISSING, SCOPE, U]),
+        ("create_note_tab", T, [MISSING, MISSING, SCOPE, U]),
+        ("add_note_source", T, [MISSING, MISSING, SCOPE, U]),
+        ("edit_note_text", T, [MISSING, MISSING, SCOPE, U]),
     ]
 };
 
@@ -170,6 +199,7 @@ struct World {
     tokens: [Option<String>; 4],
     approved: TestNote,
     private: TestNote,
+    trashed: TestNote,
 }
 
 impl World {
@@ -184,11 +214,23 @@ impl World {
         let approved = note_with_sheet(&h, "Shared").await;
         h.set_agent_access(&approved.id, true).await;
         let private = note_with_sheet(&h, "Private").await;
+        let trashed = note_with_sheet(&h, "Trashed").await;
+        h.set_agent_access(&trashed.id, true).await;
+        let res = h
+            .http
+            .delete(format!("{}/notes/{}", h.url(), trashed.id))
+            .bearer_auth(h.token())
+            .header("if-match", "\"3\"")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 200, "trash the Trashed note");
         World {
             h,
             tokens,
             approved,
             private,
+            trashed,
         }
     }
 
@@ -200,23 +242,27 @@ impl World {
         match on {
             On::Approved => &self.approved,
             On::Private => &self.private,
+            On::Trashed => &self.trashed,
         }
     }
 
     /// What the person sees of everything: refused calls must leave it as it was.
     async fn everything(&self) -> Value {
         let mut seen = Vec::new();
-        for path in ["/notes".to_owned()].into_iter().chain(
-            [&self.approved.id, &self.private.id]
-                .into_iter()
-                .flat_map(|id| {
-                    [
-                        format!("/notes/{id}"),
-                        format!("/notes/{id}/versions"),
-                        format!("/notes/{id}/agent-access"),
-                    ]
-                }),
-        ) {
+        for path in ["/notes".to_owned(), "/notes?trash=true".to_owned()]
+            .into_iter()
+            .chain(
+                [&self.approved.id, &self.private.id, &self.trashed.id]
+                    .into_iter()
+                    .flat_map(|id| {
+                        [
+                            format!("/notes/{id}"),
+                            format!("/notes/{id}/versions"),
+                            format!("/notes/{id}/agent-access"),
+                        ]
+                    }),
+            )
+        {
             let (status, body) = self.h.get(&path).await;
             assert_eq!(status, 200, "GET {path}");
             seen.push(body);
@@ -277,8 +323,23 @@ fn rest_request(route: Route, note: &str, version: u64) -> (Method, String, Opti
         ),
         Route::Events => (Method::GET, at("/events"), None),
         Route::Export => (Method::GET, at("/export"), None),
+        // Guarded by `If-Match` (see `if_match`), no body.
+        Route::TrashNote => (Method::DELETE, at(""), None),
+        Route::ListTrash => (Method::GET, "/notes?trash=true".into(), None),
+        Route::Undelete => (
+            Method::POST,
+            at("/undelete"),
+            Some(json!({"expected_version": version})),
+        ),
+        // Only what went in over a day ago: the trashed Note the MCP rows need stays.
+        Route::EmptyTrash => (Method::DELETE, "/trash?older_than_days=1".into(), None),
         Route::Healthz => (Method::GET, "/healthz".into(), None),
     }
+}
+
+/// The `If-Match` a row sends: the trash's DELETE takes its version there only.
+fn if_match(route: Route, version: u64) -> Option<String> {
+    (route == Route::TrashNote).then(|| format!("\"{version}\""))
 }
 
 /// The arguments of a tool call on `note` at `version`, whose Markdown text is `text`.
@@ -330,6 +391,9 @@ async fn every_route_and_tool_answers_each_kind_of_token_as_the_table_says() {
             }
             if let Some(body) = body {
                 req = req.json(&body);
+            }
+            if let Some(tag) = if_match(route, version) {
+                req = req.header("if-match", tag);
             }
             let res = req.send().await.unwrap();
             let status = res.status().as_u16();

@@ -83,6 +83,8 @@ recorder_impl! {
         fn revoke_tokens(name: &str, kind: Option<AuthorKind>, now: Timestamp) -> usize;
         fn record_token_use(token_id: i64, at: Timestamp) -> ();
         fn settle_token_kinds(person_hash: &str) -> Vec<String>;
+        fn list_trash() -> Vec<NoteSummary>;
+        fn empty_trash(before: Option<Timestamp>) -> Vec<NoteId>;
         fn close() -> ();
     }
 

@@ -12,7 +12,7 @@ use quire_model::{
 use quire_store::guard::{
     Admission, Claim, Fingerprint, FirstWrite, GuardedWrite, Outcome, replayed,
 };
-use quire_store::{HashedToken, NewNote, StoreError, TokenRecord, WriteRequest};
+use quire_store::{Change, HashedToken, NewNote, StoreError, TokenRecord, WriteRequest};
 use tokio_postgres::error::SqlState;
 
 use crate::Fail;
@@ -84,6 +84,7 @@ pub(crate) async fn write(
             } => return Ok(replayed(serde_json::from_str(&first)?, request_differs)),
             Admission::Stale { current_version } => {
                 recent.put(Arc::clone(&note));
+                plan.check_trash(current.meta.deleted_at.is_some())?;
                 return Err(StoreError::Conflict(Conflict {
                     current_version,
                     changed_tab_ids: read::tabs_changed_between(
@@ -96,7 +97,10 @@ pub(crate) async fn write(
                 })
                 .into());
             }
-            Admission::Apply => recent.put(Arc::clone(&note)),
+            Admission::Apply => {
+                recent.put(Arc::clone(&note));
+                plan.check_trash(current.meta.deleted_at.is_some())?;
+            }
         }
 
         let restored = match plan.restores() {
@@ -193,8 +197,9 @@ async fn store_noop(
 const COMMIT: &str = "
 WITH bumped AS (
     UPDATE notes
-    SET version = version + 1, title = $3, seq = $4, strip = $5, tab_ids = $6, updated_at = $7
-    WHERE id = $1 AND version = $2
+    SET version = version + 1, title = $3, seq = $4, strip = $5, tab_ids = $6, updated_at = $7,
+        deleted_at = CASE WHEN $18 THEN $17::bigint ELSE deleted_at END
+    WHERE id = $1 AND version = $2 AND (deleted_at IS NOT NULL) = $19
     RETURNING version
 ), history AS (
     INSERT INTO versions
@@ -212,7 +217,8 @@ WITH bumped AS (
 SELECT version FROM bumped";
 
 /// Writes `applied` as the version after `before`'s, if the Note is still at `before`'s
-/// version. The history entry holds the small parts of the Note plus the contents of the tabs
+/// version and in the trash exactly when the change needs it there (only an undelete takes a
+/// trashed Note), moving it into or out of the trash as the change says. The history entry holds the small parts of the Note plus the contents of the tabs
 /// whose data changed, nothing else. False: the version moved on, nothing was written.
 async fn commit(
     db: &Object,
@@ -241,6 +247,7 @@ async fn commit(
         contents.push(serde_json::to_string(&tab.data.to_value())?);
     }
     let at = req.now.to_rfc3339();
+    let trash_mark = quire_store::trash::mark(&req.change, req.now);
     let stmt = db.prepare_cached(COMMIT).await?;
     let rows = db
         .query(
@@ -262,6 +269,9 @@ async fn commit(
                 &claim.map(|c| c.fingerprint.as_str()),
                 &claim.map(|c| c.result.as_str()),
                 &req.author_kind.as_str(),
+                &trash_mark.flatten().map(Timestamp::millis),
+                &trash_mark.is_some(),
+                &matches!(req.change, Change::Undelete),
             ],
         )
         .await?;
@@ -349,6 +359,7 @@ pub(crate) async fn create_note(db: &Object, new: &NewNote) -> Result<(StoredNot
         (Err(e), _) => return Err(e),
     }
     let meta = NoteMeta {
+        deleted_at: None,
         agent_access: false,
         created_at: at.clone(),
         updated_at: at,
@@ -361,7 +372,7 @@ pub(crate) async fn create_note(db: &Object, new: &NewNote) -> Result<(StoredNot
 async fn created_before(db: &Object, author: &str, key: &str) -> Result<Option<StoredNote>, Fail> {
     let stmt = db
         .prepare_cached(
-            "SELECT n.id, n.agent_access, n.created_at, n.updated_at
+            "SELECT n.id, n.agent_access, n.created_at, n.updated_at, n.deleted_at
              FROM note_creations c JOIN notes n ON n.id = c.note_id
              WHERE c.author = $1 AND c.key = $2",
         )

@@ -26,6 +26,7 @@ mod notify;
 mod read;
 mod recent;
 mod schema;
+mod trash;
 
 use std::sync::{Arc, Mutex};
 
@@ -336,6 +337,18 @@ impl Store for PgStore {
     async fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>> {
         let db = self.client().await?;
         Ok(read::find_token(&db, token_hash).await?)
+    }
+
+    async fn list_trash(&self) -> Result<Vec<NoteSummary>> {
+        let db = self.client().await?;
+        Ok(trash::list_trash(&db).await?)
+    }
+
+    async fn empty_trash(&self, before: Option<Timestamp>) -> Result<Vec<NoteId>> {
+        let w = self.writer().await?;
+        // `recent` may keep an erased Note: a write on it finds no row to update, reads again
+        // and is told the Note is gone.
+        Ok(trash::empty_trash(&w.db, before).await?)
     }
 
     async fn close(&self) -> Result<()> {

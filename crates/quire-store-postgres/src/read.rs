@@ -60,7 +60,7 @@ macro_rules! tab_contents {
 const CURRENT: &str = concat!(
     "SELECT n.version, n.title, n.seq, n.strip, n.agent_access, n.created_at, n.updated_at, ",
     tab_contents!("n.id", "n.tab_ids", "n.version"),
-    ", i.fingerprint, i.result
+    ", i.fingerprint, i.result, n.deleted_at
      FROM notes n LEFT JOIN idempotency i ON i.note_id = n.id AND i.key = $2
      WHERE n.id = $1"
 );
@@ -101,6 +101,7 @@ pub(crate) async fn current(
             agent_access: row.try_get(4)?,
             created_at: row.try_get(5)?,
             updated_at: row.try_get(6)?,
+            deleted_at: rfc3339(row.try_get(10)?),
         },
         stored: fingerprint.zip(result),
     }))
@@ -180,7 +181,9 @@ pub(crate) async fn note_at(
 /// What the store knows about the Note beyond its content: one row of `notes`, no tab content.
 pub(crate) async fn note_meta(db: &Object, id: &NoteId) -> Result<Option<NoteMeta>, Fail> {
     let stmt = db
-        .prepare_cached("SELECT agent_access, created_at, updated_at FROM notes WHERE id = $1")
+        .prepare_cached(
+            "SELECT agent_access, created_at, updated_at, deleted_at FROM notes WHERE id = $1",
+        )
         .await?;
     db.query_opt(&stmt, &[&id.as_str()])
         .await?
@@ -313,11 +316,27 @@ pub(crate) async fn tabs_changed_between(
 }
 
 pub(crate) async fn list_notes(db: &Object) -> Result<Vec<NoteSummary>, Fail> {
+    list_where(db, false).await
+}
+
+/// A time in the trash as the API spells it.
+pub(crate) fn rfc3339(millis: Option<i64>) -> Option<String> {
+    millis.map(|ms| Timestamp(ms).to_rfc3339())
+}
+
+/// The Notes out of the trash, most recently updated first, or (`trash`) those in it, most
+/// recently trashed first.
+pub(crate) async fn list_where(db: &Object, trash: bool) -> Result<Vec<NoteSummary>, Fail> {
     let stmt = db
-        .prepare_cached(
-            "SELECT id, title, version, updated_at, agent_access FROM notes
-             ORDER BY updated_at DESC, id DESC",
-        )
+        .prepare_cached(if trash {
+            "SELECT id, title, version, updated_at, agent_access, deleted_at FROM notes
+             WHERE deleted_at IS NOT NULL
+             ORDER BY deleted_at DESC, id DESC"
+        } else {
+            "SELECT id, title, version, updated_at, agent_access, deleted_at FROM notes
+             WHERE deleted_at IS NULL
+             ORDER BY updated_at DESC, id DESC"
+        })
         .await?;
     db.query(&stmt, &[])
         .await?
@@ -332,6 +351,7 @@ pub(crate) async fn list_notes(db: &Object) -> Result<Vec<NoteSummary>, Fail> {
                 version: Version(to_u64(r.try_get(2)?)?),
                 updated_at: r.try_get(3)?,
                 agent_access: r.try_get(4)?,
+                deleted_at: rfc3339(r.try_get(5)?),
             })
         })
         .collect()
@@ -342,6 +362,7 @@ pub(crate) fn meta_of(row: &Row) -> Result<NoteMeta, Fail> {
         agent_access: row.try_get("agent_access")?,
         created_at: row.try_get("created_at")?,
         updated_at: row.try_get("updated_at")?,
+        deleted_at: rfc3339(row.try_get("deleted_at")?),
     })
 }
 

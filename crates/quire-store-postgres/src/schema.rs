@@ -12,6 +12,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_init.sql"),
     include_str!("../migrations/0002_author_kinds.sql"),
     include_str!("../migrations/0003_token_lifetimes.sql"),
+    // 0004 is full-text search's (a sibling branch); the lead numbers them at merge.
+    include_str!("../migrations/0005_trash.sql"),
 ];
 
 /// The advisory lock that serialises migrations ("quire" in ASCII).

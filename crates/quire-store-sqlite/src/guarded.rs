@@ -16,6 +16,7 @@ use super::cache::{Keys, KeysChange, NoteCache, PendingKey};
 use super::read::{self, Located, StoredStrip, StripEntry};
 use super::sheet_text::{SheetText, TabText};
 use super::splice::{self, NewSplice};
+use super::trash;
 use crate::fail::Result;
 use quire_api::{Conflict, NoteMeta, StoredNote, WriteResult};
 use quire_store::guard::{
@@ -73,13 +74,17 @@ pub(super) fn write(
             return Ok(replayed(result, request_differs));
         }
         Admission::Stale { current_version } => {
+            plan.check_trash(trash::deleted_at(conn, nid)?.is_some())?;
             return Err(StoreError::Conflict(Conflict {
                 current_version,
                 changed_tab_ids: read::tabs_changed_since(conn, nid, req.expected_version)?,
             })
             .into());
         }
-        Admission::Apply => req.expected_version,
+        Admission::Apply => {
+            plan.check_trash(trash::deleted_at(conn, nid)?.is_some())?;
+            req.expected_version
+        }
     };
 
     let loaded;
@@ -134,6 +139,9 @@ pub(super) fn write(
         next,
         &entry_fields,
     )?;
+    if let Some(mark) = plan.trash_mark() {
+        trash::set_deleted_at(conn, current.nid, mark)?;
+    }
     let change = match claim {
         None => KeysChange::None,
         Some(claim) if keys.pending.len() + 1 < KEYS_PENDING_MAX => KeysChange::Pending(
@@ -572,6 +580,7 @@ pub(super) fn create_note(
     let stored = StoredNote {
         note: located.note.clone(),
         meta: NoteMeta {
+            deleted_at: None,
             agent_access: false,
             created_at: at.clone(),
             updated_at: at,

@@ -12,6 +12,7 @@ mod read;
 mod schema;
 mod sheet_text;
 mod splice;
+mod trash;
 mod writer;
 
 use std::path::Path;
@@ -309,6 +310,14 @@ impl Store for SqliteStore {
         let hash = person_hash.to_owned();
         self.submit(|reply| Job::SettleTokenKinds(hash, reply))
             .await
+    }
+
+    async fn list_trash(&self) -> Result<Vec<NoteSummary>> {
+        self.read(trash::list_trash).await
+    }
+
+    async fn empty_trash(&self, before: Option<Timestamp>) -> Result<Vec<NoteId>> {
+        self.submit(|reply| Job::EmptyTrash { before, reply }).await
     }
 
     async fn close(&self) -> Result<()> {

@@ -25,7 +25,7 @@ pub(super) fn key(nid: i64, version: Version) -> Option<i64> {
 }
 
 /// The first and last possible `versions` keys of a Note.
-fn span(nid: i64) -> (i64, i64) {
+pub(super) fn span(nid: i64) -> (i64, i64) {
     (nid << 32, (nid << 32) | i64::from(u32::MAX))
 }
 
@@ -33,7 +33,7 @@ fn version_of(key: i64) -> Version {
     Version((key & i64::from(u32::MAX)) as u64)
 }
 
-fn bad_id(e: quire_model::NoteIdError) -> StoreError {
+pub(super) fn bad_id(e: quire_model::NoteIdError) -> StoreError {
     StoreError::Backend(format!("stored note id: {e}"))
 }
 
@@ -117,17 +117,27 @@ pub(super) struct NoteRow {
     pub nid: i64,
     pub agent_access: bool,
     pub created_at: String,
+    /// When the Note was moved to the trash (milliseconds), if it is in it.
+    pub deleted_at: Option<i64>,
+}
+
+impl NoteRow {
+    fn deleted_at(&self) -> Option<String> {
+        self.deleted_at.map(|ms| Timestamp(ms).to_rfc3339())
+    }
 }
 
 pub(super) fn note_row(conn: &Connection, id: &NoteId) -> Result<Option<NoteRow>> {
-    let mut stmt =
-        conn.prepare_cached("SELECT nid, agent_access, created_at FROM notes WHERE id = ?1")?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT nid, agent_access, created_at, deleted_at FROM notes WHERE id = ?1",
+    )?;
     Ok(stmt
         .query_row([id.as_str()], |r| {
             Ok(NoteRow {
                 nid: r.get(0)?,
                 agent_access: r.get(1)?,
                 created_at: r.get(2)?,
+                deleted_at: r.get(3)?,
             })
         })
         .optional()?)
@@ -440,6 +450,7 @@ pub(super) fn current_note(conn: &Connection, id: &NoteId) -> Result<StoredNote>
     Ok(StoredNote {
         note: located.note,
         meta: NoteMeta {
+            deleted_at: row.deleted_at(),
             agent_access: row.agent_access,
             created_at: row.created_at,
             updated_at,
@@ -453,6 +464,7 @@ pub(super) fn meta(conn: &Connection, id: &NoteId) -> Result<NoteMeta> {
     let version = current_version(conn, row.nid)?;
     let head = head_at(conn, row.nid, version)?.ok_or_else(|| missing_data(row.nid, version))?;
     Ok(NoteMeta {
+        deleted_at: row.deleted_at(),
         agent_access: row.agent_access,
         created_at: row.created_at,
         updated_at: head.created_at,
@@ -631,15 +643,31 @@ pub(super) fn tabs_changed_since(
 }
 
 pub(super) fn list_notes(conn: &Connection) -> Result<Vec<NoteSummary>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT n.id, v.title, v.key, v.created_at, n.agent_access
+    list_where(conn, false)
+}
+
+/// The Notes out of the trash, most recently updated first, or (`trash`) those in it, most
+/// recently trashed first.
+pub(super) fn list_where(conn: &Connection, trash: bool) -> Result<Vec<NoteSummary>> {
+    let mut stmt = conn.prepare_cached(if trash {
+        "SELECT n.id, v.title, v.key, v.created_at, n.agent_access, n.deleted_at
          FROM notes AS n
          JOIN versions AS v ON v.key = (
              SELECT max(key) FROM versions
              WHERE key BETWEEN n.nid << 32 AND (n.nid << 32) | 4294967295
          )
-         ORDER BY v.created_at DESC, n.id DESC",
-    )?;
+         WHERE n.deleted_at IS NOT NULL
+         ORDER BY n.deleted_at DESC, n.id DESC"
+    } else {
+        "SELECT n.id, v.title, v.key, v.created_at, n.agent_access, n.deleted_at
+         FROM notes AS n
+         JOIN versions AS v ON v.key = (
+             SELECT max(key) FROM versions
+             WHERE key BETWEEN n.nid << 32 AND (n.nid << 32) | 4294967295
+         )
+         WHERE n.deleted_at IS NULL
+         ORDER BY v.created_at DESC, n.id DESC"
+    })?;
     let rows = stmt.query_map([], |r| {
         Ok((
             r.get::<_, String>(0)?,
@@ -647,17 +675,19 @@ pub(super) fn list_notes(conn: &Connection) -> Result<Vec<NoteSummary>> {
             r.get::<_, i64>(2)?,
             r.get::<_, String>(3)?,
             r.get::<_, bool>(4)?,
+            r.get::<_, Option<i64>>(5)?,
         ))
     })?;
     let mut out = Vec::new();
     for row in rows {
-        let (id, title, key, updated_at, agent_access) = row?;
+        let (id, title, key, updated_at, agent_access, deleted_at) = row?;
         out.push(NoteSummary {
             id: id.parse().map_err(bad_id)?,
             title,
             version: version_of(key),
             updated_at,
             agent_access,
+            deleted_at: deleted_at.map(|ms| Timestamp(ms).to_rfc3339()),
         });
     }
     Ok(out)

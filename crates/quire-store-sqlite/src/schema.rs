@@ -15,6 +15,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0006_author_kinds.sql"),
     include_str!("migrations/0007_token_lifetimes.sql"),
     include_str!("migrations/0008_splice_ranges.sql"),
+    include_str!("migrations/0009_trash.sql"),
 ];
 
 /// Brings the database up to the newest schema, one transaction per migration.

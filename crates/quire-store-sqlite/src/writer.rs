@@ -22,7 +22,7 @@ use tokio::runtime::{Handle, RuntimeFlavor};
 use tokio::sync::oneshot;
 
 use super::cache::NoteCache;
-use super::guarded;
+use super::{guarded, trash};
 use crate::fail;
 use quire_api::{NoteMeta, StoredNote, WriteResult};
 use quire_store::guard::Fingerprinted;
@@ -56,6 +56,10 @@ pub(super) enum Job {
         id: i64,
         at: Timestamp,
         reply: Reply<()>,
+    },
+    EmptyTrash {
+        before: Option<Timestamp>,
+        reply: Reply<Vec<NoteId>>,
     },
 }
 
@@ -144,6 +148,11 @@ impl Job {
                     guarded(conn, undo, |c| guarded::settle_token_kinds(c, &person_hash));
                 (settle(reply, verdict), outcome)
             }
+            Job::EmptyTrash { before, reply } => {
+                let (verdict, outcome) =
+                    guarded(conn, undo, |c| trash::empty_trash(c, cache, before));
+                (settle(reply, verdict), outcome)
+            }
         }
     }
 
@@ -158,6 +167,7 @@ impl Job {
             Job::SettleTokenKinds(_, reply) => settle(reply, Err(StoreError::Closed))(lost),
             Job::RevokeTokens { reply, .. } => settle(reply, Err(StoreError::Closed))(lost),
             Job::RecordTokenUse { reply, .. } => settle(reply, Err(StoreError::Closed))(lost),
+            Job::EmptyTrash { reply, .. } => settle(reply, Err(StoreError::Closed))(lost),
         }
     }
 }

@@ -52,6 +52,9 @@ macro_rules! conformance_tests {
             token_use_is_recorded_and_never_goes_back,
             missing_notes_are_reported,
             concurrent_writers_each_get_their_own_verdict,
+            trash_and_undelete_are_guarded_writes,
+            a_trashed_note_takes_no_write_but_undelete,
+            emptying_the_trash_erases_only_trashed_notes,
         );
     };
     (@cases $open:expr; $($case:ident),+ $(,)?) => {
@@ -64,6 +67,12 @@ macro_rules! conformance_tests {
         )+
     };
 }
+
+mod trash;
+pub use trash::{
+    a_trashed_note_takes_no_write_but_undelete, emptying_the_trash_erases_only_trashed_notes,
+    trash_and_undelete_are_guarded_writes,
+};
 
 const T0: Timestamp = Timestamp(1_796_019_881_000);
 

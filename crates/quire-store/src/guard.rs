@@ -13,7 +13,7 @@ use quire_api::WriteResult;
 use quire_model::{Applied, ApplyCtx, Note, Version};
 use sha2::{Digest, Sha256};
 
-use crate::{Change, Result, StoreError, WriteRequest};
+use crate::{Change, Result, StoreError, WriteRequest, trash};
 
 /// Longest idempotency key, in characters.
 pub const KEY_CHARS: usize = 255;
@@ -226,7 +226,7 @@ impl<'r> GuardedWrite<'r> {
     pub fn restores(&self) -> Option<Version> {
         match self.req.change {
             Change::Restore { version } => Some(version),
-            Change::Ops(_) => None,
+            Change::Ops(_) | Change::Trash | Change::Undelete => None,
         }
     }
 
@@ -249,7 +249,22 @@ impl<'r> GuardedWrite<'r> {
                     version: *version,
                 }),
             },
+            Change::Trash | Change::Undelete => Ok(trash::applied(current, &self.req.change)),
         }
+    }
+
+    /// Whether the change may be made on a Note in the trash (`trashed`) or out of it: only
+    /// [`Change::Undelete`] touches a trashed Note, and only a trashed one. Asked after the key
+    /// (a resend of a write made before the Note was trashed still replays) and before the
+    /// version (a stale write to a trashed Note is told why it cannot be made at all).
+    pub fn check_trash(&self, trashed: bool) -> Result<()> {
+        trash::check(&self.req.note_id, &self.req.change, trashed)
+    }
+
+    /// What the commit sets the Note's `deleted_at` to: `Some(Some(now))` into the trash,
+    /// `Some(None)` out of it, `None` left as it is.
+    pub fn trash_mark(&self) -> Option<Option<quire_model::Timestamp>> {
+        trash::mark(&self.req.change, self.req.now)
     }
 
     /// What to commit for `applied`, made on the Note at `current` (the expected version).
@@ -263,7 +278,7 @@ impl<'r> GuardedWrite<'r> {
             request_differs: false,
         };
         let claim = self.claim();
-        if applied.is_noop() {
+        if applied.is_noop() && self.trash_mark().is_none() {
             Outcome::Unchanged {
                 result: result(current, Vec::new()),
                 claim,

@@ -11,6 +11,7 @@
 #[cfg(feature = "conformance")]
 pub mod conformance;
 pub mod guard;
+pub mod trash;
 mod types;
 
 pub use types::{Change, HashedToken, NewNote, StoreError, TokenRecord, TokenState, WriteRequest};
@@ -35,7 +36,7 @@ pub trait Store: Send + Sync + 'static {
     /// the author) returns the first Note, flagged as a replay.
     async fn create_note(&self, new: NewNote) -> Result<(StoredNote, bool)>;
 
-    /// Every Note, most recently updated first.
+    /// Every Note not in the trash, most recently updated first.
     async fn list_notes(&self) -> Result<Vec<NoteSummary>>;
 
     /// The current state of a Note.
@@ -101,6 +102,17 @@ pub trait Store: Send + Sync + 'static {
     /// tokens its "Connect an agent" panel made, and nothing else. Returns the names of the
     /// tokens that became agent tokens; once done, does nothing.
     async fn settle_token_kinds(&self, person_hash: &str) -> Result<Vec<String>>;
+
+    /// The trash ([`trash`]): the Notes in it, most recently trashed first. [`list_notes`]
+    /// leaves them out.
+    ///
+    /// [`list_notes`]: Store::list_notes
+    async fn list_trash(&self) -> Result<Vec<NoteSummary>>;
+
+    /// Erases for good every Note in the trash that was moved there before `before` (every one
+    /// when `None`), with all its versions, keys and records; returns their IDs. A Note not in
+    /// the trash is never erased.
+    async fn empty_trash(&self, before: Option<Timestamp>) -> Result<Vec<NoteId>>;
 
     /// Stops taking writes and waits until every write already queued is committed and
     /// acknowledged. Later writes fail with [`StoreError::Closed`]. Dropping the store does the

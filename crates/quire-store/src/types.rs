@@ -13,12 +13,19 @@ pub struct NewNote {
     pub idempotency_key: Option<String>,
 }
 
-/// What a write does: a batch of operations, or a restore of an earlier version.
+/// What a write does: a batch of operations, a restore of an earlier version, or the Note into
+/// the trash and back out (see [`crate::trash`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Change {
     Ops(Vec<Op>),
-    Restore { version: Version },
+    Restore {
+        version: Version,
+    },
+    /// Into the trash: a new version with the same content, "moved to trash" in history.
+    Trash,
+    /// Out of the trash: a new version with the same content, "restored from trash".
+    Undelete,
 }
 
 /// One guarded write.
@@ -129,6 +136,12 @@ pub enum StoreError {
     Invalid(#[from] OpError),
     #[error("idempotency_key: {0}")]
     BadKey(String),
+    /// A write on a Note in the trash (only [`Change::Undelete`] may touch it).
+    #[error("note {0} is in the trash")]
+    NoteInTrash(NoteId),
+    /// [`Change::Undelete`] of a Note that is not in the trash.
+    #[error("note {0} is not in the trash")]
+    NotInTrash(NoteId),
     #[error("no token named {0:?}")]
     TokenNotFound(String),
     #[error("storage failure: {0}")]

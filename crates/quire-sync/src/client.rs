@@ -17,7 +17,7 @@ use std::time::Duration;
 use futures::{Stream, StreamExt};
 use quire_api::{
     AgentAccess, CreateNote, NoteList, PatchNote, RestoreNote, SetAgentAccess, StoredNote,
-    VersionInfo, VersionList, WriteEvent, WriteResult,
+    TrashedNote, UndeleteNote, VersionInfo, VersionList, WriteEvent, WriteResult,
 };
 use quire_model::{Note, NoteId, NoteSummary, Op, TabId, Version};
 use quire_tls::{PeerCertificate, TlsProblem, Trust};
@@ -251,6 +251,41 @@ impl Client {
             .request(Method::PUT, &format!("notes/{id}/agent-access"))?
             .json(&SetAgentAccess { approved });
         decode(send(req).await?).await
+    }
+
+    /// Moves the Note into the trash, if it is still at `version` (`If-Match`).
+    pub async fn trash(&self, id: &NoteId, version: Version) -> Result<TrashedNote> {
+        let req = self
+            .request(Method::DELETE, &format!("notes/{id}"))?
+            .header("If-Match", format!("\"{version}\""));
+        decode(send(req).await?).await
+    }
+
+    /// Brings the Note back out of the trash, if it is still at `expected_version`.
+    pub async fn undelete(&self, id: &NoteId, expected_version: Version) -> Result<WriteResult> {
+        let req = self
+            .request(Method::POST, &format!("notes/{id}/undelete"))?
+            .json(&UndeleteNote {
+                expected_version: Some(expected_version),
+            });
+        decode(send(req).await?).await
+    }
+
+    /// The Notes in the trash, most recently trashed first.
+    pub async fn list_trash(&self) -> Result<Vec<NoteSummary>> {
+        let list: NoteList =
+            decode(send(self.request(Method::GET, "notes?trash=true")?).await?).await?;
+        Ok(list.notes)
+    }
+
+    /// Erases the Notes in the trash for good; their IDs.
+    pub async fn empty_trash(&self) -> Result<Vec<NoteId>> {
+        #[derive(Deserialize)]
+        struct Emptied {
+            erased: Vec<NoteId>,
+        }
+        let emptied: Emptied = decode(send(self.request(Method::DELETE, "trash")?).await?).await?;
+        Ok(emptied.erased)
     }
 
     /// The Note's event stream. Ends (or yields an error) when the connection drops.

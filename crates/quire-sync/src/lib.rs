@@ -30,7 +30,7 @@ pub use client::{Client, ClientError, ServerEvent, ServerIdentity, http_client};
 pub use content::{Content, ContentError};
 pub use engine::{
     ConflictChoice, DraftPolicy, Engine, EngineConfig, EngineError, EngineEvent, ErrorBody,
-    NoteStatus, NoteView, Snapshot, TabStatus, TabSummary, TabView, WriteOutcome,
+    NOTE_IN_TRASH, NoteStatus, NoteView, Snapshot, TabStatus, TabSummary, TabView, WriteOutcome,
 };
 pub use local::{ArchivedDraft, LedgerEntry, LocalError, LocalStore};
 pub use machine::{NoteSync, TabState};

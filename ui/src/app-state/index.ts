@@ -6,9 +6,20 @@ export { adopted, contentFor, edits, engineContent, localEdit } from "./edits";
 export { onEngineEvent, newerStatus } from "./events";
 export { attachDropped, chooseAndAttach, openAttachment, openLink, saveAttachmentCopy } from "./files";
 export { closeWindow, handOverAll, loadSettings, openLogsFolder, start } from "./lifecycle";
-export { answerConfirm, closeDialog, confirm, dismissToast, openDialog, toast, toastError } from "./messages";
+export {
+  answerConfirm,
+  closeDialog,
+  confirm,
+  dismissToast,
+  openDialog,
+  runToastAction,
+  toast,
+  toastError,
+} from "./messages";
 export { createNote, refreshLedger, refreshNotes, refreshView, renameNote, setAgentAccess } from "./notes";
 export { goTab, navigate, tabLink } from "./routing";
+export { deleteNote, emptyTrash, refreshTrash, restoreNote } from "./trash";
+export { restoreTab } from "./restore-tab";
 export type { AppState, Confirm, Dialog, OpenNote, RemoteEdit, TabContent, Toast } from "./state";
 export { app, useApp } from "./state";
 export type { RestoreResult } from "./writes";

@@ -5,10 +5,22 @@ import { type Dialog, type Toast, app } from "./state";
 
 let toastSeq = 0;
 
-export function toast(tone: Toast["tone"], text: string, extra: { detail?: string; code?: string } = {}): void {
+export function toast(
+  tone: Toast["tone"],
+  text: string,
+  extra: { detail?: string; code?: string; action?: Toast["action"] } = {},
+): void {
   const id = ++toastSeq;
   app.set((s) => ({ toasts: [...s.toasts.slice(-3), { id, tone, text, ...extra }] }));
-  setTimeout(() => dismissToast(id), tone === "error" ? 12000 : 5000);
+  // A toast with an action (Undo) stays longer: the person needs the time to reach it.
+  setTimeout(() => dismissToast(id), tone === "error" ? 12000 : extra.action ? 10000 : 5000);
+}
+
+/** The toast's action (Undo), once: the toast goes with it. */
+export function runToastAction(id: number): void {
+  const t = app.get().toasts.find((x) => x.id === id);
+  dismissToast(id);
+  t?.action?.run();
 }
 
 export function toastError(error: unknown, prefix?: string): void {

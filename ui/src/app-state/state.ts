@@ -54,6 +54,8 @@ export interface Toast {
   text: string;
   detail?: string;
   code?: string;
+  /** One button on the toast (Undo): runs, then the toast goes. */
+  action?: { label: string; run: () => void };
 }
 
 export interface OpenNote {
@@ -69,6 +71,10 @@ export interface AppState {
   notes: NoteSummary[];
   notesLoaded: boolean;
   notesError: string | null;
+  /** The Notes in the trash (the Trash view), most recently trashed first. */
+  trash: NoteSummary[];
+  trashLoaded: boolean;
+  trashError: string | null;
   search: string;
   open: OpenNote | null;
   status: NoteStatus | null;
@@ -94,6 +100,9 @@ export const app = createStore<AppState>({
   notes: [],
   notesLoaded: false,
   notesError: null,
+  trash: [],
+  trashLoaded: false,
+  trashError: null,
   search: "",
   open: null,
   status: null,

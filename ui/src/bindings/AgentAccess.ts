@@ -10,4 +10,8 @@ export type AgentAccess = { id: NoteId, changes: Array<AccessChange>, agent_acce
 /**
  * Metadata only: the version, never this, is what writes are checked against.
  */
-updated_at: string, };
+updated_at: string, 
+/**
+ * When the Note was moved to the trash (RFC 3339); `null`: it is not in the trash.
+ */
+deleted_at: string | null, };

@@ -5,4 +5,8 @@ import type { Version } from "./Version";
 /**
  * A Note as listed: no tab contents.
  */
-export type NoteSummary = { id: NoteId, title: string, version: Version, updated_at: string, agent_access: boolean, };
+export type NoteSummary = { id: NoteId, title: string, version: Version, updated_at: string, agent_access: boolean, 
+/**
+ * When the Note was moved to the trash (RFC 3339); `None`: it is not in the trash.
+ */
+deleted_at?: string, };

@@ -72,6 +72,7 @@ export type * from "./TextSplice";
 export type * from "./Theirs";
 export type * from "./Theme";
 export type * from "./Timestamp";
+export type * from "./TrashedNote";
 export type * from "./Version";
 export type * from "./VersionInfo";
 export type * from "./WriteOutcome";

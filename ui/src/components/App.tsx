@@ -16,6 +16,7 @@ import { NoteView } from "./NoteView";
 import { NotesList } from "./NotesList";
 import { SettingsScreen } from "./SettingsScreen";
 import { Presentation } from "./SlidesEditor";
+import { TrashView } from "./TrashView";
 import { VersionDialog, VersionsPanel } from "./VersionsPanel";
 
 function onGlobalKey(e: KeyboardEvent): void {
@@ -65,6 +66,8 @@ function Main() {
       return <AgentPanel />;
     case "about":
       return <AboutScreen />;
+    case "trash":
+      return <TrashView />;
     case "unknown":
       return (
         <div class="empty-state">

@@ -2,7 +2,8 @@
 // person's choices), a refused save, offline, or who else just changed it.
 
 import type { TabView } from "../api";
-import { confirm, discardDraft, openDialog, resolveConflict, retrySave, useApp } from "../app-state";
+import { confirm, discardDraft, openDialog, resolveConflict, restoreNote, retrySave, useApp } from "../app-state";
+import { isTrashRefusal } from "../lib/trash";
 import { relativeTime, toDate } from "../lib/status";
 import { TID } from "../testids";
 import { Icon } from "./Icon";
@@ -10,6 +11,7 @@ import { Icon } from "./Icon";
 export function TabBanner(props: { tab: TabView }) {
   const { tab } = props;
   const remote = useApp((s) => s.remoteEdits[tab.id]);
+  const openId = useApp((s) => s.open?.noteId ?? null);
   const st = tab.status;
   if (st.state === "conflict") {
     const takeTheirs = async () => {
@@ -56,6 +58,27 @@ export function TabBanner(props: { tab: TabView }) {
           )}
           <button type="button" class="button" data-testid={TID.conflictTakeTheirs} onClick={() => void takeTheirs()}>
             Take theirs
+          </button>
+        </div>
+      </div>
+    );
+  }
+  if (st.state === "failed" && openId !== null && isTrashRefusal(st.last_error)) {
+    const noteId = openId;
+    return (
+      <div class="banner banner-failed" role="alert" data-testid={TID.trashBanner} data-tab-id={tab.id}>
+        <Icon name="trash" />
+        <div class="banner-text">
+          <strong>This Note is in the Trash.</strong> Your draft is kept on this computer; restore the Note to save it.
+        </div>
+        <div class="banner-actions">
+          <button
+            type="button"
+            class="button primary"
+            data-testid={TID.trashBannerRestore}
+            onClick={() => void restoreNote(noteId)}
+          >
+            Restore the Note
           </button>
         </div>
       </div>

@@ -2,7 +2,16 @@
 // and the toasts that report refused actions.
 
 import { useMemo, useRef, useState } from "preact/hooks";
-import { type Confirm, answerConfirm, closeDialog, createNote, dismissToast, navigate, useApp } from "../app-state";
+import {
+  type Confirm,
+  answerConfirm,
+  closeDialog,
+  createNote,
+  dismissToast,
+  navigate,
+  runToastAction,
+  useApp,
+} from "../app-state";
 import { displayTitle, searchNotes } from "../lib/notes";
 import { relativeTime, toDate } from "../lib/status";
 import { TID } from "../testids";
@@ -147,6 +156,11 @@ export function Toasts() {
             {t.text}
             {t.detail && t.detail !== t.text && <div class="toast-detail">{t.detail}</div>}
           </div>
+          {t.action && (
+            <button type="button" class="button" data-testid={TID.toastAction} onClick={() => runToastAction(t.id)}>
+              {t.action.label}
+            </button>
+          )}
           <button type="button" class="icon-button" onClick={() => dismissToast(t.id)} aria-label="Dismiss">
             <Icon name="close" />
           </button>

@@ -2,7 +2,7 @@
 // shows "This tab no longer exists" with links to the tabs there are: never another tab.
 
 import type { TabView } from "../api";
-import { app, edits, renameNote, tabLink, useApp } from "../app-state";
+import { app, deleteNote, edits, renameNote, tabLink, useApp } from "../app-state";
 import { displayTitle } from "../lib/notes";
 import { resolveTab } from "../lib/route";
 import { type TabType, typeName } from "../lib/tabs";
@@ -86,6 +86,16 @@ export function NoteView(props: { noteId: string; tabId: string | null }) {
         <span class="note-version" title="The Note's version on the server">
           v{Math.max(view.version, guard ?? 0)}
         </span>
+        <div class="toolbar-spacer" />
+        <button
+          type="button"
+          class="button danger-quiet"
+          data-testid={TID.noteDelete}
+          onClick={() => void deleteNote(view.note_id)}
+          title="Move this Note to the Trash (you can restore it from there)"
+        >
+          <Icon name="trash" /> Delete Note
+        </button>
       </div>
       <TabStrip noteId={view.note_id} tabs={view.tabs} activeId={activeId} />
       {view.orphan_drafts.length > 0 && <OrphanDrafts tabs={view.orphan_drafts} />}

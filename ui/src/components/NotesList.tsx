@@ -17,6 +17,7 @@ export function NotesList() {
   const openId = useApp((s) => s.open?.noteId ?? null);
   const renaming = useApp((s) => s.renaming);
   const ledger = useApp((s) => s.ledger);
+  const route = useApp((s) => s.route.kind);
   const list = useMemo(() => searchNotes(notes, search), [notes, search]);
   const listRef = useRef<HTMLUListElement>(null);
   const now = new Date();
@@ -131,6 +132,14 @@ export function NotesList() {
           </li>
         ))}
       </ul>
+      <a
+        href="#/trash"
+        class={`trash-link${route === "trash" ? " is-active" : ""}`}
+        data-testid={TID.trashOpen}
+        aria-current={route === "trash" ? "page" : undefined}
+      >
+        <Icon name="trash" /> <span>Trash</span>
+      </a>
     </nav>
   );
 }

@@ -5,10 +5,11 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
 import * as api from "../api";
 import type { Note, VersionInfo } from "../api";
-import { app, closeDialog, confirm, openDialog, restoreVersion, useApp } from "../app-state";
+import { app, closeDialog, confirm, openDialog, restoreTab, restoreVersion, useApp } from "../app-state";
 import { type ComparedNote, diffNotes } from "../lib/diff";
 import { explain } from "../lib/errors";
 import { cellText } from "../lib/grid";
+import { deletedTabs } from "../lib/restoretab";
 import { relativeTime, toDate } from "../lib/status";
 import type { TabType } from "../lib/tabs";
 import { TID } from "../testids";
@@ -48,6 +49,8 @@ export function VersionsPanel() {
   const [message, setMessage] = useState<{ ok: boolean; text: string; detail?: string } | null>(null);
   const now = new Date();
   const newestFirst = useMemo(() => (versions ? versions.slice().reverse() : []), [versions]);
+  const tabIds = useApp((s) => s.open?.view?.tabs.map((t) => t.id).join("\n") ?? "");
+  const deleted = useMemo(() => deletedTabs(versions ?? [], tabIds.split("\n")), [versions, tabIds]);
 
   const restore = async (v: VersionInfo) => {
     const ok = await confirm({
@@ -126,11 +129,61 @@ export function VersionsPanel() {
                   Restore…
                 </button>
               </div>
+              {(deleted.get(v.version) ?? []).map((tabId) => (
+                <RestoreTabButton
+                  key={tabId}
+                  noteId={noteId ?? ""}
+                  version={v.version - 1}
+                  tabId={tabId}
+                  onDone={setMessage}
+                />
+              ))}
             </li>
           );
         })}
       </ol>
     </aside>
+  );
+}
+
+/**
+ * "Restore this tab": one click brings back a tab this version deleted, as a new tab with the
+ * label and content it had at `version` (the one before).
+ */
+function RestoreTabButton(props: {
+  noteId: string;
+  version: number;
+  tabId: string;
+  onDone: (m: { ok: boolean; text: string; detail?: string }) => void;
+}) {
+  const [label, setLabel] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    let live = true;
+    api.versionAt(props.noteId, props.version).then(
+      (n) => live && setLabel(n.tabs.find((t) => t.id === props.tabId)?.label ?? null),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [props.noteId, props.version, props.tabId]);
+  return (
+    <button
+      type="button"
+      class="link-button version-restore-tab"
+      data-testid={TID.versionRestoreTab}
+      data-tab-id={props.tabId}
+      disabled={busy}
+      title={`Bring back the tab this version deleted (${props.tabId}), as it was in version ${props.version}`}
+      onClick={async () => {
+        setBusy(true);
+        props.onDone(await restoreTab(props.version, props.tabId));
+        setBusy(false);
+      }}
+    >
+      <Icon name="history" /> Restore tab “{label ?? props.tabId}”
+    </button>
   );
 }
 

@@ -191,6 +191,7 @@ describe("ApprovalRecord", () => {
     agent_access: changes[changes.length - 1]?.approved ?? false,
     created_at: "2026-11-01T00:00:00.000Z",
     updated_at: "2026-11-01T00:00:00.000Z",
+    deleted_at: null,
     changes,
   });
 

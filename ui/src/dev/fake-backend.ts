@@ -47,6 +47,8 @@ interface FakeNote {
   updatedAt: string;
   agentAccess: boolean;
   accessChanges: AgentAccess["changes"];
+  /** When it went to the trash; null: not in it. */
+  deletedAt: string | null;
   history: Entry[];
   states: Map<string, TabState>;
   conflicts: Map<string, ConflictView>;
@@ -120,6 +122,7 @@ function agentAccess(n: FakeNote): AgentAccess {
     agent_access: n.agentAccess,
     created_at: n.history[0]?.info.created_at ?? n.updatedAt,
     updated_at: n.updatedAt,
+    deleted_at: n.deletedAt,
     changes: clone(n.accessChanges),
   };
 }
@@ -169,7 +172,14 @@ function noteView(n: FakeNote): NoteView {
 }
 
 function summary(n: FakeNote): NoteSummary {
-  return { id: n.note.id, title: n.note.title, version: n.note.version, updated_at: n.updatedAt, agent_access: n.agentAccess };
+  const listed: NoteSummary = {
+    id: n.note.id,
+    title: n.note.title,
+    version: n.note.version,
+    updated_at: n.updatedAt,
+    agent_access: n.agentAccess,
+  };
+  return n.deletedAt ? { ...listed, deleted_at: n.deletedAt } : listed;
 }
 
 function send(event: EngineEvent): void {
@@ -197,6 +207,7 @@ function newNote(title: string, by: Author = YOU, id = uuid()): FakeNote {
     updatedAt: now(),
     agentAccess: false,
     accessChanges: [],
+    deletedAt: null,
     history: [],
     states: new Map(),
     conflicts: new Map(),
@@ -598,7 +609,28 @@ function handle(cmd: string, args: Record<string, unknown>): unknown {
     case "agent_access":
       return agentAccess(get(noteId));
     case "list_notes":
-      return [...notes.values()].map(summary);
+      return [...notes.values()].filter((n) => !n.deletedAt).map(summary);
+    case "list_trash":
+      return [...notes.values()].filter((n) => n.deletedAt).map(summary);
+    case "delete_note": {
+      const n = get(noteId);
+      if (n.deletedAt) return fail("note_in_trash", `note ${noteId} is in the trash`);
+      n.deletedAt = now();
+      const version = commit(n, YOU, "moved to trash", []);
+      return { id: noteId, version, deleted_at: n.deletedAt };
+    }
+    case "undelete_note": {
+      const n = get(noteId);
+      if (!n.deletedAt) return fail("note_not_in_trash", `note ${noteId} is not in the trash`);
+      n.deletedAt = null;
+      const version = commit(n, YOU, "restored from trash", []);
+      return { note_id: noteId, version, changed_tab_ids: [], outcomes: [], replayed: false };
+    }
+    case "empty_trash": {
+      const erased = [...notes.values()].filter((n) => n.deletedAt).map((n) => n.note.id);
+      for (const id of erased) notes.delete(id);
+      return erased;
+    }
     case "create_note":
       return noteView(newNote(args.title as string));
     case "rename_note":

@@ -41,6 +41,10 @@ export function explain(error: unknown): { code: string; text: string; detail: s
         return "A save is on its way; try again in a moment.";
       case "version_conflict":
         return "The Note changed meanwhile, so this was refused. Nothing was lost: look again and retry.";
+      case "note_in_trash":
+        return "This Note is in the Trash: restore it to change it. Nothing in it was lost.";
+      case "note_not_in_trash":
+        return "This Note is not in the Trash any more.";
       case "remote_mode":
         return "Agent tokens for a remote server are made on that server.";
       case "local_store":

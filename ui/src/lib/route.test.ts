@@ -12,6 +12,7 @@ describe("parseRoute", () => {
     ["#/agent", { kind: "agent" }],
     ["#/about", { kind: "about" }],
     ["#/about/", { kind: "about" }],
+    ["#/trash", { kind: "trash" }],
     [`#/notes/${NOTE}`, { kind: "note", noteId: NOTE }],
     [`#/notes/${NOTE}/`, { kind: "note", noteId: NOTE }],
     [`#/notes/${NOTE}/tabs/slides-9-mh8z1k2a`, { kind: "tab", noteId: NOTE, tabId: "slides-9-mh8z1k2a" }],

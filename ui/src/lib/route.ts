@@ -9,6 +9,7 @@ export type Route =
   | { kind: "settings" }
   | { kind: "agent" }
   | { kind: "about" }
+  | { kind: "trash" }
   | { kind: "unknown"; hash: string };
 
 function decode(part: string): string | null {
@@ -27,6 +28,7 @@ export function parseRoute(hash: string): Route {
   if (parts.length === 1 && parts[0] === "settings") return { kind: "settings" };
   if (parts.length === 1 && parts[0] === "agent") return { kind: "agent" };
   if (parts.length === 1 && parts[0] === "about") return { kind: "about" };
+  if (parts.length === 1 && parts[0] === "trash") return { kind: "trash" };
   if (parts[0] === "notes" && (parts.length === 2 || (parts.length === 4 && parts[2] === "tabs"))) {
     const noteId = decode(parts[1] ?? "");
     if (noteId === null) return { kind: "unknown", hash };
@@ -52,6 +54,8 @@ export function formatRoute(route: Route): string {
       return "#/agent";
     case "about":
       return "#/about";
+    case "trash":
+      return "#/trash";
     case "unknown":
       return route.hash;
   }

@@ -36,6 +36,12 @@ pub enum ApiError {
     NoteNotFound(String),
     #[error("note {note_id} has no version {version}")]
     VersionNotFound { note_id: NoteId, version: String },
+    #[error(
+        "note {0} is in the trash: restore it first (POST /notes/{0}/undelete with its version)"
+    )]
+    NoteInTrash(NoteId),
+    #[error("note {0} is not in the trash")]
+    NotInTrash(NoteId),
     /// The Note moved on. `if_match`: the version came in `If-Match` (412), not the body (409).
     #[error("the note is at version {}; re-read it and redo the change on what is there", .conflict.current_version)]
     Conflict { conflict: Conflict, if_match: bool },
@@ -88,6 +94,8 @@ impl ApiError {
             ApiError::AgentToken | ApiError::PersonOnly => "agent_token",
             ApiError::NoteNotFound(_) => "note_not_found",
             ApiError::VersionNotFound { .. } => "version_not_found",
+            ApiError::NoteInTrash(_) => "note_in_trash",
+            ApiError::NotInTrash(_) => "note_not_in_trash",
             ApiError::Conflict { .. } => "version_conflict",
             ApiError::PreconditionRequired => "precondition_required",
             ApiError::ConflictingPreconditions { .. } => "conflicting_preconditions",
@@ -122,6 +130,7 @@ impl ApiError {
                 if_match: false, ..
             } => StatusCode::CONFLICT,
             ApiError::Conflict { if_match: true, .. } => StatusCode::PRECONDITION_FAILED,
+            ApiError::NoteInTrash(_) | ApiError::NotInTrash(_) => StatusCode::CONFLICT,
             ApiError::PreconditionRequired => StatusCode::PRECONDITION_REQUIRED,
             ApiError::ConflictingPreconditions { .. }
             | ApiError::InvalidIfMatch(_)
@@ -186,6 +195,8 @@ impl From<StoreError> for ApiError {
                 if_match: false,
             },
             StoreError::Invalid(op) => ApiError::Op(op),
+            StoreError::NoteInTrash(id) => ApiError::NoteInTrash(id),
+            StoreError::NotInTrash(id) => ApiError::NotInTrash(id),
             StoreError::BadKey(reason) => ApiError::BadIdempotencyKey(reason),
             StoreError::Closed => ApiError::Unavailable,
             StoreError::Backend(reason) => ApiError::Internal(reason),

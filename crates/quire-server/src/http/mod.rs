@@ -7,6 +7,7 @@ mod body;
 mod error;
 mod events;
 mod rest;
+mod trash;
 
 use std::sync::Arc;
 

@@ -10,8 +10,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use quire_api::{
-    AgentAccess, CreateNote, NoteList, PatchNote, RestoreNote, SetAgentAccess, StoredNote,
-    VersionList,
+    AgentAccess, CreateNote, PatchNote, RestoreNote, SetAgentAccess, StoredNote, VersionList,
 };
 use quire_model::{NoteId, Version};
 use quire_store::Change;
@@ -26,11 +25,18 @@ use crate::notes::Channel;
 
 pub(super) fn routes() -> Router<AppState> {
     Router::new()
-        .route("/notes", post(create_note).get(list_notes))
+        .route("/notes", post(create_note).get(super::trash::list_notes))
         .route(
             "/notes/{id}",
-            get(get_note).patch(guarded_write::<PatchNote<'static>>),
+            get(get_note)
+                .patch(guarded_write::<PatchNote<'static>>)
+                .delete(super::trash::trash_note),
         )
+        .route(
+            "/notes/{id}/undelete",
+            post(guarded_write::<quire_api::UndeleteNote>),
+        )
+        .route("/trash", axum::routing::delete(super::trash::empty_trash))
         .route(
             "/notes/{id}/agent-access",
             get(agent_access).put(set_agent_access),
@@ -49,6 +55,9 @@ async fn export(
     NotePath { id, .. }: NotePath,
 ) -> Result<Response, ApiError> {
     let stored = state.notes.get_note(&caller, &id, Channel::App).await?;
+    if stored.meta.deleted_at.is_some() {
+        return Err(ApiError::NoteInTrash(id));
+    }
     let (name, bytes) =
         tokio::task::spawn_blocking(move || crate::transfer::export_zip(&stored.note))
             .await
@@ -117,14 +126,6 @@ async fn create_note(
     Ok(response)
 }
 
-async fn list_notes(
-    State(state): State<AppState>,
-    Auth(caller): Auth,
-) -> Result<Json<NoteList>, ApiError> {
-    let notes = state.notes.list_notes(&caller, Channel::App).await?;
-    Ok(Json(NoteList { notes }))
-}
-
 async fn get_note(
     State(state): State<AppState>,
     Auth(caller): Auth,
@@ -135,7 +136,7 @@ async fn get_note(
 }
 
 /// A body asking for one guarded write: PATCH's changes, restore's version.
-trait GuardedBody: DeserializeOwned + Send + 'static {
+pub(super) trait GuardedBody: DeserializeOwned + Send + 'static {
     /// The version the body expects (if it names one) and the change it asks for.
     fn into_write(self) -> (Option<Version>, Change);
 }
@@ -161,7 +162,7 @@ impl GuardedBody for RestoreNote {
 }
 
 /// PATCH and restore: the version from the body or `If-Match`, the optional key, one write.
-async fn guarded_write<B: GuardedBody>(
+pub(super) async fn guarded_write<B: GuardedBody>(
     State(state): State<AppState>,
     Auth(caller): Auth,
     NotePath { id, .. }: NotePath,
@@ -265,12 +266,15 @@ impl FromRequestParts<AppState> for NotePath {
 }
 
 /// Where the expected version came from. A stale `If-Match` is 412, a stale body 409.
-struct Precondition {
-    expected: Version,
-    if_match: bool,
+pub(super) struct Precondition {
+    pub expected: Version,
+    pub if_match: bool,
 }
 
-fn precondition(headers: &HeaderMap, body: Option<Version>) -> Result<Precondition, ApiError> {
+pub(super) fn precondition(
+    headers: &HeaderMap,
+    body: Option<Version>,
+) -> Result<Precondition, ApiError> {
     let if_match = match headers.get(header::IF_MATCH) {
         None => None,
         Some(value) => Some(parse_if_match(value)?),
@@ -304,7 +308,7 @@ fn parse_if_match(value: &HeaderValue) -> Result<Version, ApiError> {
         })
 }
 
-fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+pub(super) fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     match headers.get("idempotency-key") {
         None => Ok(None),
         Some(value) => value
@@ -315,7 +319,7 @@ fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
 }
 
 /// `ETag: "<version>"`.
-fn with_etag(version: Version, mut response: Response) -> Response {
+pub(super) fn with_etag(version: Version, mut response: Response) -> Response {
     if let Ok(tag) = HeaderValue::from_str(&format!("\"{version}\"")) {
         response.headers_mut().insert(header::ETAG, tag);
     }

@@ -67,7 +67,8 @@ impl ToolError {
                     "changed_tab_ids": c.changed_tab_ids,
                     "message": "The Note changed after you read it. Read the tab again, redo your change on what is there now, and write with the new version and a new idempotency_key.",
                 }),
-                StoreError::NoteNotFound(id) => json!({
+                // A trashed Note is as missing to an agent as one that never was.
+                StoreError::NoteNotFound(id) | StoreError::NoteInTrash(id) => json!({
                     "error": "note_not_found",
                     "field": "note_id",
                     "message": format!(
@@ -91,6 +92,7 @@ impl ToolError {
                     invalid_arguments(&[Violation::at_field("idempotency_key", reason)])
                 }
                 StoreError::VersionNotFound { .. }
+                | StoreError::NotInTrash(_)
                 | StoreError::TokenNotFound(_)
                 | StoreError::Backend(_)
                 | StoreError::Closed => {

@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use quire_api::{AgentAccess, Clock, VersionInfo};
+use quire_api::{AgentAccess, Clock, TrashedNote, VersionInfo, WriteResult};
 use quire_model::{Note, NoteId, NoteSummary, Op, TabId, Version};
 use serde_json::Value;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
@@ -35,6 +35,12 @@ use crate::merge::{ClashChoice, MergeError, MergePreview};
 
 pub use types::*;
 use views::{conflict_view, snapshot, tab_gone, tab_status, view};
+
+/// The server's code for a write refused because the Note is in the trash.
+pub const NOTE_IN_TRASH: &str = "note_in_trash";
+
+/// How long the person's delete waits for an open Note's saves to go out first.
+const SAVES_BEFORE_TRASH: Duration = Duration::from_secs(10);
 
 enum Msg {
     Step(Event, Option<oneshot::Sender<Arc<Snapshot>>>),
@@ -555,6 +561,74 @@ impl Engine {
         ))
         .map_err(|_| EngineError::Stopped)?;
         wait.await.map_err(|_| EngineError::Stopped)?
+    }
+
+    /// Moves the Note into the trash: an open Note's waiting saves go out first, then the trash
+    /// is asked for at the version the server holds then (a move into the trash keeps every
+    /// content, so it is the one write made on the newest version rather than the one shown).
+    /// A draft the trash refuses (`note_in_trash`) stays a draft, with that error, until the
+    /// Note is restored.
+    pub async fn trash_note(&self, note_id: &NoteId) -> Result<TrashedNote> {
+        if self.snapshot(note_id).is_ok() {
+            self.flush(note_id).await?;
+            // A save that cannot go out (offline, refused) stays a draft: go ahead without it.
+            let sent = self
+                .wait_until(note_id, SAVES_BEFORE_TRASH, "saves sent", |s| {
+                    s.status.settled
+                })
+                .await;
+            if let Err(e) = sent {
+                tracing::info!(note = %note_id, "trashing with drafts unsent: {e}");
+            }
+        }
+        let mut attempts = 0;
+        loop {
+            let version = self.inner.client.get_note(note_id).await?.note.version;
+            match self.inner.client.trash(note_id, version).await {
+                // Written meanwhile (a save, an agent): the move keeps every content, so it
+                // goes on the newer version.
+                Err(ClientError::Conflict { .. }) if attempts < 3 => attempts += 1,
+                other => return Ok(other?),
+            }
+        }
+    }
+
+    /// Brings the Note back out of the trash; an open Note's drafts the trash refused are sent
+    /// again.
+    pub async fn undelete_note(&self, note_id: &NoteId) -> Result<WriteResult> {
+        let version = self.inner.client.get_note(note_id).await?.note.version;
+        let result = self.inner.client.undelete(note_id, version).await?;
+        if let Ok(snap) = self.snapshot(note_id) {
+            let refused: Vec<TabId> = snap
+                .sync
+                .drafts
+                .values()
+                .filter(|d| {
+                    d.last_error
+                        .as_ref()
+                        .is_some_and(|e| e.code == NOTE_IN_TRASH)
+                })
+                .map(|d| d.tab_id.clone())
+                .collect();
+            for tab_id in refused {
+                self.retry(note_id, &tab_id).await?;
+            }
+        }
+        Ok(result)
+    }
+
+    /// The Notes in the trash, most recently trashed first.
+    pub async fn list_trash(&self) -> Result<Vec<NoteSummary>> {
+        Ok(self.inner.client.list_trash().await?)
+    }
+
+    /// Erases the Notes in the trash for good (closing any of them open here); their IDs.
+    pub async fn empty_trash(&self) -> Result<Vec<NoteId>> {
+        let erased = self.inner.client.empty_trash().await?;
+        for id in &erased {
+            self.close_note(id);
+        }
+        Ok(erased)
     }
 
     pub async fn history(&self, note_id: &NoteId) -> Result<Vec<VersionInfo>> {

@@ -21,3 +21,4 @@ mod quit_keeps_edits;
 mod restore_version;
 mod single_instance;
 mod tabs_by_id;
+mod trash_restore;
