@@ -16,6 +16,7 @@ mod access;
 mod clock;
 mod notes;
 mod requests;
+mod search;
 
 pub use access::{AccessChange, AgentAccess, Scope};
 pub use clock::{Clock, SystemClock};
@@ -23,3 +24,4 @@ pub use notes::{
     Conflict, NoteList, NoteMeta, StoredNote, VersionInfo, VersionList, WriteEvent, WriteResult,
 };
 pub use requests::{CreateNote, PatchNote, RestoreNote, SetAgentAccess};
+pub use search::{SearchHit, SearchResults};

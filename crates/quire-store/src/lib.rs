@@ -11,6 +11,7 @@
 #[cfg(feature = "conformance")]
 pub mod conformance;
 pub mod guard;
+pub mod search;
 mod types;
 
 pub use types::{Change, HashedToken, NewNote, StoreError, TokenRecord, TokenState, WriteRequest};
