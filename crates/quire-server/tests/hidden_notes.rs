@@ -83,6 +83,11 @@ recorder_impl! {
         fn revoke_tokens(name: &str, kind: Option<AuthorKind>, now: Timestamp) -> usize;
         fn record_token_use(token_id: i64, at: Timestamp) -> ();
         fn settle_token_kinds(person_hash: &str) -> Vec<String>;
+        fn search(
+            query: &quire_store::search::SearchQuery,
+            limit: usize,
+            scope: quire_store::search::SearchScope
+        ) -> Vec<quire_api::SearchHit>;
         fn close() -> ();
     }
 

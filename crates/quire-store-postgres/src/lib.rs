@@ -26,6 +26,7 @@ mod notify;
 mod read;
 mod recent;
 mod schema;
+mod search;
 
 use std::sync::{Arc, Mutex};
 
@@ -336,6 +337,16 @@ impl Store for PgStore {
     async fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>> {
         let db = self.client().await?;
         Ok(read::find_token(&db, token_hash).await?)
+    }
+
+    async fn search(
+        &self,
+        query: &quire_store::search::SearchQuery,
+        limit: usize,
+        scope: quire_store::search::SearchScope,
+    ) -> Result<Vec<quire_api::SearchHit>> {
+        let db = self.client().await?;
+        Ok(search::search(&db, query, limit, scope).await?)
     }
 
     async fn close(&self) -> Result<()> {

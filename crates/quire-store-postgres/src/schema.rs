@@ -12,7 +12,12 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_init.sql"),
     include_str!("../migrations/0002_author_kinds.sql"),
     include_str!("../migrations/0003_token_lifetimes.sql"),
+    include_str!("../migrations/0004_search.sql"),
 ];
+
+/// The schema that made the search index: the Notes already there are indexed in the
+/// upgrade's transaction.
+const SEARCH_SCHEMA: usize = 4;
 
 /// The advisory lock that serialises migrations ("quire" in ASCII).
 const LOCK: i64 = 0x71_75_69_72_65;
@@ -46,6 +51,9 @@ pub(crate) async fn migrate(client: &mut Object) -> Result<(), Fail> {
     }
     for (index, sql) in MIGRATIONS.iter().enumerate().skip(applied) {
         tx.batch_execute(sql).await?;
+        if index + 1 == SEARCH_SCHEMA {
+            crate::search::index_existing(&tx).await?;
+        }
         let version = i32::try_from(index + 1)?;
         tx.execute(
             "INSERT INTO quire_migrations (version) VALUES ($1)",

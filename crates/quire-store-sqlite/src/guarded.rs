@@ -14,6 +14,7 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use super::cache::{Keys, KeysChange, NoteCache, PendingKey};
 use super::read::{self, Located, StoredStrip, StripEntry};
+use super::search;
 use super::splice::{self, NewSplice};
 use crate::fail::Result;
 use quire_api::{Conflict, NoteMeta, StoredNote, WriteResult};
@@ -132,6 +133,11 @@ pub(super) fn write(
         next,
         &entry_fields,
     )?;
+    let changed = match plan.restores() {
+        None => Some(&applied.changed_tab_ids[..]),
+        Some(_) => None,
+    };
+    search::reindex(conn, nid, &current.note, &located.note, changed)?;
     let change = match claim {
         None => KeysChange::None,
         Some(claim) if keys.pending.len() + 1 < KEYS_PENDING_MAX => KeysChange::Pending(
@@ -482,6 +488,7 @@ pub(super) fn create_note(
             key: None,
         },
     )?;
+    search::index_new(conn, nid, &located.note)?;
     if let Some(key) = &new.idempotency_key {
         let mut stmt = conn.prepare_cached(
             "INSERT INTO note_creations (author, key, note_id) VALUES (?1, ?2, ?3)",

@@ -10,6 +10,7 @@ mod guarded;
 mod pool;
 mod read;
 mod schema;
+mod search;
 mod splice;
 mod writer;
 
@@ -25,7 +26,7 @@ use tokio::sync::oneshot;
 use self::checkpoint::Checkpointer;
 use self::pool::ReadPool;
 use self::writer::{Job, Writer};
-use quire_api::{AccessChange, NoteMeta, StoredNote, VersionInfo, WriteResult};
+use quire_api::{AccessChange, NoteMeta, SearchHit, StoredNote, VersionInfo, WriteResult};
 use quire_store::{
     HashedToken, NewNote, Result, Store, StoreError, TokenRecord, WriteRequest, guard,
 };
@@ -300,6 +301,17 @@ impl Store for SqliteStore {
     async fn settle_token_kinds(&self, person_hash: &str) -> Result<Vec<String>> {
         let hash = person_hash.to_owned();
         self.submit(|reply| Job::SettleTokenKinds(hash, reply))
+            .await
+    }
+
+    async fn search(
+        &self,
+        query: &quire_store::search::SearchQuery,
+        limit: usize,
+        scope: quire_store::search::SearchScope,
+    ) -> Result<Vec<SearchHit>> {
+        let query = query.clone();
+        self.read(move |c| search::search(c, &query, limit, scope))
             .await
     }
 

@@ -116,7 +116,7 @@ async fn a_file_from_before_kinds_is_migrated_and_settled_by_the_app() {
         .unwrap()
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 7);
+    assert_eq!(version, 8);
 
     // Migrated: every old token counts as the person's, so every old version is the person's.
     assert_eq!(token_kind(&store, "hash-person").await, Person);

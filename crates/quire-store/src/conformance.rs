@@ -22,6 +22,9 @@ use quire_model::{
 use crate::{Change, HashedToken, NewNote, Store, StoreError, WriteRequest};
 use quire_api::{AccessChange, Conflict, Scope, WriteResult};
 
+mod search_cases;
+pub use search_cases::*;
+
 /// Expands one `#[tokio::test]` per conformance case. `$open` is an expression evaluated in
 /// each test: an `async` value resolving to `(Arc<dyn Store>, guard)`.
 #[macro_export]
@@ -52,6 +55,14 @@ macro_rules! conformance_tests {
             token_use_is_recorded_and_never_goes_back,
             missing_notes_are_reported,
             concurrent_writers_each_get_their_own_verdict,
+            // Search (`conformance/search_cases.rs`).
+            search_follows_acknowledged_writes_only,
+            search_finds_every_kind_of_content,
+            search_matches_words_as_people_type_them,
+            search_survives_hostile_queries,
+            search_ranks_and_limits,
+            agent_search_finds_approved_notes_only,
+            search_follows_edits_of_a_long_text,
         );
     };
     (@cases $open:expr; $($case:ident),+ $(,)?) => {

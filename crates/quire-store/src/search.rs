@@ -28,6 +28,15 @@ const SNIPPET_CHARS: usize = 160;
 /// How many of them come before the match.
 const SNIPPET_BEFORE: usize = 40;
 
+/// Which Notes a search may find.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchScope {
+    /// Every Note (the person's search).
+    AllNotes,
+    /// Only the Notes the person approved for agents (MCP).
+    AgentApproved,
+}
+
 /// The one way a query is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum QueryError {

@@ -1,0 +1,185 @@
+//! The full-text index (`0008_search.sql`, FTS5): written by the guarded write inside its own
+//! transaction ([`reindex`], [`index_new`]), so a refused write leaves it untouched and an
+//! acknowledged one is found at once; read by [`search`].
+
+use quire_api::SearchHit;
+use quire_model::{Note, NoteId, TabId, TabKind};
+use quire_store::search::{self, IndexPlan, SearchQuery, SearchScope};
+use rusqlite::Connection;
+
+use super::read;
+use crate::fail::Result;
+
+/// Brings the index of Note `nid` from `old` to `new`. `changed`: the tabs whose data the write
+/// changed, if it knows (a restore does not).
+pub(super) fn reindex(
+    conn: &Connection,
+    nid: i64,
+    old: &Note,
+    new: &Note,
+    changed: Option<&[TabId]>,
+) -> Result<()> {
+    apply(
+        conn,
+        nid,
+        &new.title,
+        &search::plan(Some(old), new, changed),
+    )
+}
+
+/// Indexes a Note that has no rows yet.
+pub(super) fn index_new(conn: &Connection, nid: i64, note: &Note) -> Result<()> {
+    apply(conn, nid, &note.title, &search::plan(None, note, None))
+}
+
+/// Indexes every Note as it is now (a Note row without any version holds nothing to index):
+/// run once, by the migration that made the index.
+pub(super) fn index_existing(conn: &Connection) -> Result<()> {
+    let ids: Vec<(i64, String)> = conn
+        .prepare(
+            "SELECT nid, id FROM notes AS n WHERE EXISTS (
+                 SELECT 1 FROM versions
+                 WHERE key BETWEEN n.nid << 32 AND (n.nid << 32) | 4294967295
+             )
+             ORDER BY nid",
+        )?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    for (nid, id) in ids {
+        let id: NoteId = id
+            .parse()
+            .map_err(|e| quire_store::StoreError::Backend(format!("notes.id: {e}")))?;
+        let note = read::current_note(conn, &id)?.note;
+        index_new(conn, nid, &note)?;
+    }
+    Ok(())
+}
+
+fn apply(conn: &Connection, nid: i64, title: &str, plan: &IndexPlan<'_>) -> Result<()> {
+    if plan.is_empty() {
+        return Ok(());
+    }
+    if let Some(title) = plan.title {
+        conn.prepare_cached("UPDATE search_chunks SET title = ?2 WHERE nid = ?1")?
+            .execute(rusqlite::params![nid, title])?;
+    }
+    let mut drop_tab =
+        conn.prepare_cached("DELETE FROM search_chunks WHERE nid = ?1 AND tab_id = ?2")?;
+    for tab in &plan.removed_tabs {
+        drop_tab.execute(rusqlite::params![nid, tab.as_str()])?;
+    }
+    let mut drop_one = conn.prepare_cached(
+        "DELETE FROM search_chunks WHERE id = (
+             SELECT id FROM search_chunks WHERE nid = ?1 AND tab_id = ?2 AND hash = ?3 LIMIT 1
+         )",
+    )?;
+    let mut relabel = conn
+        .prepare_cached("UPDATE search_chunks SET tab_label = ?3 WHERE nid = ?1 AND tab_id = ?2")?;
+    let mut insert = conn.prepare_cached(
+        "INSERT INTO search_chunks (nid, tab_id, tab_type, tab_label, title_tab, hash, title, body)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )?;
+    for tab in &plan.tabs {
+        let id = tab.tab_id.as_str();
+        if tab.clear {
+            drop_tab.execute(rusqlite::params![nid, id])?;
+        }
+        for hash in &tab.remove {
+            drop_one.execute(rusqlite::params![nid, id, hash])?;
+        }
+        if tab.relabel {
+            relabel.execute(rusqlite::params![nid, id, tab.label])?;
+        }
+        for (hash, body) in &tab.add {
+            insert.execute(rusqlite::params![
+                nid,
+                id,
+                tab.kind.as_str(),
+                tab.label,
+                tab.carries_title,
+                hash,
+                title,
+                body.as_ref(),
+            ])?;
+        }
+    }
+    Ok(())
+}
+
+/// The SQL that keeps a search to the Notes it may find: `?3` is 1 for agents (approved Notes
+/// only).
+// trash: a trashed Note is never found: add `AND n.deleted_at IS NULL` (or the trash's column)
+// here, the one place a search decides which Notes it sees.
+const VISIBLE: &str = "(?3 = 0 OR n.agent_access = 1)";
+
+/// The best `limit` matching tabs, best first (bm25, the title weighing twice the body): one
+/// hit per tab, its snippet from its best chunk. A chunk matches when every part of the query
+/// is in it or in the title; a match in the title alone counts for the Note's title tab only.
+pub(super) fn search(
+    conn: &Connection,
+    query: &SearchQuery,
+    limit: usize,
+    scope: SearchScope,
+) -> Result<Vec<SearchHit>> {
+    let sql = format!(
+        "WITH matched AS MATERIALIZED (
+             SELECT c.nid, n.id, c.tab_id, c.tab_type, c.tab_label, c.title, c.body,
+                    bm25(search_fts, 2.0, 1.0) AS rank
+             FROM search_fts
+             JOIN search_chunks AS c ON c.id = search_fts.rowid
+             JOIN notes AS n ON n.nid = c.nid
+             WHERE search_fts MATCH ?1
+               AND (c.title_tab = 1
+                    OR c.id IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ?2))
+               AND {VISIBLE}
+         )
+         SELECT nid, id, tab_id, tab_type, tab_label, title, body, min(rank) AS best
+         FROM matched
+         GROUP BY nid, tab_id
+         ORDER BY best, id, tab_id
+         LIMIT ?4"
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let agents_only = matches!(scope, SearchScope::AgentApproved);
+    let rows = stmt.query_map(
+        rusqlite::params![
+            query.to_fts5(),
+            query.to_fts5_body_any(),
+            agents_only,
+            i64::try_from(limit).unwrap_or(i64::MAX),
+        ],
+        |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, String>(4)?,
+                r.get::<_, String>(5)?,
+                r.get::<_, String>(6)?,
+            ))
+        },
+    )?;
+    let mut hits = Vec::new();
+    for row in rows {
+        let (nid, id, tab_id, tab_type, tab_label, title, body) = row?;
+        hits.push(SearchHit {
+            note_id: id
+                .parse()
+                .map_err(|e| quire_store::StoreError::Backend(format!("notes.id: {e}")))?,
+            snippet: search::snippet(query, &title, &body),
+            title,
+            tab_id: TabId::from(tab_id.as_str()),
+            tab_label,
+            tab_type: tab_kind(&tab_type)?,
+            version: read::current_version(conn, nid)?,
+        });
+    }
+    Ok(hits)
+}
+
+fn tab_kind(name: &str) -> Result<TabKind> {
+    Ok(serde_json::from_value(serde_json::Value::String(
+        name.to_owned(),
+    ))?)
+}
