@@ -61,12 +61,13 @@ enum Route {
     Restore,
     Events,
     Export,
+    Search,
     Healthz,
 }
 
 /// Every REST route: the person's read+write token, an agent's read+write token, a read-only
 /// person token, no token.
-const REST_TABLE: [(Route, [Rest; 4]); 12] = {
+const REST_TABLE: [(Route, [Rest; 4]); 13] = {
     use Rest::Ok;
     [
         (
@@ -95,6 +96,7 @@ const REST_TABLE: [(Route, [Rest; 4]); 12] = {
         ),
         (Route::Events, [Ok(200), AGENT_TOKEN, Ok(200), NO_TOKEN]),
         (Route::Export, [Ok(200), AGENT_TOKEN, Ok(200), NO_TOKEN]),
+        (Route::Search, [Ok(200), AGENT_TOKEN, Ok(200), NO_TOKEN]),
         (Route::Healthz, [Ok(200), Ok(200), Ok(200), Ok(200)]),
     ]
 };
@@ -133,12 +135,14 @@ const MISSING: Mcp = Mcp::No("note_not_found");
 const SCOPE: Mcp = Mcp::No("insufficient_scope");
 
 /// Every MCP tool, on an approved and on a private Note.
-const MCP_TABLE: [(&str, On, [Mcp; 4]); 16] = {
+const MCP_TABLE: [(&str, On, [Mcp; 4]); 18] = {
     use Mcp::{Ok, Unauthorized as U};
     use On::{Approved as A, Private as P};
     [
         ("list_notes", A, [Ok, Ok, Ok, U]),
         ("list_notes", P, [Ok, Ok, Ok, U]),
+        ("search_notes", A, [Ok, Ok, Ok, U]),
+        ("search_notes", P, [Ok, Ok, Ok, U]),
         ("list_note_tabs", A, [Ok, Ok, Ok, U]),
         ("list_note_tabs", P, [MISSING, MISSING, MISSING, U]),
         ("read_note_tab", A, [Ok, Ok, Ok, U]),
@@ -274,6 +278,7 @@ fn rest_request(route: Route, note: &str, version: u64) -> (Method, String, Opti
         ),
         Route::Events => (Method::GET, at("/events"), None),
         Route::Export => (Method::GET, at("/export"), None),
+        Route::Search => (Method::GET, "/search?q=shared".into(), None),
         Route::Healthz => (Method::GET, "/healthz".into(), None),
     }
 }
@@ -288,6 +293,8 @@ fn tool_args(tool: &str, note: &TestNote, version: u64) -> Value {
     };
     match tool {
         "list_notes" => json!({}),
+        // Both Notes' sheets hold the number 1: only the approved one may be found.
+        "search_notes" => json!({"query": "1"}),
         "list_note_tabs" | "list_note_attachments" => json!({"note_id": note.id}),
         "read_note_tab" => json!({"note_id": note.id, "tab_id": "markdown"}),
         "read_sheet_range" => json!({"note_id": note.id, "tab_id": note.sheet,
@@ -389,6 +396,17 @@ async fn every_route_and_tool_answers_each_kind_of_token_as_the_table_says() {
                                 .collect();
                             if listed != [world.approved.id.as_str()] {
                                 failures.push(format!("list_notes as {who:?} listed {listed:?}"));
+                            }
+                        }
+                        if tool == "search_notes" {
+                            let hits: Vec<&str> = out["results"]
+                                .as_array()
+                                .unwrap()
+                                .iter()
+                                .map(|n| n["note_id"].as_str().unwrap())
+                                .collect();
+                            if hits != [world.approved.id.as_str()] {
+                                failures.push(format!("search_notes as {who:?} found {hits:?}"));
                             }
                         }
                         Mcp::Ok.to_string()

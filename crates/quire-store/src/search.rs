@@ -40,7 +40,7 @@ pub enum SearchScope {
 /// The one way a query is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum QueryError {
-    #[error("q: the query has no words to search for")]
+    #[error("the query has no words to search for (letters or digits)")]
     Empty,
 }
 
