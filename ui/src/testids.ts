@@ -227,6 +227,10 @@ export const TID = {
   quickSwitcher: "quick-switcher",
   quickSwitcherInput: "quick-switcher-input",
   quickSwitcherItem: "quick-switcher-item",
+  quickSwitcherSearch: "quick-switcher-search",
+  searchDialog: "search-dialog",
+  searchInput: "search-input",
+  searchResult: "search-result",
 
   confirmDialog: "confirm-dialog",
   confirmOk: "confirm-ok",

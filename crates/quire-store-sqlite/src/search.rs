@@ -113,7 +113,8 @@ fn apply(conn: &Connection, nid: i64, title: &str, plan: &IndexPlan<'_>) -> Resu
 const VISIBLE: &str = "(?3 = 0 OR n.agent_access = 1)";
 
 /// The best `limit` matching tabs, best first (bm25, the title weighing twice the body): one
-/// hit per tab, its snippet from its best chunk. A chunk matches when every part of the query
+/// hit per tab, its snippet from its best chunk. Only the rank of each matching chunk is
+/// gathered; the texts are read for the hits alone. A chunk matches when every part of the query
 /// is in it or in the title; a match in the title alone counts for the Note's title tab only.
 pub(super) fn search(
     conn: &Connection,
@@ -123,21 +124,24 @@ pub(super) fn search(
 ) -> Result<Vec<SearchHit>> {
     let sql = format!(
         "WITH matched AS MATERIALIZED (
-             SELECT c.nid, n.id, c.tab_id, c.tab_type, c.tab_label, c.title, c.body,
-                    bm25(search_fts, 2.0, 1.0) AS rank
-             FROM search_fts
-             JOIN search_chunks AS c ON c.id = search_fts.rowid
+             SELECT rowid AS id, bm25(search_fts, 2.0, 1.0) AS rank
+             FROM search_fts WHERE search_fts MATCH ?1
+         ),
+         best AS MATERIALIZED (
+             SELECT c.nid, c.tab_id, m.id, n.id AS note_id, min(m.rank) AS rank
+             FROM matched AS m
+             JOIN search_chunks AS c ON c.id = m.id
              JOIN notes AS n ON n.nid = c.nid
-             WHERE search_fts MATCH ?1
-               AND (c.title_tab = 1
-                    OR c.id IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ?2))
+             WHERE (c.title_tab = 1
+                    OR m.id IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ?2))
                AND {VISIBLE}
+             GROUP BY c.nid, c.tab_id
+             ORDER BY rank, note_id, c.tab_id
+             LIMIT ?4
          )
-         SELECT nid, id, tab_id, tab_type, tab_label, title, body, min(rank) AS best
-         FROM matched
-         GROUP BY nid, tab_id
-         ORDER BY best, id, tab_id
-         LIMIT ?4"
+         SELECT b.nid, b.note_id, c.tab_id, c.tab_type, c.tab_label, c.title, c.body
+         FROM best AS b JOIN search_chunks AS c ON c.id = b.id
+         ORDER BY b.rank, b.note_id, b.tab_id"
     );
     let mut stmt = conn.prepare_cached(&sql)?;
     let agents_only = matches!(scope, SearchScope::AgentApproved);

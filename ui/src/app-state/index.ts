@@ -8,7 +8,7 @@ export { attachDropped, chooseAndAttach, openAttachment, openLink, saveAttachmen
 export { closeWindow, handOverAll, loadSettings, openLogsFolder, start } from "./lifecycle";
 export { answerConfirm, closeDialog, confirm, dismissToast, openDialog, toast, toastError } from "./messages";
 export { createNote, refreshLedger, refreshNotes, refreshView, renameNote, setAgentAccess } from "./notes";
-export { goTab, navigate, tabLink } from "./routing";
+export { goTab, navigate, openSearchResult, tabLink, takeReveal } from "./routing";
 export type { AppState, Confirm, Dialog, OpenNote, RemoteEdit, TabContent, Toast } from "./state";
 export { app, useApp } from "./state";
 export type { RestoreResult } from "./writes";
