@@ -323,7 +323,13 @@ fn main() {
     copy_db(&db, &with_path);
     copy_db(&db, &without_path);
     without_index(&without_path);
-    for (mode, synchronous) in [("NORMAL", Synchronous::Normal), ("FULL", Synchronous::Full)] {
+    // Each Note's version in each copy, across both modes.
+    let mut versions = std::collections::HashMap::new();
+    for (round, (mode, synchronous)) in
+        [("NORMAL", Synchronous::Normal), ("FULL", Synchronous::Full)]
+            .into_iter()
+            .enumerate()
+    {
         let opts = SqliteOptions {
             synchronous,
             ..SqliteOptions::default()
@@ -331,8 +337,7 @@ fn main() {
         let (with, without) = rt.block_on(async {
             let a = SqliteStore::open(&with_path, opts.clone()).unwrap();
             let b = SqliteStore::open(&without_path, opts.clone()).unwrap();
-            let mut rng = Rng(7);
-            let mut versions = std::collections::HashMap::new();
+            let mut rng = Rng(7 + round as u64);
             let mut samples = [
                 Samples::with_capacity(writes),
                 Samples::with_capacity(writes),

@@ -106,80 +106,116 @@ fn apply(conn: &Connection, nid: i64, title: &str, plan: &IndexPlan<'_>) -> Resu
     Ok(())
 }
 
-/// The SQL that keeps a search to the Notes it may find: `?3` is 1 for agents (approved Notes
-/// only).
+/// The SQL that says whether a search may find a Note (`n`): `?3` is 1 for agents (approved
+/// Notes only).
 // trash: a trashed Note is never found: add `AND n.deleted_at IS NULL` (or the trash's column)
 // here, the one place a search decides which Notes it sees.
 const VISIBLE: &str = "(?3 = 0 OR n.agent_access = 1)";
 
 /// The best `limit` matching tabs, best first (bm25, the title weighing twice the body): one
-/// hit per tab, its snippet from its best chunk. Only the rank of each matching chunk is
-/// gathered; the texts are read for the hits alone. A chunk matches when every part of the query
-/// is in it or in the title; a match in the title alone counts for the Note's title tab only.
+/// hit per tab, its snippet from its best chunk. A chunk matches when every part of the query
+/// is in it or in the Note's title, and some part is in its body unless it is the title tab's
+/// (a match in the title alone counts for that tab only): one FTS5 query says all of that.
+/// FTS5 ranks the matching chunks and hands over the best `window` (ORDER BY rank LIMIT, no
+/// join per match); the window widens only when it held too few visible tabs.
 pub(super) fn search(
     conn: &Connection,
     query: &SearchQuery,
     limit: usize,
     scope: SearchScope,
 ) -> Result<Vec<SearchHit>> {
+    let matching = format!(
+        "{{title body}} : ({}) AND ({} OR title_tab : \"1\")",
+        query.to_fts5(),
+        query.to_fts5_body_any()
+    );
+    let agents_only = matches!(scope, SearchScope::AgentApproved);
+    let mut window = limit.saturating_mul(4).max(32);
+    loop {
+        let found = candidates(conn, &matching, agents_only, window)?;
+        let exhausted = found.len() < window;
+        let mut seen = std::collections::HashSet::new();
+        let mut best = Vec::new();
+        for chunk in found {
+            if chunk.visible && best.len() < limit && seen.insert((chunk.nid, chunk.tab_id.clone()))
+            {
+                best.push(chunk);
+            }
+        }
+        if best.len() >= limit || exhausted {
+            return best.into_iter().map(|c| hit(conn, query, c)).collect();
+        }
+        window = window.saturating_mul(4);
+    }
+}
+
+/// A matching chunk, as ranked.
+struct Candidate {
+    id: i64,
+    nid: i64,
+    tab_id: String,
+    note_id: String,
+    /// Whether this search may find its Note ([`VISIBLE`]).
+    visible: bool,
+}
+
+/// The best `window` matching chunks, best first.
+fn candidates(
+    conn: &Connection,
+    matching: &str,
+    agents_only: bool,
+    window: usize,
+) -> Result<Vec<Candidate>> {
     let sql = format!(
-        "WITH matched AS MATERIALIZED (
-             SELECT rowid AS id, bm25(search_fts, 2.0, 1.0) AS rank
-             FROM search_fts WHERE search_fts MATCH ?1
-         ),
-         best AS MATERIALIZED (
-             SELECT c.nid, c.tab_id, m.id, n.id AS note_id, min(m.rank) AS rank
-             FROM matched AS m
-             JOIN search_chunks AS c ON c.id = m.id
-             JOIN notes AS n ON n.nid = c.nid
-             WHERE (c.title_tab = 1
-                    OR m.id IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ?2))
-               AND {VISIBLE}
-             GROUP BY c.nid, c.tab_id
-             ORDER BY rank, note_id, c.tab_id
-             LIMIT ?4
-         )
-         SELECT b.nid, b.note_id, c.tab_id, c.tab_type, c.tab_label, c.title, c.body
-         FROM best AS b JOIN search_chunks AS c ON c.id = b.id
-         ORDER BY b.rank, b.note_id, b.tab_id"
+        "SELECT m.id, c.nid, c.tab_id, n.id, {VISIBLE}
+         FROM (SELECT rowid AS id, rank FROM search_fts
+               WHERE search_fts MATCH ?1 AND rank MATCH 'bm25(2.0, 1.0, 0.0)'
+               ORDER BY rank LIMIT ?2) AS m
+         JOIN search_chunks AS c ON c.id = m.id
+         JOIN notes AS n ON n.nid = c.nid
+         ORDER BY m.rank, n.id, c.tab_id"
     );
     let mut stmt = conn.prepare_cached(&sql)?;
-    let agents_only = matches!(scope, SearchScope::AgentApproved);
     let rows = stmt.query_map(
         rusqlite::params![
-            query.to_fts5(),
-            query.to_fts5_body_any(),
-            agents_only,
-            i64::try_from(limit).unwrap_or(i64::MAX),
+            matching,
+            i64::try_from(window).unwrap_or(i64::MAX),
+            agents_only
         ],
         |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, String>(3)?,
-                r.get::<_, String>(4)?,
-                r.get::<_, String>(5)?,
-                r.get::<_, String>(6)?,
-            ))
+            Ok(Candidate {
+                id: r.get(0)?,
+                nid: r.get(1)?,
+                tab_id: r.get(2)?,
+                note_id: r.get(3)?,
+                visible: r.get(4)?,
+            })
         },
     )?;
-    let mut hits = Vec::new();
-    for row in rows {
-        let (nid, id, tab_id, tab_type, tab_label, title, body) = row?;
-        hits.push(SearchHit {
-            note_id: id
-                .parse()
-                .map_err(|e| quire_store::StoreError::Backend(format!("notes.id: {e}")))?,
-            snippet: search::snippet(query, &title, &body),
-            title,
-            tab_id: TabId::from(tab_id.as_str()),
-            tab_label,
-            tab_type: tab_kind(&tab_type)?,
-            version: read::current_version(conn, nid)?,
-        });
-    }
-    Ok(hits)
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The hit a chunk gives: its tab, its Note's title and current version, the snippet.
+fn hit(conn: &Connection, query: &SearchQuery, chunk: Candidate) -> Result<SearchHit> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT tab_type, tab_label, title, body FROM search_chunks WHERE id = ?1",
+    )?;
+    let (tab_type, tab_label, title, body): (String, String, String, String) = stmt
+        .query_row([chunk.id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })?;
+    Ok(SearchHit {
+        note_id: chunk
+            .note_id
+            .parse()
+            .map_err(|e| quire_store::StoreError::Backend(format!("notes.id: {e}")))?,
+        snippet: search::snippet(query, &title, &body),
+        title,
+        tab_id: TabId::from(chunk.tab_id.as_str()),
+        tab_label,
+        tab_type: tab_kind(&tab_type)?,
+        version: read::current_version(conn, chunk.nid)?,
+    })
 }
 
 fn tab_kind(name: &str) -> Result<TabKind> {

@@ -62,6 +62,7 @@ macro_rules! conformance_tests {
             search_survives_hostile_queries,
             search_ranks_and_limits,
             agent_search_finds_approved_notes_only,
+            agent_search_looks_past_notes_it_may_not_see,
             search_follows_edits_of_a_long_text,
         );
     };

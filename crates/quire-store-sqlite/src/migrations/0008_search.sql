@@ -20,25 +20,28 @@ CREATE TABLE search_chunks (
 CREATE INDEX search_chunks_by_tab ON search_chunks (nid, tab_id, hash);
 
 -- The words of `search_chunks` (external content: the text is stored once), case- and
--- accent-folded.
+-- accent-folded. `title_tab` is indexed too (the token 1 or 0), so that one MATCH can say "in
+-- the body, or in the title tab's row".
 CREATE VIRTUAL TABLE search_fts USING fts5 (
-    title, body,
+    title, body, title_tab,
     content = 'search_chunks', content_rowid = 'id',
     tokenize = 'unicode61 remove_diacritics 2'
 );
 
 CREATE TRIGGER search_chunks_ai AFTER INSERT ON search_chunks BEGIN
-    INSERT INTO search_fts (rowid, title, body) VALUES (new.id, new.title, new.body);
+    INSERT INTO search_fts (rowid, title, body, title_tab)
+    VALUES (new.id, new.title, new.body, new.title_tab);
 END;
 
 CREATE TRIGGER search_chunks_ad AFTER DELETE ON search_chunks BEGIN
-    INSERT INTO search_fts (search_fts, rowid, title, body)
-    VALUES ('delete', old.id, old.title, old.body);
+    INSERT INTO search_fts (search_fts, rowid, title, body, title_tab)
+    VALUES ('delete', old.id, old.title, old.body, old.title_tab);
 END;
 
 -- A new label or type costs nothing in the words; a new title re-indexes the Note's chunks.
-CREATE TRIGGER search_chunks_au AFTER UPDATE OF title, body ON search_chunks BEGIN
-    INSERT INTO search_fts (search_fts, rowid, title, body)
-    VALUES ('delete', old.id, old.title, old.body);
-    INSERT INTO search_fts (rowid, title, body) VALUES (new.id, new.title, new.body);
+CREATE TRIGGER search_chunks_au AFTER UPDATE OF title, body, title_tab ON search_chunks BEGIN
+    INSERT INTO search_fts (search_fts, rowid, title, body, title_tab)
+    VALUES ('delete', old.id, old.title, old.body, old.title_tab);
+    INSERT INTO search_fts (rowid, title, body, title_tab)
+    VALUES (new.id, new.title, new.body, new.title_tab);
 END;

@@ -399,3 +399,37 @@ pub async fn search_follows_edits_of_a_long_text(store: Arc<dyn Store>) {
         hit.snippet
     );
 }
+
+/// Better-ranked Notes an agent may not see do not crowd out the one it may.
+pub async fn agent_search_looks_past_notes_it_may_not_see(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    // Words in most chunks weigh nothing (bm25's IDF): most Notes are about something else.
+    for n in 0..60 {
+        create(store, &format!("Giraffe {n}")).await;
+    }
+    for n in 0..40 {
+        let id = create(store, &format!("Private {n}")).await;
+        write(store, request(&id, 1, None, vec![text("okapi okapi okapi")])).await;
+    }
+    let shared = create(store, "Shared").await;
+    write(
+        store,
+        request(&shared, 1, None, vec![text("an okapi, once")]),
+    )
+    .await;
+    store
+        .set_agent_access(&shared, true, "person", Timestamp(1))
+        .await
+        .expect("approve");
+    let query = SearchQuery::parse("okapi").expect("words");
+    let agent = store
+        .search(&query, 1, SearchScope::AgentApproved)
+        .await
+        .expect("search");
+    assert_eq!(places(&agent), vec![(shared.clone(), md())]);
+    let person = store
+        .search(&query, 1, SearchScope::AllNotes)
+        .await
+        .expect("search");
+    assert_ne!(person[0].note_id, shared, "the private ones rank first");
+}
