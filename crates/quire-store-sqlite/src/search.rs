@@ -115,7 +115,7 @@ const VISIBLE: &str = "(?3 = 0 OR n.agent_access = 1)";
 /// The best `limit` matching tabs, best first (bm25, the title weighing twice the body): one
 /// hit per tab, its snippet from its best chunk. A chunk matches when every part of the query
 /// is in it or in the Note's title, and some part is in its body unless it is the title tab's
-/// (a match in the title alone counts for that tab only): one FTS5 query says all of that.
+/// (a match in the title alone counts for that tab only: checked for the candidates alone).
 /// FTS5 ranks the matching chunks and hands over the best `window` (ORDER BY rank LIMIT, no
 /// join per match); the window widens only when it held too few visible tabs.
 pub(super) fn search(
@@ -124,11 +124,8 @@ pub(super) fn search(
     limit: usize,
     scope: SearchScope,
 ) -> Result<Vec<SearchHit>> {
-    let matching = format!(
-        "{{title body}} : ({}) AND ({} OR title_tab : \"1\")",
-        query.to_fts5(),
-        query.to_fts5_body_any()
-    );
+    let matching = format!("{{title body}} : ({})", query.to_fts5());
+    let in_body = query.to_fts5_body_any();
     let agents_only = matches!(scope, SearchScope::AgentApproved);
     let mut window = limit.saturating_mul(4).max(32);
     loop {
@@ -137,10 +134,18 @@ pub(super) fn search(
         let mut seen = std::collections::HashSet::new();
         let mut best = Vec::new();
         for chunk in found {
-            if chunk.visible && best.len() < limit && seen.insert((chunk.nid, chunk.tab_id.clone()))
-            {
-                best.push(chunk);
+            if best.len() == limit {
+                break;
             }
+            if !chunk.visible || seen.contains(&(chunk.nid, chunk.tab_id.clone())) {
+                continue;
+            }
+            // A match in the title alone counts for the title tab only.
+            if !chunk.title_tab && !body_matches(conn, chunk.id, &in_body)? {
+                continue;
+            }
+            seen.insert((chunk.nid, chunk.tab_id.clone()));
+            best.push(chunk);
         }
         if best.len() >= limit || exhausted {
             return best.into_iter().map(|c| hit(conn, query, c)).collect();
@@ -155,8 +160,18 @@ struct Candidate {
     nid: i64,
     tab_id: String,
     note_id: String,
+    /// Whether its tab is the Note's title tab.
+    title_tab: bool,
     /// Whether this search may find its Note ([`VISIBLE`]).
     visible: bool,
+}
+
+/// Whether some part of the query is in the body of chunk `id` (not only in the title).
+fn body_matches(conn: &Connection, id: i64, in_body: &str) -> Result<bool> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT EXISTS (SELECT 1 FROM search_fts WHERE rowid = ?1 AND search_fts MATCH ?2)",
+    )?;
+    Ok(stmt.query_row(rusqlite::params![id, in_body], |r| r.get(0))?)
 }
 
 /// The best `window` matching chunks, best first.
@@ -167,7 +182,7 @@ fn candidates(
     window: usize,
 ) -> Result<Vec<Candidate>> {
     let sql = format!(
-        "SELECT m.id, c.nid, c.tab_id, n.id, {VISIBLE}
+        "SELECT m.id, c.nid, c.tab_id, n.id, c.title_tab, {VISIBLE}
          FROM (SELECT rowid AS id, rank FROM search_fts
                WHERE search_fts MATCH ?1 AND rank MATCH 'bm25(2.0, 1.0, 0.0)'
                ORDER BY rank LIMIT ?2) AS m
@@ -188,7 +203,8 @@ fn candidates(
                 nid: r.get(1)?,
                 tab_id: r.get(2)?,
                 note_id: r.get(3)?,
-                visible: r.get(4)?,
+                title_tab: r.get(4)?,
+                visible: r.get(5)?,
             })
         },
     )?;

@@ -409,7 +409,11 @@ pub async fn agent_search_looks_past_notes_it_may_not_see(store: Arc<dyn Store>)
     }
     for n in 0..40 {
         let id = create(store, &format!("Private {n}")).await;
-        write(store, request(&id, 1, None, vec![text("okapi okapi okapi")])).await;
+        write(
+            store,
+            request(&id, 1, None, vec![text("okapi okapi okapi")]),
+        )
+        .await;
     }
     let shared = create(store, "Shared").await;
     write(
