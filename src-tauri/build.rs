@@ -30,6 +30,7 @@ const COMMANDS: &[&str] = &[
     "agent_access",
     "set_agent_access",
     "list_notes",
+    "search_notes",
     "create_note",
     "rename_note",
     "open_note",

@@ -39,6 +39,7 @@ fn export_all(cfg: &Config) -> Result<(), ts_rs::ExportError> {
     a::AccessChange::export_all(cfg)?;
     a::NoteMeta::export_all(cfg)?;
     a::WriteResult::export_all(cfg)?;
+    a::SearchHit::export_all(cfg)?;
     a::Scope::export_all(cfg)?;
     m::AuthorKind::export_all(cfg)?;
     m::Note::export_all(cfg)?;

@@ -12,7 +12,7 @@
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use quire_api::{AgentAccess, Scope, TrashedNote, VersionInfo, WriteResult};
+use quire_api::{AgentAccess, Scope, SearchHit, TrashedNote, VersionInfo, WriteResult};
 use quire_model::{Note, NoteId, NoteSummary, Op, TabId, Version};
 use quire_sync::{
     ArchivedDraft, ClashChoice, ConflictChoice, DraftPolicy, EngineError, LedgerEntry,
@@ -314,6 +314,18 @@ pub async fn set_agent_access(
 pub async fn list_notes(backend: State<'_, BackendReady>) -> Result<Vec<NoteSummary>> {
     let backend = backend.wait().await?;
     Ok(backend.engine().list_notes().await?)
+}
+
+/// Full-text search on the server the app uses: the `limit` (1 to 100) tabs that match `q`
+/// best, best first.
+#[tauri::command]
+pub async fn search_notes(
+    backend: State<'_, BackendReady>,
+    q: String,
+    limit: usize,
+) -> Result<Vec<SearchHit>> {
+    let backend = backend.wait().await?;
+    Ok(backend.engine().search(&q, limit).await?)
 }
 
 #[tauri::command]

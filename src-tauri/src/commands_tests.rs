@@ -1393,3 +1393,29 @@ fn a_revoked_person_token_is_replaced_at_the_next_start() {
     assert_eq!(listed[0]["id"], note.as_str());
     app.stop();
 }
+
+/// The search field's command: a word saved a moment ago is found on the app's own server, in
+/// its tab; a query without a word is the server's refusal, passed on by its code.
+#[test]
+fn search_notes_finds_what_was_just_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = Fixture::start(dir.path());
+    let view = app.ok("create_note", json!({"title": "Birds"}));
+    let note = view["note_id"].as_str().unwrap().to_owned();
+    app.ok(
+        "edit_tab",
+        json!({"noteId": note, "tabId": "markdown", "content": "a kingfisher by the pond"}),
+    );
+    app.ok("flush", json!({"noteId": note}));
+    app.wait_event("the save", |e| {
+        e["kind"] == "saved" && e["note_id"] == note.as_str() && e["tab_id"] == "markdown"
+    });
+    let hits = app.ok("search_notes", json!({"q": "KINGFISH", "limit": 20}));
+    assert_eq!(hits.as_array().unwrap().len(), 1, "{hits}");
+    assert_eq!(hits[0]["note_id"], note.as_str());
+    assert_eq!(hits[0]["tab_id"], "markdown");
+    assert_eq!(hits[0]["snippet"], "a kingfisher by the pond");
+    let error = app.err("search_notes", json!({"q": " \"\" ", "limit": 20}));
+    assert_eq!(error["code"], "invalid_field", "{error}");
+    app.stop();
+}

@@ -191,6 +191,7 @@ pub fn app<R: tauri::Runtime>(
             commands::agent_access,
             commands::set_agent_access,
             commands::list_notes,
+            commands::search_notes,
             commands::create_note,
             commands::rename_note,
             commands::open_note,

@@ -46,6 +46,7 @@ import type {
   NoteView,
   Op,
   Scope,
+  SearchHit,
   Settings,
   TabStatus,
   TabView,
@@ -129,6 +130,9 @@ export const agentAccess = (noteId: string): Promise<AgentAccess> => invoke("age
 
 /** Every Note (no contents), with `updated_at` and `agent_access`. */
 export const listNotes = (): Promise<NoteSummary[]> => invoke("list_notes");
+
+/** Full-text search on the server: the `limit` (1 to 100) best matching tabs, best first. */
+export const searchNotes = (q: string, limit: number): Promise<SearchHit[]> => invoke("search_notes", { q, limit });
 
 /** Creates a Note (tabs markdown, files, sources) and opens it. */
 export const createNote = (title: string): Promise<NoteView> => invoke("create_note", { title });

@@ -87,6 +87,10 @@
 //                              (data-name) on each active one
 //
 //   quick-switcher / quick-switcher-input / quick-switcher-item (data-note-id)   Ctrl+K, Ctrl+P
+//   quick-switcher-search      the switcher's "Search contents for …" choice
+//   search-dialog / search-input / search-result (data-note-id, data-tab-id; matched words in
+//                              <mark>)   Ctrl+Shift+F: content search; a result opens its tab
+//                              with the match selected
 //   confirm-dialog / confirm-ok / confirm-cancel
 //   toast-action               the button on a toast (Undo after Delete Note)
 //
@@ -249,6 +253,10 @@ export const TID = {
   quickSwitcher: "quick-switcher",
   quickSwitcherInput: "quick-switcher-input",
   quickSwitcherItem: "quick-switcher-item",
+  quickSwitcherSearch: "quick-switcher-search",
+  searchDialog: "search-dialog",
+  searchInput: "search-input",
+  searchResult: "search-result",
 
   confirmDialog: "confirm-dialog",
   confirmOk: "confirm-ok",

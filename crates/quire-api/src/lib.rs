@@ -16,6 +16,7 @@ mod access;
 mod clock;
 mod notes;
 mod requests;
+mod search;
 
 pub use access::{AccessChange, AgentAccess, Scope};
 pub use clock::{Clock, SystemClock};
@@ -24,3 +25,4 @@ pub use notes::{
     WriteResult,
 };
 pub use requests::{CreateNote, PatchNote, RestoreNote, SetAgentAccess, UndeleteNote};
+pub use search::{SearchHit, SearchResults};

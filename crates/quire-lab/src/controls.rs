@@ -146,6 +146,18 @@ macro_rules! wrap_store {
             }
         ], [$($rest),*]);
     };
+    (@munch $ty:ty, [$($done:tt)*], [search $(, $rest:ident)*]) => {
+        wrap_store!(@munch $ty, [$($done)*
+            async fn search(
+                &self,
+                query: &quire_store::search::SearchQuery,
+                limit: usize,
+                scope: quire_store::search::SearchScope,
+            ) -> Result<Vec<quire_api::SearchHit>> {
+                self.inner.search(query, limit, scope).await
+            }
+        ], [$($rest),*]);
+    };
     (@munch $ty:ty, [$($done:tt)*], [close $(, $rest:ident)*]) => {
         wrap_store!(@munch $ty, [$($done)*
             async fn close(&self) -> Result<()> {
@@ -161,7 +173,7 @@ macro_rules! wrap_store_but_write {
         wrap_store!($ty, forward: [
             create_note, list_notes, get_note, history, note_at, set_agent_access,
             agent_access_changes, create_token, find_token, list_tokens, revoke_tokens,
-            record_token_use, settle_token_kinds, list_trash, empty_trash, close,
+            record_token_use, settle_token_kinds, list_trash, empty_trash, search, close,
         ], { $($custom)* });
     };
 }
@@ -268,7 +280,8 @@ impl MillisVersions {
 wrap_store!(MillisVersions, forward: [
     list_notes, history, note_at, set_agent_access, agent_access_changes, create_token,
     find_token, list_tokens, revoke_tokens, record_token_use, settle_token_kinds, list_trash,
-    empty_trash, close,
+    empty_trash, search,
+    close,
 ], {
     async fn create_note(&self, new: NewNote) -> Result<(StoredNote, bool)> {
         let mut stamps = self.stamps.lock().await;

@@ -5,9 +5,11 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use quire_api::{
-    AgentAccess, Clock, NoteMeta, Scope, StoredNote, VersionInfo, WriteEvent, WriteResult,
+    AgentAccess, Clock, NoteMeta, Scope, SearchHit, StoredNote, VersionInfo, WriteEvent,
+    WriteResult,
 };
 use quire_model::{AuthorKind, Note, NoteId, NoteSummary, Timestamp, Version};
+use quire_store::search::{QueryError, SearchQuery, SearchScope};
 use quire_store::{Change, NewNote, Store, StoreError, TokenRecord, WriteRequest};
 use tokio::sync::broadcast;
 
@@ -63,6 +65,9 @@ pub enum NotesError {
         "this is an agent's token: only the person's token may see or change a Note's agent access"
     )]
     PersonOnly,
+    /// A search query without a word to search for.
+    #[error(transparent)]
+    EmptyQuery(#[from] QueryError),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -195,6 +200,24 @@ impl Notes {
             notes.retain(|n| n.agent_access);
         }
         Ok(notes)
+    }
+
+    /// The `limit` tabs matching `q` best (see [`quire_store::search`]); an agent finds only
+    /// the Notes the person approved. The caller bounds `limit`.
+    pub async fn search(
+        &self,
+        caller: &Caller,
+        channel: Channel,
+        q: &str,
+        limit: usize,
+    ) -> Result<Vec<SearchHit>> {
+        require(caller, Scope::NotesRead)?;
+        let query = SearchQuery::parse(q)?;
+        let scope = match caller.acts_as(channel) {
+            AuthorKind::Person => SearchScope::AllNotes,
+            AuthorKind::Agent => SearchScope::AgentApproved,
+        };
+        Ok(self.store.search(&query, limit, scope).await?)
     }
 
     pub async fn get_note(

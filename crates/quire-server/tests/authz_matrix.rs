@@ -65,12 +65,13 @@ enum Route {
     ListTrash,
     Undelete,
     EmptyTrash,
+    Search,
     Healthz,
 }
 
 /// Every REST route: the person's read+write token, an agent's read+write token, a read-only
 /// person token, no token.
-const REST_TABLE: [(Route, [Rest; 4]); 16] = {
+const REST_TABLE: [(Route, [Rest; 4]); 17] = {
     use Rest::Ok;
     [
         (
@@ -113,6 +114,7 @@ const REST_TABLE: [(Route, [Rest; 4]); 16] = {
             Route::EmptyTrash,
             [Ok(200), AGENT_TOKEN, NEEDS_WRITE, NO_TOKEN],
         ),
+        (Route::Search, [Ok(200), AGENT_TOKEN, Ok(200), NO_TOKEN]),
         (Route::Healthz, [Ok(200), Ok(200), Ok(200), Ok(200)]),
     ]
 };
@@ -153,12 +155,14 @@ const MISSING: Mcp = Mcp::No("note_not_found");
 const SCOPE: Mcp = Mcp::No("insufficient_scope");
 
 /// Every MCP tool, on an approved and on a private Note.
-const MCP_TABLE: [(&str, On, [Mcp; 4]); 28] = {
+const MCP_TABLE: [(&str, On, [Mcp; 4]); 30] = {
     use Mcp::{Ok, Unauthorized as U};
     use On::{Approved as A, Private as P, Trashed as T};
     [
         ("list_notes", A, [Ok, Ok, Ok, U]),
         ("list_notes", P, [Ok, Ok, Ok, U]),
+        ("search_notes", A, [Ok, Ok, Ok, U]),
+        ("search_notes", P, [Ok, Ok, Ok, U]),
         ("list_note_tabs", A, [Ok, Ok, Ok, U]),
         ("list_note_tabs", P, [MISSING, MISSING, MISSING, U]),
         ("read_note_tab", A, [Ok, Ok, Ok, U]),
@@ -333,6 +337,7 @@ fn rest_request(route: Route, note: &str, version: u64) -> (Method, String, Opti
         ),
         // Only what went in over a day ago: the trashed Note the MCP rows need stays.
         Route::EmptyTrash => (Method::DELETE, "/trash?older_than_days=1".into(), None),
+        Route::Search => (Method::GET, "/search?q=shared".into(), None),
         Route::Healthz => (Method::GET, "/healthz".into(), None),
     }
 }
@@ -352,6 +357,8 @@ fn tool_args(tool: &str, note: &TestNote, version: u64, text: &str) -> Value {
     };
     match tool {
         "list_notes" => json!({}),
+        // Both Notes' sheets hold the number 1: only the approved one may be found.
+        "search_notes" => json!({"query": "1"}),
         "list_note_tabs" | "list_note_attachments" => json!({"note_id": note.id}),
         "read_note_tab" => json!({"note_id": note.id, "tab_id": "markdown"}),
         "read_sheet_range" => json!({"note_id": note.id, "tab_id": note.sheet,
@@ -469,6 +476,17 @@ async fn every_route_and_tool_answers_each_kind_of_token_as_the_table_says() {
                                 .collect();
                             if listed != [world.approved.id.as_str()] {
                                 failures.push(format!("list_notes as {who:?} listed {listed:?}"));
+                            }
+                        }
+                        if tool == "search_notes" {
+                            let hits: Vec<&str> = out["results"]
+                                .as_array()
+                                .unwrap()
+                                .iter()
+                                .map(|n| n["note_id"].as_str().unwrap())
+                                .collect();
+                            if hits != [world.approved.id.as_str()] {
+                                failures.push(format!("search_notes as {who:?} found {hits:?}"));
                             }
                         }
                         Mcp::Ok.to_string()

@@ -85,6 +85,11 @@ recorder_impl! {
         fn settle_token_kinds(person_hash: &str) -> Vec<String>;
         fn list_trash() -> Vec<NoteSummary>;
         fn empty_trash(before: Option<Timestamp>) -> Vec<NoteId>;
+        fn search(
+            query: &quire_store::search::SearchQuery,
+            limit: usize,
+            scope: quire_store::search::SearchScope
+        ) -> Vec<quire_api::SearchHit>;
         fn close() -> ();
     }
 

@@ -20,8 +20,9 @@ use rmcp::model::{ClientConfig, ProtocolVersion, Tool};
 use rmcp::{ServiceExt, model::CallToolRequestParams};
 use serde_json::{Value, json};
 
-const READ_TOOLS: [&str; 5] = [
+const READ_TOOLS: [&str; 6] = [
     "list_notes",
+    "search_notes",
     "list_note_tabs",
     "read_note_tab",
     "read_sheet_range",
@@ -117,6 +118,7 @@ async fn tools_list_is_the_seeds_contract() {
             ],
         ),
         ("list_note_attachments", vec!["note_id"]),
+        ("search_notes", vec!["query"]),
     ];
     for (name, want) in required {
         assert_eq!(
@@ -196,6 +198,9 @@ async fn tools_list_is_the_seeds_contract() {
 
     // Limits.
     assert_eq!(attachments["properties"]["limit"]["maximum"], 50);
+    let search = schema_of(&tools, "search_notes");
+    assert_eq!(search["properties"]["limit"]["minimum"], 1);
+    assert_eq!(search["properties"]["limit"]["maximum"], 50);
     let range = schema_of(&tools, "read_sheet_range");
     assert_eq!(range["properties"]["rows"]["maximum"], 100);
     assert_eq!(range["properties"]["cols"]["maximum"], 100);
@@ -266,7 +271,7 @@ async fn both_protocol_versions_are_served() {
             version,
             "{protocol:?}"
         );
-        assert_eq!(agent.list_all_tools().await.unwrap().len(), 10);
+        assert_eq!(agent.list_all_tools().await.unwrap().len(), 11);
         let listed = ok(&agent, "list_notes", json!({})).await;
         assert_eq!(listed["notes"][0]["note_id"], note.as_str(), "{protocol:?}");
         let v = agent_version(&agent, &note).await;

@@ -2,7 +2,7 @@
 //! no lock held across a round trip); a lost race is detected by the statement and settled by
 //! reading again.
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use deadpool_postgres::Object;
 use quire_api::{Conflict, NoteMeta, StoredNote, WriteResult};
@@ -14,10 +14,12 @@ use quire_store::guard::{
 };
 use quire_store::{Change, HashedToken, NewNote, StoreError, TokenRecord, WriteRequest};
 use tokio_postgres::error::SqlState;
+use tokio_postgres::types::ToSql;
 
 use crate::Fail;
 use crate::read::{self, strip_of, to_i64};
 use crate::recent::Recent;
+use crate::search::{self, Index, Statement};
 
 /// Whether `e` is a duplicate in the table whose primary key is `constraint`.
 fn is_duplicate(e: &Fail, constraint: &str) -> bool {
@@ -213,8 +215,15 @@ WITH bumped AS (
 ), claim AS (
     INSERT INTO idempotency (note_id, key, fingerprint, result)
     SELECT $1, $13, $14, $15 FROM bumped WHERE $13::text IS NOT NULL
-)
-SELECT version FROM bumped";
+)";
+
+/// [`COMMIT`] with the search index's CTEs (parameters from `$20`), then its answer.
+static COMMIT_INDEXED: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "{COMMIT}{} SELECT version FROM bumped",
+        search::ctes(20, Statement::Commit)
+    )
+});
 
 /// Writes `applied` as the version after `before`'s, if the Note is still at `before`'s
 /// version and in the trash exactly when the change needs it there (only an undelete takes a
@@ -247,34 +256,47 @@ async fn commit(
         contents.push(serde_json::to_string(&tab.data.to_value())?);
     }
     let at = req.now.to_rfc3339();
+    let changed_hint = match req.change {
+        Change::Ops(_) | Change::Trash | Change::Undelete => Some(&applied.changed_tab_ids[..]),
+        Change::Restore { .. } => None,
+    };
+    let index = Index::of(Some(before), after, changed_hint);
+    let stmt = db.prepare_cached(&COMMIT_INDEXED).await?;
+    let id = after.id.as_str();
+    let expected = to_i64(before.version.0)?;
+    let seq = to_i64(after.seq)?;
+    let key = claim.map(|c| c.key);
+    let fingerprint = claim.map(|c| c.fingerprint.as_str());
+    let result = claim.map(|c| c.result.as_str());
+    let author_kind = req.author_kind.as_str();
     let trash_mark = quire_store::trash::mark(&req.change, req.now);
-    let stmt = db.prepare_cached(COMMIT).await?;
-    let rows = db
-        .query(
-            &stmt,
-            &[
-                &after.id.as_str(),
-                &to_i64(before.version.0)?,
-                &after.title,
-                &to_i64(after.seq)?,
-                &strip,
-                &tab_ids,
-                &at,
-                &req.author,
-                &applied.summary,
-                &changed,
-                &content_ids,
-                &contents,
-                &claim.map(|c| c.key),
-                &claim.map(|c| c.fingerprint.as_str()),
-                &claim.map(|c| c.result.as_str()),
-                &req.author_kind.as_str(),
-                &trash_mark.flatten().map(Timestamp::millis),
-                &trash_mark.is_some(),
-                &matches!(req.change, Change::Undelete),
-            ],
-        )
-        .await?;
+    let deleted_at = trash_mark.flatten().map(Timestamp::millis);
+    let moves_trash = trash_mark.is_some();
+    let undeletes = matches!(req.change, Change::Undelete);
+    let params: [&(dyn ToSql + Sync); 19] = [
+        &id,
+        &expected,
+        &after.title,
+        &seq,
+        &strip,
+        &tab_ids,
+        &at,
+        &req.author,
+        &applied.summary,
+        &changed,
+        &content_ids,
+        &contents,
+        &key,
+        &fingerprint,
+        &result,
+        &author_kind,
+        &deleted_at,
+        &moves_trash,
+        &undeletes,
+    ];
+    let mut all: Vec<&(dyn ToSql + Sync)> = params.to_vec();
+    all.extend(index.params());
+    let rows = db.query(&stmt, &all).await?;
     Ok(!rows.is_empty())
 }
 
@@ -296,8 +318,15 @@ WITH note AS (
 ), claim AS (
     INSERT INTO note_creations (author, key, note_id)
     SELECT $7, $9, id FROM note WHERE $9::text IS NOT NULL
-)
-SELECT id FROM note";
+)";
+
+/// [`CREATE`] with the search index's CTEs (parameters from `$11`), then its answer.
+static CREATE_INDEXED: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "{CREATE}{} SELECT id FROM note",
+        search::ctes(11, Statement::Create)
+    )
+});
 
 /// Creates a Note at version 1 with the fixed tabs; a repeated key (per author) replays.
 pub(crate) async fn create_note(db: &Object, new: &NewNote) -> Result<(StoredNote, bool), Fail> {
@@ -328,25 +357,26 @@ pub(crate) async fn create_note(db: &Object, new: &NewNote) -> Result<(StoredNot
         .map(|t| serde_json::to_string(&t.data.to_value()))
         .collect::<Result<Vec<_>, _>>()?;
     let at = new.now.to_rfc3339();
-    let stmt = db.prepare_cached(CREATE).await?;
-    let created = db
-        .execute(
-            &stmt,
-            &[
-                &note.id.as_str(),
-                &note.title,
-                &to_i64(note.seq)?,
-                &strip,
-                &tab_ids,
-                &at,
-                &new.author,
-                &contents,
-                &key,
-                &new.author_kind.as_str(),
-            ],
-        )
-        .await
-        .map_err(Fail::from);
+    let index = Index::of(None, &note, None);
+    let stmt = db.prepare_cached(&CREATE_INDEXED).await?;
+    let seq = to_i64(note.seq)?;
+    let id = note.id.as_str();
+    let author_kind = new.author_kind.as_str();
+    let params: [&(dyn ToSql + Sync); 10] = [
+        &id,
+        &note.title,
+        &seq,
+        &strip,
+        &tab_ids,
+        &at,
+        &new.author,
+        &contents,
+        &key,
+        &author_kind,
+    ];
+    let mut all: Vec<&(dyn ToSql + Sync)> = params.to_vec();
+    all.extend(index.params());
+    let created = db.execute(&stmt, &all).await.map_err(Fail::from);
     match (created, key) {
         (Ok(_), _) => {}
         // The same author created with the same key meanwhile: that Note is the answer.

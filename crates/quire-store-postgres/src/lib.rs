@@ -26,6 +26,7 @@ mod notify;
 mod read;
 mod recent;
 mod schema;
+mod search;
 mod trash;
 
 use std::sync::{Arc, Mutex};
@@ -349,6 +350,16 @@ impl Store for PgStore {
         // `recent` may keep an erased Note: a write on it finds no row to update, reads again
         // and is told the Note is gone.
         Ok(trash::empty_trash(&w.db, before).await?)
+    }
+
+    async fn search(
+        &self,
+        query: &quire_store::search::SearchQuery,
+        limit: usize,
+        scope: quire_store::search::SearchScope,
+    ) -> Result<Vec<quire_api::SearchHit>> {
+        let db = self.client().await?;
+        Ok(search::search(&db, query, limit, scope).await?)
     }
 
     async fn close(&self) -> Result<()> {

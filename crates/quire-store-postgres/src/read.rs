@@ -107,6 +107,26 @@ pub(crate) async fn current(
     }))
 }
 
+/// The current Note, read inside a transaction (the migration that indexes the Notes).
+pub(crate) async fn current_in(
+    tx: &tokio_postgres::Transaction<'_>,
+    id: &NoteId,
+) -> Result<Note, Fail> {
+    let row = tx
+        .query_opt(CURRENT, &[&id.as_str(), &None::<&str>])
+        .await?
+        .ok_or_else(|| StoreError::NoteNotFound(id.clone()))?;
+    let strip: String = row.try_get(3)?;
+    assemble(
+        id,
+        Version(to_u64(row.try_get(0)?)?),
+        row.try_get(1)?,
+        to_u64(row.try_get(2)?)?,
+        serde_json::from_str(&strip)?,
+        row.try_get(7)?,
+    )
+}
+
 /// Puts a Note together from its small parts and its tabs' contents (in strip order).
 fn assemble(
     id: &NoteId,

@@ -12,9 +12,13 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_init.sql"),
     include_str!("../migrations/0002_author_kinds.sql"),
     include_str!("../migrations/0003_token_lifetimes.sql"),
-    // 0004 is full-text search's (a sibling branch); the lead numbers them at merge.
+    include_str!("../migrations/0004_search.sql"),
     include_str!("../migrations/0005_trash.sql"),
 ];
+
+/// The schema that made the search index: the Notes already there are indexed in the
+/// upgrade's transaction.
+const SEARCH_SCHEMA: usize = 4;
 
 /// The advisory lock that serialises migrations ("quire" in ASCII).
 const LOCK: i64 = 0x71_75_69_72_65;
@@ -48,6 +52,9 @@ pub(crate) async fn migrate(client: &mut Object) -> Result<(), Fail> {
     }
     for (index, sql) in MIGRATIONS.iter().enumerate().skip(applied) {
         tx.batch_execute(sql).await?;
+        if index + 1 == SEARCH_SCHEMA {
+            crate::search::index_existing(&tx).await?;
+        }
         let version = i32::try_from(index + 1)?;
         tx.execute(
             "INSERT INTO quire_migrations (version) VALUES ($1)",

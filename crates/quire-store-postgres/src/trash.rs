@@ -31,6 +31,12 @@ WITH doomed AS (
     DELETE FROM note_creations WHERE note_id IN (SELECT id FROM doomed)
 ), access AS (
     DELETE FROM agent_access_changes WHERE note_id IN (SELECT id FROM doomed)
+), search_titles AS (
+    DELETE FROM search_titles WHERE note_id IN (SELECT id FROM doomed)
+), search_tabs AS (
+    DELETE FROM search_tabs WHERE note_id IN (SELECT id FROM doomed)
+), search_chunks AS (
+    DELETE FROM search_chunks WHERE note_id IN (SELECT id FROM doomed)
 )
 SELECT id FROM doomed ORDER BY id";
 

@@ -14,6 +14,7 @@ use rusqlite::{Connection, OptionalExtension};
 
 use super::cache::{Keys, KeysChange, NoteCache, PendingKey};
 use super::read::{self, Located, StoredStrip, StripEntry};
+use super::search;
 use super::sheet_text::{SheetText, TabText};
 use super::splice::{self, NewSplice};
 use super::trash;
@@ -142,6 +143,11 @@ pub(super) fn write(
     if let Some(mark) = plan.trash_mark() {
         trash::set_deleted_at(conn, current.nid, mark)?;
     }
+    let changed = match plan.restores() {
+        None => Some(&applied.changed_tab_ids[..]),
+        Some(_) => None,
+    };
+    search::reindex(conn, nid, &current.note, &located.note, changed)?;
     let change = match claim {
         None => KeysChange::None,
         Some(claim) if keys.pending.len() + 1 < KEYS_PENDING_MAX => KeysChange::Pending(
@@ -571,6 +577,7 @@ pub(super) fn create_note(
             key: None,
         },
     )?;
+    search::index_new(conn, nid, &located.note)?;
     if let Some(key) = &new.idempotency_key {
         let mut stmt = conn.prepare_cached(
             "INSERT INTO note_creations (author, key, note_id) VALUES (?1, ?2, ?3)",

@@ -10,6 +10,7 @@ mod guarded;
 mod pool;
 mod read;
 mod schema;
+mod search;
 mod sheet_text;
 mod splice;
 mod trash;
@@ -27,7 +28,7 @@ use tokio::sync::oneshot;
 use self::checkpoint::Checkpointer;
 use self::pool::ReadPool;
 use self::writer::{Job, Writer};
-use quire_api::{AccessChange, NoteMeta, StoredNote, VersionInfo, WriteResult};
+use quire_api::{AccessChange, NoteMeta, SearchHit, StoredNote, VersionInfo, WriteResult};
 use quire_store::{
     HashedToken, NewNote, Result, Store, StoreError, TokenRecord, WriteRequest, guard,
 };
@@ -318,6 +319,17 @@ impl Store for SqliteStore {
 
     async fn empty_trash(&self, before: Option<Timestamp>) -> Result<Vec<NoteId>> {
         self.submit(|reply| Job::EmptyTrash { before, reply }).await
+    }
+
+    async fn search(
+        &self,
+        query: &quire_store::search::SearchQuery,
+        limit: usize,
+        scope: quire_store::search::SearchScope,
+    ) -> Result<Vec<SearchHit>> {
+        let query = query.clone();
+        self.read(move |c| search::search(c, &query, limit, scope))
+            .await
     }
 
     async fn close(&self) -> Result<()> {

@@ -16,7 +16,12 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0007_token_lifetimes.sql"),
     include_str!("migrations/0008_splice_ranges.sql"),
     include_str!("migrations/0009_trash.sql"),
+    include_str!("migrations/0010_search.sql"),
 ];
+
+/// The schema that made the search index: the Notes already there are indexed in its
+/// transaction.
+const SEARCH_SCHEMA: usize = 8;
 
 /// Brings the database up to the newest schema, one transaction per migration.
 pub(super) fn migrate(conn: &mut Connection) -> Result<()> {
@@ -31,6 +36,9 @@ pub(super) fn migrate(conn: &mut Connection) -> Result<()> {
     for (index, sql) in MIGRATIONS.iter().enumerate().skip(applied) {
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         tx.execute_batch(sql)?;
+        if index + 1 == SEARCH_SCHEMA {
+            super::search::index_existing(&tx)?;
+        }
         tx.pragma_update(None, "user_version", index + 1)?;
         tx.commit()?;
     }

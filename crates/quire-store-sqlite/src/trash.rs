@@ -55,6 +55,9 @@ pub(super) fn empty_trash(
             .execute([nid])?;
         conn.prepare_cached("DELETE FROM note_creations WHERE note_id = ?1")?
             .execute([id.as_str()])?;
+        // Its search index (the FTS rows follow by trigger).
+        conn.prepare_cached("DELETE FROM search_chunks WHERE nid = ?1")?
+            .execute([nid])?;
         conn.prepare_cached("DELETE FROM notes WHERE nid = ?1")?
             .execute([nid])?;
         erased.push(id.parse().map_err(read::bad_id)?);

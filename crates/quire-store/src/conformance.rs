@@ -22,6 +22,9 @@ use quire_model::{
 use crate::{Change, HashedToken, NewNote, Store, StoreError, WriteRequest};
 use quire_api::{AccessChange, Conflict, Scope, WriteResult};
 
+mod search_cases;
+pub use search_cases::*;
+
 /// Expands one `#[tokio::test]` per conformance case. `$open` is an expression evaluated in
 /// each test: an `async` value resolving to `(Arc<dyn Store>, guard)`.
 #[macro_export]
@@ -55,6 +58,15 @@ macro_rules! conformance_tests {
             trash_and_undelete_are_guarded_writes,
             a_trashed_note_takes_no_write_but_undelete,
             emptying_the_trash_erases_only_trashed_notes,
+            // Search (`conformance/search_cases.rs`).
+            search_follows_acknowledged_writes_only,
+            search_finds_every_kind_of_content,
+            search_matches_words_as_people_type_them,
+            search_survives_hostile_queries,
+            search_ranks_and_limits,
+            agent_search_finds_approved_notes_only,
+            agent_search_looks_past_notes_it_may_not_see,
+            search_follows_edits_of_a_long_text,
         );
     };
     (@cases $open:expr; $($case:ident),+ $(,)?) => {

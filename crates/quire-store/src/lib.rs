@@ -11,13 +11,14 @@
 #[cfg(feature = "conformance")]
 pub mod conformance;
 pub mod guard;
+pub mod search;
 pub mod trash;
 mod types;
 
 pub use types::{Change, HashedToken, NewNote, StoreError, TokenRecord, TokenState, WriteRequest};
 
 use async_trait::async_trait;
-use quire_api::{AccessChange, NoteMeta, StoredNote, VersionInfo, WriteResult};
+use quire_api::{AccessChange, NoteMeta, SearchHit, StoredNote, VersionInfo, WriteResult};
 use quire_model::{AuthorKind, Note, NoteId, NoteSummary, Timestamp, Version};
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
@@ -113,6 +114,16 @@ pub trait Store: Send + Sync + 'static {
     /// when `None`), with all its versions, keys and records; returns their IDs. A Note not in
     /// the trash is never erased.
     async fn empty_trash(&self, before: Option<Timestamp>) -> Result<Vec<NoteId>>;
+
+    /// The `limit` tabs that match `query` best, best first, among the Notes `scope` lets it
+    /// find ([`search`] says what matches). The index is written in the same transaction as
+    /// every write, so an acknowledged write is found at once.
+    async fn search(
+        &self,
+        query: &search::SearchQuery,
+        limit: usize,
+        scope: search::SearchScope,
+    ) -> Result<Vec<SearchHit>>;
 
     /// Stops taking writes and waits until every write already queued is committed and
     /// acknowledged. Later writes fail with [`StoreError::Closed`]. Dropping the store does the

@@ -16,8 +16,9 @@ use std::time::Duration;
 
 use futures::{Stream, StreamExt};
 use quire_api::{
-    AgentAccess, CreateNote, NoteList, PatchNote, RestoreNote, SetAgentAccess, StoredNote,
-    TrashedNote, UndeleteNote, VersionInfo, VersionList, WriteEvent, WriteResult,
+    AgentAccess, CreateNote, NoteList, PatchNote, RestoreNote, SearchHit, SearchResults,
+    SetAgentAccess, StoredNote, TrashedNote, UndeleteNote, VersionInfo, VersionList, WriteEvent,
+    WriteResult,
 };
 use quire_model::{Note, NoteId, NoteSummary, Op, TabId, Version};
 use quire_tls::{PeerCertificate, TlsProblem, Trust};
@@ -179,6 +180,21 @@ impl Client {
         }
         let list: NoteList = serde_json::from_value(body).map_err(|e| bad_body("notes", e))?;
         Ok(list.notes)
+    }
+
+    /// `GET /search`: the `limit` tabs that match `q` best (see the server's README, "Search").
+    pub async fn search(&self, q: &str, limit: usize) -> Result<Vec<SearchHit>> {
+        let mut url = self.url("search")?;
+        url.query_pairs_mut()
+            .append_pair("q", q)
+            .append_pair("limit", &limit.to_string());
+        let req = self
+            .http
+            .request(Method::GET, url)
+            .bearer_auth(&self.token)
+            .timeout(self.timeout);
+        let found: SearchResults = decode(send(req).await?).await?;
+        Ok(found.results)
     }
 
     pub async fn get_note(&self, id: &NoteId) -> Result<StoredNote> {

@@ -849,3 +849,29 @@ async fn a_long_text_is_saved_by_what_changed() {
         .count();
     assert_eq!(spliced, 4, "{summaries:?}");
 }
+
+/// The app's search goes to the server: a word saved a moment ago is found in its tab, and a
+/// query without words is the server's refusal naming `q`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_engine_searches_what_was_saved() {
+    let server = server();
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(&server.url(), &server.token, dir.path(), None);
+    let view = engine.create_note("Field notes").await.unwrap();
+    let note = view.note_id.clone();
+    engine
+        .edit_tab(&note, &md(), json!("a heron by the river"))
+        .await
+        .unwrap();
+    settle(&engine, &note).await;
+    let hits = engine.search("HERON riv", 20).await.unwrap();
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!((&hits[0].note_id, &hits[0].tab_id), (&note, &md()));
+    assert_eq!(hits[0].snippet, "a heron by the river");
+    match engine.search("  \"\" ", 20).await {
+        Err(EngineError::Client(quire_sync::ClientError::Server { status, code, .. })) => {
+            assert_eq!((status, code.as_str()), (422, "invalid_field"));
+        }
+        other => panic!("expected the server's 422, got {other:?}"),
+    }
+}

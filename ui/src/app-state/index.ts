@@ -17,7 +17,7 @@ export {
   toastError,
 } from "./messages";
 export { createNote, refreshLedger, refreshNotes, refreshView, renameNote, setAgentAccess } from "./notes";
-export { goTab, navigate, tabLink } from "./routing";
+export { goTab, navigate, openSearchResult, tabLink, takeReveal } from "./routing";
 export { deleteNote, emptyTrash, refreshTrash, restoreNote } from "./trash";
 export { restoreTab } from "./restore-tab";
 export type { AppState, Confirm, Dialog, OpenNote, RemoteEdit, TabContent, Toast } from "./state";

@@ -82,3 +82,19 @@ export function restoreLastRoute(): void {
 export function tabLink(noteId: string, tabId: string): string {
   return tabHref(noteId, tabId);
 }
+
+/** Opens a search result: its tab, whose editor then selects the first match of `q`. */
+export function openSearchResult(noteId: string, tabId: string, q: string): void {
+  app.set({ reveal: { noteId, tabId, q }, dialog: null });
+  goTab(noteId, tabId);
+}
+
+/**
+ * Selects a search result's match in the editor of `tabId`, once: `select(q)` tries (false:
+ * not there, e.g. the content is still loading; asked again on the next change).
+ */
+export function takeReveal(tabId: string, select: (q: string) => boolean): void {
+  const reveal = app.get().reveal;
+  if (!reveal || reveal.tabId !== tabId) return;
+  if (select(reveal.q)) app.set({ reveal: null });
+}

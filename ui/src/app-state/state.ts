@@ -35,6 +35,7 @@ export interface TabContent {
 
 export type Dialog =
   | { kind: "switcher" }
+  | { kind: "search"; q: string }
   | { kind: "conflict"; tabId: string }
   | { kind: "present"; tabId: string; start: number }
   | { kind: "version"; version: number; mode: "view" | "diff" };
@@ -92,6 +93,8 @@ export interface AppState {
   renaming: { noteId: string; where: "list" | "title" } | null;
   /** The tab whose label is being edited in the strip. */
   renamingTab: string | null;
+  /** A search result being opened: its tab's editor selects the first match of `q`, once. */
+  reveal: { noteId: string; tabId: string; q: string } | null;
 }
 
 export const app = createStore<AppState>({
@@ -117,6 +120,7 @@ export const app = createStore<AppState>({
   settings: null,
   appInfo: null,
   renaming: null,
+  reveal: null,
   renamingTab: null,
 });
 

@@ -41,6 +41,7 @@ export type * from "./PeerCertificate";
 export type * from "./PendingSave";
 export type * from "./PreviewLine";
 export type * from "./Scope";
+export type * from "./SearchHit";
 export type * from "./ServerCheck";
 export type * from "./ServerIdentity";
 export type * from "./ServerMode";

@@ -9,6 +9,7 @@ import { AboutScreen } from "./AboutScreen";
 import { AgentPanel } from "./AgentPanel";
 import { ConflictDialog } from "./ConflictView";
 import { ConfirmDialog, QuickSwitcher, Toasts } from "./Dialogs";
+import { SearchDialog } from "./SearchDialog";
 import { DraftsLedger } from "./DraftsLedger";
 import { Header } from "./Header";
 import { Icon } from "./Icon";
@@ -25,6 +26,11 @@ function onGlobalKey(e: KeyboardEvent): void {
   if (mod && !e.altKey && !e.shiftKey && (e.key === "n" || e.key === "N")) {
     e.preventDefault();
     void createNote();
+  } else if (mod && e.shiftKey && !e.altKey && (e.key === "f" || e.key === "F")) {
+    // Search the contents of every Note.
+    e.preventDefault();
+    if (s.dialog?.kind === "search") closeDialog();
+    else openDialog({ kind: "search", q: "" });
   } else if (mod && !e.altKey && (e.key === "k" || e.key === "K" || ((e.key === "p" || e.key === "P") && !e.shiftKey))) {
     e.preventDefault();
     if (s.dialog?.kind === "switcher") closeDialog();
@@ -127,6 +133,7 @@ export function App() {
       {panel === "drafts" && <DraftsLedger />}
       {panel === "versions" && <VersionsPanel />}
       {dialog?.kind === "switcher" && <QuickSwitcher />}
+      {dialog?.kind === "search" && <SearchDialog q={dialog.q} />}
       {dialog?.kind === "conflict" && <ConflictDialog tabId={dialog.tabId} />}
       {dialog?.kind === "present" && <Presentation tabId={dialog.tabId} start={dialog.start} />}
       {dialog?.kind === "version" && <VersionDialog version={dialog.version} mode={dialog.mode} />}

@@ -9,9 +9,11 @@ import {
   createNote,
   dismissToast,
   navigate,
+  openDialog,
   runToastAction,
   useApp,
 } from "../app-state";
+import { hasWords } from "../lib/search";
 import { displayTitle, searchNotes } from "../lib/notes";
 import { relativeTime, toDate } from "../lib/status";
 import { TID } from "../testids";
@@ -25,12 +27,19 @@ export function QuickSwitcher() {
   const [at, setAt] = useState(0);
   const list = useMemo(() => searchNotes(notes, query).slice(0, 50), [notes, query]);
   const canCreate = query.trim() !== "" && !notes.some((n) => n.title.trim().toLowerCase() === query.trim().toLowerCase());
-  const count = list.length + (canCreate ? 1 : 0);
+  // The last choice: search the contents of every Note for these words.
+  const canSearch = hasWords(query);
+  const searchAt = list.length + (canCreate ? 1 : 0);
+  const count = searchAt + (canSearch ? 1 : 0);
   const listRef = useRef<HTMLUListElement>(null);
   const now = new Date();
 
   const choose = (i: number) => {
     const note = list[i];
+    if (canSearch && i === searchAt) {
+      openDialog({ kind: "search", q: query });
+      return;
+    }
     closeDialog();
     if (note) navigate({ kind: "note", noteId: note.id });
     else if (canCreate) void createNote(query.trim());
@@ -102,6 +111,21 @@ export function QuickSwitcher() {
             }}
           >
             <Icon name="plus" /> <span>New Note “{query.trim()}”</span>
+          </li>
+        )}
+        {canSearch && (
+          <li
+            id={`switcher-${searchAt}`}
+            role="option"
+            aria-selected={at === searchAt}
+            class={`switcher-item create${at === searchAt ? " is-on" : ""}`}
+            data-testid={TID.quickSwitcherSearch}
+            onMouseDown={(e) => {
+              e.preventDefault();
+              choose(searchAt);
+            }}
+          >
+            <Icon name="search" /> <span>Search contents for “{query.trim()}” (Ctrl+Shift+F)</span>
           </li>
         )}
         {count === 0 && <li class="switcher-empty muted">No Notes yet.</li>}

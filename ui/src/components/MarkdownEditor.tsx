@@ -21,7 +21,8 @@ import {
 import { tags } from "@lezer/highlight";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { TabView } from "../api";
-import { adopted, contentFor, engineContent, localEdit, openLink, useApp } from "../app-state";
+import { adopted, contentFor, engineContent, localEdit, openLink, takeReveal, useApp } from "../app-state";
+import { locate } from "../lib/search";
 import { renderMarkdown } from "../lib/markdown";
 import { minimalChange } from "../lib/text";
 import { TID } from "../testids";
@@ -109,6 +110,27 @@ export function MarkdownEditor(props: { tab: TabView }) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
+  // A search result opened here: select the first match (once the editor exists).
+  const reveal = useApp((s) => s.reveal);
+  useEffect(() => {
+    const v = view.current;
+    if (v) revealIn(v);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [reveal]);
+
+  const revealIn = (v: EditorView) =>
+    takeReveal(tab.id, (q) => {
+      const place = locate("markdown", v.state.doc.toString(), q);
+      if (place?.kind !== "line") return false;
+      const line = v.state.doc.line(place.line + 1);
+      v.dispatch({
+        selection: { anchor: line.from + place.from, head: line.from + place.to },
+        scrollIntoView: true,
+      });
+      v.focus();
+      return true;
+    });
+
   /** Builds the editor on the tab's content as of now (the person's newer edits first). */
   const create = (parent: HTMLElement): EditorView => {
     const initial = contentFor(tab.id);
@@ -160,6 +182,7 @@ export function MarkdownEditor(props: { tab: TabView }) {
       }),
     });
     view.current = v;
+    revealIn(v);
     return v;
   };
 

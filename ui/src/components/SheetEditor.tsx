@@ -3,7 +3,7 @@
 // in sheet/: the data (useSheetData), the cursor and scroll (useSheetSelection), the cell being
 // edited (useSheetEditing), the toolbar, formula bar and table.
 
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import type { TabView } from "../api";
 import {
   cellText,
@@ -17,6 +17,8 @@ import {
   single,
   visibleWindow,
 } from "../lib/grid";
+import { takeReveal, useApp } from "../app-state";
+import { locate } from "../lib/search";
 import { TID } from "../testids";
 import { FormulaBar } from "./sheet/FormulaBar";
 import { GridTable } from "./sheet/GridTable";
@@ -61,6 +63,19 @@ export function SheetEditor(props: { tab: TabView }) {
   const events = useGridEvents({ rows, data: ext, extent, updateRows, view, edit });
   const [renamingSheet, setRenamingSheet] = useState<string | null>(null);
   const { sel, select, focusGrid } = view;
+
+  // A search result opened here: select the first cell that matches.
+  const reveal = useApp((s) => s.reveal);
+  useEffect(() => {
+    takeReveal(tab.id, (q) => {
+      const place = locate("sheet", data, q);
+      if (place?.kind !== "cell") return false;
+      sheets.setSheetId(place.sheetId);
+      view.setSel(single({ row: place.row, col: place.col }));
+      return true;
+    });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [reveal, data]);
 
   const show = (id: string) => {
     sheets.setSheetId(id);

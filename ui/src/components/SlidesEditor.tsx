@@ -3,7 +3,18 @@
 
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { TabView } from "../api";
-import { adopted, closeDialog, confirm, contentFor, engineContent, localEdit, openDialog, useApp } from "../app-state";
+import {
+  adopted,
+  closeDialog,
+  confirm,
+  contentFor,
+  engineContent,
+  localEdit,
+  openDialog,
+  takeReveal,
+  useApp,
+} from "../app-state";
+import { locate } from "../lib/search";
 import { LAYOUTS, THEMES, bodyBlocks, layoutLabel, moveSlide, newSlideId, splitColumns, themeLabel } from "../lib/slides";
 import { mayTakeFocus } from "../lib/focus";
 import { typeNewlineInto } from "../lib/keys";
@@ -58,6 +69,18 @@ export function SlidesEditor(props: { tab: TabView }) {
     setDeck(next);
     localEdit(tab.id, () => latest.current);
   };
+
+  // A search result opened here: show the first slide that matches.
+  const reveal = useApp((s) => s.reveal);
+  useEffect(() => {
+    takeReveal(tab.id, (q) => {
+      const place = locate("slides", deck, q);
+      if (place?.kind !== "slide") return false;
+      setCurrent(place.slideId);
+      return true;
+    });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [reveal, deck]);
 
   const index = deck.slides.findIndex((s) => s.id === current);
   const slide = index >= 0 ? deck.slides[index] : undefined;

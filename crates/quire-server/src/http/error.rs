@@ -221,6 +221,10 @@ impl From<NotesError> for ApiError {
         match e {
             NotesError::MissingScope(scope) => ApiError::Forbidden(scope),
             NotesError::PersonOnly => ApiError::PersonOnly,
+            NotesError::EmptyQuery(e) => ApiError::InvalidField {
+                field: "q".to_owned(),
+                detail: e.to_string(),
+            },
             NotesError::Store(e) => e.into(),
         }
     }

@@ -7,6 +7,7 @@ mod body;
 mod error;
 mod events;
 mod rest;
+mod search;
 mod trash;
 
 use std::sync::Arc;
@@ -47,6 +48,7 @@ pub fn router(state: AppState) -> Router {
     let body_limit = state.body_limit;
     Router::new()
         .merge(rest::routes())
+        .route("/search", get(search::search))
         .route("/healthz", get(healthz))
         .nest_service("/mcp", crate::mcp::service(&state))
         .fallback(not_found)

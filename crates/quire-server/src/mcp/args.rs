@@ -13,6 +13,13 @@ pub(crate) struct NoteArgs {
 }
 
 #[derive(Debug, Deserialize)]
+pub(crate) struct SearchArgs {
+    pub query: String,
+    #[serde(default)]
+    pub limit: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
 pub(crate) struct TabArgs {
     pub note_id: String,
     pub tab_id: TabId,

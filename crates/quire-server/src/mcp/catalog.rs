@@ -79,6 +79,7 @@ mod tests {
                 .collect::<Vec<_>>(),
             [
                 "list_notes",
+                "search_notes",
                 "list_note_tabs",
                 "read_note_tab",
                 "read_sheet_range",

@@ -57,7 +57,7 @@ use catalog::Catalog;
 /// Any other `Origin` is refused; no `Origin` at all (desktop hosts, CLIs) is fine.
 const LOOPBACK_ORIGINS: [&str; 3] = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"];
 
-const INSTRUCTIONS: &str = "Quire Notes. Find a Note with list_notes, its tabs with list_note_tabs, read with \
+const INSTRUCTIONS: &str = "Quire Notes. Find a Note with list_notes (or by its words with search_notes), its tabs with list_note_tabs, read with \
 read_note_tab / read_sheet_range / list_note_attachments, write with edit_note_tab, create_note_tab and \
 add_note_source. Address tabs by their exact ID, never by type or label. Every write carries the \
 version you read (expected_version) and an idempotency_key naming one intended change. On \

@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 
 use super::args::{
     AttachmentsArgs, CreateNoteArgs, CreateTabArgs, EditArgs, EditTextArgs, Guard, NoteArgs,
-    SheetRangeArgs, SourceArgs, TabArgs, check_operation_fields,
+    SearchArgs, SheetRangeArgs, SourceArgs, TabArgs, check_operation_fields,
 };
 use super::catalog::check_arguments;
 use super::schema::Violation;
@@ -56,6 +56,9 @@ impl ToolError {
                     scope.as_str()
                 ),
             }),
+            ToolError::Notes(NotesError::EmptyQuery(e)) => {
+                invalid_arguments(&[Violation::at_field("query", e)])
+            }
             ToolError::Notes(NotesError::PersonOnly) => json!({
                 "error": "agent_token",
                 "message": "only the person decides which Notes agents may see",
@@ -135,6 +138,7 @@ pub(crate) async fn call(
     let agent = Agent { notes, caller };
     match tool.name.as_ref() {
         "list_notes" => agent.list_notes().await,
+        "search_notes" => agent.search_notes(typed(args)?).await,
         "list_note_tabs" => agent.list_note_tabs(typed(args)?).await,
         "read_note_tab" => agent.read_note_tab(typed(args)?).await,
         "read_sheet_range" => agent.read_sheet_range(typed(args)?).await,
@@ -172,6 +176,9 @@ fn note_id(raw: &str) -> Result<NoteId, ToolError> {
     })
 }
 
+/// `search_notes` results when `limit` is not given.
+const SEARCH_DEFAULT_LIMIT: usize = 10;
+
 struct Agent<'a> {
     notes: &'a Notes,
     caller: &'a Caller,
@@ -192,6 +199,18 @@ impl Agent<'_> {
             })
             .collect();
         Ok(json!({ "notes": notes }))
+    }
+
+    async fn search_notes(&self, args: SearchArgs) -> Result<Value, ToolError> {
+        // The schema bounds `limit` to 1..=50.
+        let limit = args.limit.map_or(SEARCH_DEFAULT_LIMIT, |n| {
+            usize::try_from(n).unwrap_or(usize::MAX)
+        });
+        let results = self
+            .notes
+            .search(self.caller, Channel::Agent, &args.query, limit)
+            .await?;
+        Ok(json!({ "results": results }))
     }
 
     async fn note(&self, raw_id: &str) -> Result<quire_model::Note, ToolError> {

@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use quire_api::{AgentAccess, Clock, TrashedNote, VersionInfo, WriteResult};
+use quire_api::{AgentAccess, Clock, SearchHit, TrashedNote, VersionInfo, WriteResult};
 use quire_model::{Note, NoteId, NoteSummary, Op, TabId, Version};
 use serde_json::Value;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
@@ -133,6 +133,11 @@ impl Engine {
 
     pub async fn list_notes(&self) -> Result<Vec<NoteSummary>> {
         Ok(self.inner.client.list_notes().await?)
+    }
+
+    /// The server's full-text search: the `limit` tabs that match `q` best.
+    pub async fn search(&self, q: &str, limit: usize) -> Result<Vec<SearchHit>> {
+        Ok(self.inner.client.search(q, limit).await?)
     }
 
     /// Who the server is, as this engine reaches it ([`Client::identify`]).

@@ -19,6 +19,7 @@ mod offline_remote;
 mod perf;
 mod quit_keeps_edits;
 mod restore_version;
+mod search_opens_cell;
 mod single_instance;
 mod tabs_by_id;
 mod trash_restore;

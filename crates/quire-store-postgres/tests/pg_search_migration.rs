@@ -1,0 +1,72 @@
+//! A database from before the search index (schema 3), opened by this build: the migration that
+//! makes the index indexes the Notes already there, at their current version.
+
+use quire_model::{AuthorKind, Op, TabId, Timestamp, Version};
+use quire_store::conformance::create_note;
+use quire_store::search::{SearchQuery, SearchScope};
+use quire_store::{Change, Store, WriteRequest};
+use quire_store_postgres::{PgOptions, PgStore};
+use quire_testkit::pg::{Cluster, RawClient};
+
+const T0: Timestamp = Timestamp(1_796_019_881_000);
+
+#[tokio::test]
+async fn the_migration_indexes_the_notes_already_there() {
+    let cluster = Cluster::shared().unwrap_or_else(|e| panic!("no PostgreSQL to test on: {e}"));
+    let db = cluster.fresh_database().await.expect("a test database");
+    let store = PgStore::connect(db.url(), PgOptions::default())
+        .await
+        .expect("open the store");
+    let id = create_note(&store, "Old capybara", "Ana", AuthorKind::Person, T0).await;
+    for (v, text) in [(1, "first draft"), (2, "the final wombat")] {
+        store
+            .write(WriteRequest {
+                note_id: id.clone(),
+                expected_version: Version(v),
+                idempotency_key: None,
+                author: "Ana".to_owned(),
+                author_kind: AuthorKind::Person,
+                change: Change::Ops(vec![Op::ReplaceText {
+                    tab_id: TabId::new(TabId::MARKDOWN),
+                    text: text.to_owned(),
+                }]),
+                now: T0,
+            })
+            .await
+            .expect("write");
+    }
+    store.close().await.expect("close");
+    drop(store);
+
+    // Back to schema 3: the database as a build without search left it.
+    let client = RawClient::connect(db.url()).await;
+    client
+        .batch_execute(
+            "DROP TABLE search_titles, search_tabs, search_chunks;
+             DELETE FROM quire_migrations WHERE version = 4;",
+        )
+        .await
+        .expect("schema 3");
+    client.close().await;
+
+    let store = PgStore::connect(db.url(), PgOptions::default())
+        .await
+        .expect("open the store again");
+    let find = |q: &str| SearchQuery::parse(q).expect("words");
+    let hits = store
+        .search(&find("wombat"), 10, SearchScope::AllNotes)
+        .await
+        .expect("search");
+    assert_eq!(hits.len(), 1);
+    assert_eq!((&hits[0].note_id, hits[0].version), (&id, Version(3)));
+    let by_title = store
+        .search(&find("capybara"), 10, SearchScope::AllNotes)
+        .await
+        .expect("search");
+    assert_eq!(by_title[0].tab_id, TabId::new(TabId::MARKDOWN));
+    let old_text = store
+        .search(&find("draft"), 10, SearchScope::AllNotes)
+        .await
+        .expect("search");
+    assert!(old_text.is_empty(), "{old_text:?}");
+}

@@ -1,0 +1,239 @@
+//! The full-text index (`0008_search.sql`, FTS5): written by the guarded write inside its own
+//! transaction ([`reindex`], [`index_new`]), so a refused write leaves it untouched and an
+//! acknowledged one is found at once; read by [`search`].
+
+use quire_api::SearchHit;
+use quire_model::{Note, NoteId, TabId, TabKind};
+use quire_store::search::{self, IndexPlan, SearchQuery, SearchScope};
+use rusqlite::Connection;
+
+use super::read;
+use crate::fail::Result;
+
+/// Brings the index of Note `nid` from `old` to `new`. `changed`: the tabs whose data the write
+/// changed, if it knows (a restore does not).
+pub(super) fn reindex(
+    conn: &Connection,
+    nid: i64,
+    old: &Note,
+    new: &Note,
+    changed: Option<&[TabId]>,
+) -> Result<()> {
+    apply(
+        conn,
+        nid,
+        &new.title,
+        &search::plan(Some(old), new, changed),
+    )
+}
+
+/// Indexes a Note that has no rows yet.
+pub(super) fn index_new(conn: &Connection, nid: i64, note: &Note) -> Result<()> {
+    apply(conn, nid, &note.title, &search::plan(None, note, None))
+}
+
+/// Indexes every Note as it is now (a Note row without any version holds nothing to index):
+/// run once, by the migration that made the index.
+pub(super) fn index_existing(conn: &Connection) -> Result<()> {
+    let ids: Vec<(i64, String)> = conn
+        .prepare(
+            "SELECT nid, id FROM notes AS n WHERE EXISTS (
+                 SELECT 1 FROM versions
+                 WHERE key BETWEEN n.nid << 32 AND (n.nid << 32) | 4294967295
+             )
+             ORDER BY nid",
+        )?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    for (nid, id) in ids {
+        let id: NoteId = id
+            .parse()
+            .map_err(|e| quire_store::StoreError::Backend(format!("notes.id: {e}")))?;
+        let note = read::current_note(conn, &id)?.note;
+        index_new(conn, nid, &note)?;
+    }
+    Ok(())
+}
+
+fn apply(conn: &Connection, nid: i64, title: &str, plan: &IndexPlan<'_>) -> Result<()> {
+    if plan.is_empty() {
+        return Ok(());
+    }
+    if let Some(title) = plan.title {
+        conn.prepare_cached("UPDATE search_chunks SET title = ?2 WHERE nid = ?1")?
+            .execute(rusqlite::params![nid, title])?;
+    }
+    let mut drop_tab =
+        conn.prepare_cached("DELETE FROM search_chunks WHERE nid = ?1 AND tab_id = ?2")?;
+    for tab in &plan.removed_tabs {
+        drop_tab.execute(rusqlite::params![nid, tab.as_str()])?;
+    }
+    let mut drop_one = conn.prepare_cached(
+        "DELETE FROM search_chunks WHERE id = (
+             SELECT id FROM search_chunks WHERE nid = ?1 AND tab_id = ?2 AND hash = ?3 LIMIT 1
+         )",
+    )?;
+    let mut relabel = conn
+        .prepare_cached("UPDATE search_chunks SET tab_label = ?3 WHERE nid = ?1 AND tab_id = ?2")?;
+    let mut insert = conn.prepare_cached(
+        "INSERT INTO search_chunks (nid, tab_id, tab_type, tab_label, title_tab, hash, title, body)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )?;
+    for tab in &plan.tabs {
+        let id = tab.tab_id.as_str();
+        if tab.clear {
+            drop_tab.execute(rusqlite::params![nid, id])?;
+        }
+        for hash in &tab.remove {
+            drop_one.execute(rusqlite::params![nid, id, hash])?;
+        }
+        if tab.relabel {
+            relabel.execute(rusqlite::params![nid, id, tab.label])?;
+        }
+        for (hash, body) in &tab.add {
+            insert.execute(rusqlite::params![
+                nid,
+                id,
+                tab.kind.as_str(),
+                tab.label,
+                tab.carries_title,
+                hash,
+                title,
+                body.as_ref(),
+            ])?;
+        }
+    }
+    Ok(())
+}
+
+/// The SQL that says whether a search may find a Note (`n`), the one place a search decides
+/// which Notes it sees: never one in the trash; `?3` is 1 for agents (approved Notes only).
+const VISIBLE: &str = "(n.deleted_at IS NULL AND (?3 = 0 OR n.agent_access = 1))";
+
+/// The best `limit` matching tabs, best first (bm25, the title weighing twice the body): one
+/// hit per tab, its snippet from its best chunk. A chunk matches when every part of the query
+/// is in it or in the Note's title, and some part is in its body unless it is the title tab's
+/// (a match in the title alone counts for that tab only: checked for the candidates alone).
+/// FTS5 ranks the matching chunks and hands over the best `window` (ORDER BY rank LIMIT, no
+/// join per match); the window widens only when it held too few visible tabs.
+pub(super) fn search(
+    conn: &Connection,
+    query: &SearchQuery,
+    limit: usize,
+    scope: SearchScope,
+) -> Result<Vec<SearchHit>> {
+    let matching = format!("{{title body}} : ({})", query.to_fts5());
+    let in_body = query.to_fts5_body_any();
+    let agents_only = matches!(scope, SearchScope::AgentApproved);
+    let mut window = limit.saturating_mul(4).max(32);
+    loop {
+        let found = candidates(conn, &matching, agents_only, window)?;
+        let exhausted = found.len() < window;
+        let mut seen = std::collections::HashSet::new();
+        let mut best = Vec::new();
+        for chunk in found {
+            if best.len() == limit {
+                break;
+            }
+            if !chunk.visible || seen.contains(&(chunk.nid, chunk.tab_id.clone())) {
+                continue;
+            }
+            // A match in the title alone counts for the title tab only.
+            if !chunk.title_tab && !body_matches(conn, chunk.id, &in_body)? {
+                continue;
+            }
+            seen.insert((chunk.nid, chunk.tab_id.clone()));
+            best.push(chunk);
+        }
+        if best.len() >= limit || exhausted {
+            return best.into_iter().map(|c| hit(conn, query, c)).collect();
+        }
+        window = window.saturating_mul(4);
+    }
+}
+
+/// A matching chunk, as ranked.
+struct Candidate {
+    id: i64,
+    nid: i64,
+    tab_id: String,
+    note_id: String,
+    /// Whether its tab is the Note's title tab.
+    title_tab: bool,
+    /// Whether this search may find its Note ([`VISIBLE`]).
+    visible: bool,
+}
+
+/// Whether some part of the query is in the body of chunk `id` (not only in the title).
+fn body_matches(conn: &Connection, id: i64, in_body: &str) -> Result<bool> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT EXISTS (SELECT 1 FROM search_fts WHERE rowid = ?1 AND search_fts MATCH ?2)",
+    )?;
+    Ok(stmt.query_row(rusqlite::params![id, in_body], |r| r.get(0))?)
+}
+
+/// The best `window` matching chunks, best first.
+fn candidates(
+    conn: &Connection,
+    matching: &str,
+    agents_only: bool,
+    window: usize,
+) -> Result<Vec<Candidate>> {
+    let sql = format!(
+        "SELECT m.id, c.nid, c.tab_id, n.id, c.title_tab, {VISIBLE}
+         FROM (SELECT rowid AS id, rank FROM search_fts
+               WHERE search_fts MATCH ?1 AND rank MATCH 'bm25(2.0, 1.0, 0.0)'
+               ORDER BY rank LIMIT ?2) AS m
+         JOIN search_chunks AS c ON c.id = m.id
+         JOIN notes AS n ON n.nid = c.nid
+         ORDER BY m.rank, n.id, c.tab_id"
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map(
+        rusqlite::params![
+            matching,
+            i64::try_from(window).unwrap_or(i64::MAX),
+            agents_only
+        ],
+        |r| {
+            Ok(Candidate {
+                id: r.get(0)?,
+                nid: r.get(1)?,
+                tab_id: r.get(2)?,
+                note_id: r.get(3)?,
+                title_tab: r.get(4)?,
+                visible: r.get(5)?,
+            })
+        },
+    )?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The hit a chunk gives: its tab, its Note's title and current version, the snippet.
+fn hit(conn: &Connection, query: &SearchQuery, chunk: Candidate) -> Result<SearchHit> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT tab_type, tab_label, title, body FROM search_chunks WHERE id = ?1",
+    )?;
+    let (tab_type, tab_label, title, body): (String, String, String, String) = stmt
+        .query_row([chunk.id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })?;
+    Ok(SearchHit {
+        note_id: chunk
+            .note_id
+            .parse()
+            .map_err(|e| quire_store::StoreError::Backend(format!("notes.id: {e}")))?,
+        snippet: search::snippet(query, &title, &body),
+        title,
+        tab_id: TabId::from(chunk.tab_id.as_str()),
+        tab_label,
+        tab_type: tab_kind(&tab_type)?,
+        version: read::current_version(conn, chunk.nid)?,
+    })
+}
+
+fn tab_kind(name: &str) -> Result<TabKind> {
+    Ok(serde_json::from_value(serde_json::Value::String(
+        name.to_owned(),
+    ))?)
+}

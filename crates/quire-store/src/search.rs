@@ -1,0 +1,786 @@
+//! Full-text search, the part both stores share: the translation of a person's (or a model's)
+//! words into a query ([`SearchQuery`], rendered for SQLite FTS5 and for a PostgreSQL
+//! `tsquery`), the words of a text ([`words`], case- and accent-folded), the chunks a tab is
+//! indexed in ([`chunks`]), what a write changes in the index ([`plan`]) and the snippet of a
+//! hit ([`snippet`]).
+//!
+//! Query text is hostile by nature: every character that is not part of a word (quotes aside)
+//! is a separator, `AND`/`OR`/`NOT`/`NEAR` are words like any other, and a rendered query holds
+//! nothing but quoted words, so no input can make the index's query language fail. The only
+//! refusal is a query without a single word ([`QueryError::Empty`]).
+
+use std::borrow::Cow;
+
+use quire_model::{Note, TabData, TabId, TabKind};
+use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::char::is_combining_mark;
+
+/// Most words (and phrases) a query keeps; the rest of a very long query is ignored.
+pub const MAX_PARTS: usize = 32;
+/// Longest word kept, in characters (a longer one is cut here, in the index and the query).
+pub const MAX_WORD_CHARS: usize = 100;
+/// A chunk closes at a content-defined line once it holds this many bytes...
+const CHUNK_MIN: usize = 1024;
+/// ...and at the next line (or inside a very long line) once it holds this many.
+const CHUNK_MAX: usize = 4096;
+/// About how many characters of text a snippet shows.
+const SNIPPET_CHARS: usize = 160;
+/// How many of them come before the match.
+const SNIPPET_BEFORE: usize = 40;
+
+/// Which Notes a search may find.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchScope {
+    /// Every Note (the person's search).
+    AllNotes,
+    /// Only the Notes the person approved for agents (MCP).
+    AgentApproved,
+}
+
+/// The one way a query is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum QueryError {
+    #[error("the query has no words to search for (letters or digits)")]
+    Empty,
+}
+
+/// One part of a query: every part must match (in the Note's title or the tab).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    /// A word; `prefix`: the query's last word, which matches any word it begins.
+    Word { word: String, prefix: bool },
+    /// Words in a row (a `"quoted phrase"` of two words or more).
+    Phrase(Vec<String>),
+}
+
+/// A parsed search query: folded words and phrases, all required.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchQuery {
+    parts: Vec<Part>,
+}
+
+/// Case- and accent-folds a word: canonical decomposition, combining marks dropped, lower case.
+pub fn fold(word: &str) -> String {
+    word.nfd()
+        .filter(|c| !is_combining_mark(*c))
+        .flat_map(char::to_lowercase)
+        .take(MAX_WORD_CHARS)
+        .collect()
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || is_combining_mark(c)
+}
+
+/// The words of `text`, folded, each with its byte range in `text`. A word is a run of letters,
+/// digits and combining marks; everything else separates words.
+pub fn words(text: &str) -> impl Iterator<Item = (std::ops::Range<usize>, String)> + '_ {
+    let mut chars = text.char_indices().peekable();
+    std::iter::from_fn(move || {
+        let start = loop {
+            let (i, c) = chars.next()?;
+            if is_word_char(c) {
+                break i;
+            }
+        };
+        let mut end = text.len();
+        while let Some(&(i, c)) = chars.peek() {
+            if !is_word_char(c) {
+                end = i;
+                break;
+            }
+            chars.next();
+        }
+        let word = fold(&text[start..end]);
+        Some((start..end, word))
+    })
+    .filter(|(_, w)| !w.is_empty())
+}
+
+impl SearchQuery {
+    /// Reads a person's words: words separated by anything that is not a letter or digit,
+    /// `"quoted phrases"` (an unclosed quote runs to the end), the last word a prefix.
+    pub fn parse(input: &str) -> Result<SearchQuery, QueryError> {
+        let mut parts = Vec::new();
+        for (i, piece) in input.split('"').enumerate() {
+            let found: Vec<String> = words(piece).map(|(_, w)| w).collect();
+            if i % 2 == 1 && found.len() > 1 {
+                parts.push(Part::Phrase(found));
+            } else {
+                parts.extend(found.into_iter().map(|word| Part::Word {
+                    word,
+                    prefix: false,
+                }));
+            }
+            if parts.len() >= MAX_PARTS {
+                break;
+            }
+        }
+        parts.truncate(MAX_PARTS);
+        // The last word is a prefix when it is a bare word: the person may still be typing it.
+        let ends_in_quote = input.trim_end().ends_with('"');
+        if let Some(Part::Word { prefix, .. }) = parts.last_mut()
+            && !ends_in_quote
+        {
+            *prefix = true;
+        }
+        if parts.is_empty() {
+            return Err(QueryError::Empty);
+        }
+        Ok(SearchQuery { parts })
+    }
+
+    pub fn parts(&self) -> &[Part] {
+        &self.parts
+    }
+
+    /// FTS5 `MATCH` text: every part required, each word a quoted string.
+    pub fn to_fts5(&self) -> String {
+        self.parts
+            .iter()
+            .map(fts5_part)
+            .collect::<Vec<_>>()
+            .join(" AND ")
+    }
+
+    /// FTS5 `MATCH` text that a chunk matches when any part of the query is in its `body`
+    /// column (not only in the Note's title).
+    pub fn to_fts5_body_any(&self) -> String {
+        let any: Vec<String> = self.parts.iter().map(fts5_part).collect();
+        format!("body : ({})", any.join(" OR "))
+    }
+
+    /// `tsquery` text (for `::tsquery`, no parser in between): every part required.
+    pub fn to_tsquery(&self) -> String {
+        self.tsquery_with(" & ", "")
+    }
+
+    /// `tsquery` text a chunk matches when any part is in its body (weight D, the title being
+    /// weight A).
+    pub fn to_tsquery_body_any(&self) -> String {
+        self.tsquery_with(" | ", "D")
+    }
+
+    fn tsquery_with(&self, join: &str, weight: &str) -> String {
+        let lexeme = |w: &str, prefix: bool| {
+            let star = if prefix { "*" } else { "" };
+            let suffix = if prefix || !weight.is_empty() {
+                format!(":{star}{weight}")
+            } else {
+                String::new()
+            };
+            format!("{}{suffix}", tsquery_quote(w))
+        };
+        self.parts
+            .iter()
+            .map(|part| match part {
+                Part::Word { word, prefix } => lexeme(word, *prefix),
+                Part::Phrase(words) => {
+                    let inner: Vec<String> = words.iter().map(|w| lexeme(w, false)).collect();
+                    format!("({})", inner.join(" <-> "))
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(join)
+    }
+
+    /// Where the first match of any part starts in `text`, as a byte range.
+    fn first_match(&self, text: &str) -> Option<std::ops::Range<usize>> {
+        let found: Vec<(std::ops::Range<usize>, String)> = words(text).collect();
+        for (i, (range, word)) in found.iter().enumerate() {
+            for part in &self.parts {
+                let hit = match part {
+                    Part::Word {
+                        word: want,
+                        prefix: true,
+                    } => word.starts_with(want.as_str()),
+                    Part::Word { word: want, .. } => word == want,
+                    Part::Phrase(phrase) => {
+                        found.len() >= i + phrase.len()
+                            && found[i..i + phrase.len()]
+                                .iter()
+                                .zip(phrase)
+                                .all(|((_, w), p)| w == p)
+                    }
+                };
+                if hit {
+                    return Some(range.clone());
+                }
+            }
+        }
+        None
+    }
+}
+
+fn fts5_quote(word: &str) -> String {
+    format!("\"{}\"", word.replace('"', "\"\""))
+}
+
+fn fts5_part(part: &Part) -> String {
+    match part {
+        Part::Word { word, prefix } => {
+            let star = if *prefix { "*" } else { "" };
+            format!("{}{star}", fts5_quote(word))
+        }
+        Part::Phrase(words) => fts5_quote(&words.join(" ")),
+    }
+}
+
+fn tsquery_quote(word: &str) -> String {
+    format!("'{}'", word.replace('\\', "\\\\").replace('\'', "''"))
+}
+
+/// A chunk's `tsvector` text (for `::tsvector`): the title's words at weight A, then the
+/// body's at the default weight D, each with its position.
+pub fn tsvector(title: &str, body: &str) -> String {
+    /// PostgreSQL keeps positions up to this one.
+    const MAX_POSITION: usize = 16_383;
+    let mut out = String::new();
+    let title_words = words(title).map(|(_, w)| (w, "A"));
+    let body_words = words(body).map(|(_, w)| (w, ""));
+    for (pos, (word, weight)) in title_words.chain(body_words).enumerate() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&tsquery_quote(&word));
+        out.push_str(&format!(":{}{weight}", (pos + 1).min(MAX_POSITION)));
+    }
+    out
+}
+
+/// The plain-text snippet of a hit: about [`SNIPPET_CHARS`] characters of `body` around the
+/// query's first match there; the title if the body does not match (a match in the title).
+pub fn snippet(query: &SearchQuery, title: &str, body: &str) -> String {
+    let Some(range) = query.first_match(body) else {
+        return title.to_owned();
+    };
+    let before: Vec<(usize, char)> = body[..range.start].char_indices().collect();
+    let mut start = before
+        .len()
+        .checked_sub(SNIPPET_BEFORE)
+        .map_or(0, |i| before[i].0);
+    // Start at a word's beginning.
+    if start > 0
+        && let Some(space) = body[start..range.start].find(char::is_whitespace)
+    {
+        start += space + 1;
+    }
+    let after = SNIPPET_CHARS.saturating_sub(body[start..range.start].chars().count());
+    let end = body[range.start..]
+        .char_indices()
+        .nth(after)
+        .map_or(body.len(), |(i, _)| range.start + i);
+    let mut out = String::new();
+    if start > 0 {
+        out.push('…');
+    }
+    out.push_str(
+        &body[start..end]
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" "),
+    );
+    if end < body.len() {
+        out.push('…');
+    }
+    out
+}
+
+/// The texts a tab is indexed as, in order: lines (Markdown), rows (sheets), slides, sources
+/// and file names grouped into chunks of a few KiB that close at content-defined lines, so an
+/// edit changes the chunks around it and not the ones after. A tab with nothing to index has
+/// no chunks.
+pub fn chunks(data: &TabData) -> Vec<Cow<'_, str>> {
+    match data {
+        TabData::Markdown(text) => chunk_text(text),
+        other => {
+            let units = units(other);
+            group(units.iter().map(String::as_str))
+                .into_iter()
+                .map(Cow::Owned)
+                .collect()
+        }
+    }
+}
+
+fn units(data: &TabData) -> Vec<String> {
+    match data {
+        TabData::Markdown(text) => vec![text.clone()],
+        TabData::Sheet(tab) => {
+            let mut out = Vec::new();
+            for sheet in &tab.sheets {
+                out.push(sheet.name.clone());
+                for row in &sheet.rows {
+                    let cells: Vec<String> = row
+                        .iter()
+                        .filter_map(|c| match c {
+                            serde_json::Value::String(s) => Some(s.clone()),
+                            serde_json::Value::Number(n) => Some(n.to_string()),
+                            _ => None,
+                        })
+                        .collect();
+                    out.push(cells.join("\t"));
+                }
+            }
+            out
+        }
+        TabData::Slides(deck) => deck
+            .slides
+            .iter()
+            .map(|s| format!("{}\n{}\n{}", s.title, s.body, s.notes))
+            .collect(),
+        TabData::Sources(sources) => sources
+            .iter()
+            .map(|s| format!("{} {}", s.title, s.url))
+            .collect(),
+        TabData::Files(files) => files.iter().map(|f| f.name.clone()).collect(),
+    }
+}
+
+/// Whether a chunk may close after this line: a blank line, or one in sixteen by content.
+fn closes(line: &str) -> bool {
+    line.trim().is_empty() || xxhash_rust::xxh3::xxh3_64(line.as_bytes()).is_multiple_of(16)
+}
+
+/// A Markdown text's chunks: slices of the text itself, cut after lines.
+fn chunk_text(text: &str) -> Vec<Cow<'_, str>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut at = 0;
+    while at < text.len() {
+        let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+        let next = (line_end + 1).min(text.len());
+        let len = next - start;
+        if len >= CHUNK_MAX {
+            // A long run without a cut: close at the line end if it is near, else inside.
+            let cut = if line_end - start <= CHUNK_MAX * 2 {
+                next
+            } else {
+                inner_cut(text, start + CHUNK_MAX)
+            };
+            out.push(Cow::Borrowed(&text[start..cut]));
+            start = cut;
+            at = cut;
+            continue;
+        }
+        if len >= CHUNK_MIN && closes(&text[at..line_end]) {
+            out.push(Cow::Borrowed(&text[start..next]));
+            start = next;
+        }
+        at = next;
+    }
+    if start < text.len() {
+        out.push(Cow::Borrowed(&text[start..]));
+    }
+    out.retain(|c| words(c).next().is_some());
+    out
+}
+
+/// Where to cut a long line near `at`: after the last whitespace before it, else at a char
+/// boundary.
+fn inner_cut(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let floor = at.saturating_sub(256);
+    match text[..at].rfind(char::is_whitespace) {
+        Some(i) if i > floor => i + 1,
+        _ => at,
+    }
+}
+
+/// Groups units (rows, slides, ...) into chunks, closing after a content-defined unit.
+fn group<'a>(units: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for unit in units {
+        if words(unit).next().is_none() {
+            continue;
+        }
+        if !current.is_empty() {
+            current.push('\n');
+        }
+        current.push_str(unit);
+        if current.len() >= CHUNK_MAX || (current.len() >= CHUNK_MIN && closes(unit)) {
+            out.push(std::mem::take(&mut current));
+        }
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out
+}
+
+/// A chunk's key among its tab's chunks.
+pub fn chunk_hash(chunk: &str) -> i64 {
+    i64::from_ne_bytes(xxhash_rust::xxh3::xxh3_64(chunk.as_bytes()).to_ne_bytes())
+}
+
+/// The tab a match in the Note's title alone is reported in: the first Markdown tab, else the
+/// first tab. It always has a chunk, empty if it must, so that the title alone can find it.
+pub fn title_tab(note: &Note) -> Option<&TabId> {
+    note.tabs
+        .iter()
+        .find(|t| t.kind() == TabKind::Markdown)
+        .or_else(|| note.tabs.first())
+        .map(|t| &t.id)
+}
+
+/// What one write changes in the index of one tab.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TabIndex<'a> {
+    pub tab_id: &'a TabId,
+    pub kind: TabKind,
+    pub label: &'a str,
+    /// Whether this is the Note's [`title_tab`].
+    pub carries_title: bool,
+    /// Remove every chunk of the tab first (a new tab, or one whose kind or role changed).
+    pub clear: bool,
+    /// The label changed: the tab's kept chunks take the new one.
+    pub relabel: bool,
+    /// One chunk each to remove, by [`chunk_hash`].
+    pub remove: Vec<i64>,
+    /// Chunks to add, with their [`chunk_hash`].
+    pub add: Vec<(i64, Cow<'a, str>)>,
+}
+
+/// What one write changes in a Note's index.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct IndexPlan<'a> {
+    /// The Note's new title, if it changed (every chunk of the Note takes it).
+    pub title: Option<&'a str>,
+    /// Tabs gone: all their chunks go.
+    pub removed_tabs: Vec<&'a TabId>,
+    pub tabs: Vec<TabIndex<'a>>,
+}
+
+impl IndexPlan<'_> {
+    pub fn is_empty(&self) -> bool {
+        self.title.is_none() && self.removed_tabs.is_empty() && self.tabs.is_empty()
+    }
+}
+
+/// What the index must do to go from `old` (None: a new Note) to `new`. `changed`: the tabs
+/// whose data the write may have changed, if the write knows (the others are not compared);
+/// None compares every tab (a restore).
+pub fn plan<'a>(old: Option<&'a Note>, new: &'a Note, changed: Option<&[TabId]>) -> IndexPlan<'a> {
+    let mut plan = IndexPlan {
+        title: match old {
+            Some(old) if old.title == new.title => None,
+            _ if old.is_none() => None,
+            _ => Some(new.title.as_str()),
+        },
+        ..IndexPlan::default()
+    };
+    let new_carrier = title_tab(new);
+    let old_carrier = old.and_then(title_tab);
+    if let Some(old) = old {
+        plan.removed_tabs = old
+            .tabs
+            .iter()
+            .filter(|t| new.tab(&t.id).is_none())
+            .map(|t| &t.id)
+            .collect();
+    }
+    for tab in &new.tabs {
+        let carries_title = new_carrier == Some(&tab.id);
+        let before = old.and_then(|o| o.tab(&tab.id));
+        let mut entry = TabIndex {
+            tab_id: &tab.id,
+            kind: tab.kind(),
+            label: &tab.label,
+            carries_title,
+            clear: false,
+            relabel: false,
+            remove: Vec::new(),
+            add: Vec::new(),
+        };
+        let with_empty = |mut chunks: Vec<Cow<'a, str>>| {
+            if carries_title && chunks.is_empty() {
+                chunks.push(Cow::Borrowed(""));
+            }
+            chunks
+        };
+        match before {
+            Some(before)
+                if before.kind() == tab.kind()
+                    && (old_carrier == Some(&tab.id)) == carries_title =>
+            {
+                entry.relabel = before.label != tab.label;
+                let may_differ = changed.is_none_or(|c| c.contains(&tab.id));
+                if may_differ && !before.data.identical(&tab.data) {
+                    let was = with_empty(chunks(&before.data));
+                    let now = with_empty(chunks(&tab.data));
+                    let (remove, add) = diff(&was, now);
+                    entry.remove = remove;
+                    entry.add = add;
+                }
+                if !entry.relabel && entry.remove.is_empty() && entry.add.is_empty() {
+                    continue;
+                }
+            }
+            _ => {
+                entry.clear = before.is_some();
+                entry.add = with_empty(chunks(&tab.data))
+                    .into_iter()
+                    .map(|c| (chunk_hash(&c), c))
+                    .collect();
+            }
+        }
+        plan.tabs.push(entry);
+    }
+    plan
+}
+
+/// The chunks to remove and to add to go from `was` to `now`: what lies between their common
+/// beginning and end (compared as text, hashed only where they differ).
+#[allow(clippy::type_complexity)]
+fn diff<'a>(was: &[Cow<'_, str>], now: Vec<Cow<'a, str>>) -> (Vec<i64>, Vec<(i64, Cow<'a, str>)>) {
+    let head = was.iter().zip(&now).take_while(|(a, b)| a == b).count();
+    let tail = was[head..]
+        .iter()
+        .rev()
+        .zip(now[head..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let remove = was[head..was.len() - tail]
+        .iter()
+        .map(|c| chunk_hash(c))
+        .collect();
+    let keep = now.len() - tail;
+    let add = now
+        .into_iter()
+        .take(keep)
+        .skip(head)
+        .map(|c| (chunk_hash(&c), c))
+        .collect();
+    (remove, add)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(word: &str) -> Part {
+        Part::Word {
+            word: word.to_owned(),
+            prefix: false,
+        }
+    }
+    fn p(word: &str) -> Part {
+        Part::Word {
+            word: word.to_owned(),
+            prefix: true,
+        }
+    }
+    fn ph(words: &[&str]) -> Part {
+        Part::Phrase(words.iter().map(|s| (*s).to_owned()).collect())
+    }
+
+    #[test]
+    fn words_become_parts_and_everything_else_is_a_separator() {
+        let cases: Vec<(&str, Vec<Part>)> = vec![
+            ("budget", vec![p("budget")]),
+            ("Budget  Q3", vec![w("budget"), p("q3")]),
+            ("Crème BRÛLÉE", vec![w("creme"), p("brulee")]),
+            (
+                "\"quarterly report\" draft",
+                vec![ph(&["quarterly", "report"]), p("draft")],
+            ),
+            (
+                "draft \"quarterly report\"",
+                vec![w("draft"), ph(&["quarterly", "report"])],
+            ),
+            ("\"single\"", vec![w("single")]),
+            (
+                "\"unclosed phrase here",
+                vec![ph(&["unclosed", "phrase", "here"])],
+            ),
+            (
+                "a AND b OR c NOT d",
+                vec![w("a"), w("and"), w("b"), w("or"), w("c"), w("not"), p("d")],
+            ),
+            ("NEAR(a b)", vec![w("near"), w("a"), p("b")]),
+            (
+                "title:secret -draft *",
+                vec![w("title"), w("secret"), p("draft")],
+            ),
+            ("🎉 party 🎉", vec![p("party")]),
+            ("e\u{301}te\u{301}", vec![p("ete")]),
+            ("don't", vec![w("don"), p("t")]),
+            (
+                "x'); DROP TABLE notes;--",
+                vec![w("x"), w("drop"), w("table"), p("notes")],
+            ),
+            ("日本語 テキスト", vec![w("日本語"), p("テキスト")]),
+            ("\"\"\"a\"", vec![w("a")]),
+        ];
+        for (input, want) in cases {
+            let got = SearchQuery::parse(input).map(|q| q.parts);
+            assert_eq!(got, Ok(want), "{input:?}");
+        }
+    }
+
+    #[test]
+    fn a_query_without_words_is_the_one_refusal() {
+        for input in ["", "   ", "\"\"", "*", "-:", "🎉🎉", "\"", "( ) ? ", "\n\t"] {
+            assert_eq!(
+                SearchQuery::parse(input),
+                Err(QueryError::Empty),
+                "{input:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_long_query_keeps_its_first_words() {
+        let long = "lorem ipsum ".repeat(1000);
+        let q = SearchQuery::parse(&long).expect("words");
+        assert_eq!(q.parts.len(), MAX_PARTS);
+        let word = "a".repeat(10_000);
+        let q = SearchQuery::parse(&word).expect("a word");
+        assert_eq!(q.parts, vec![p(&"a".repeat(MAX_WORD_CHARS))]);
+    }
+
+    #[test]
+    fn rendered_queries_hold_only_quoted_words() {
+        let cases = [
+            (
+                "Crème \"the plan\" Q3",
+                "\"creme\" AND \"the plan\" AND \"q3\"*",
+                "'creme' & ('the' <-> 'plan') & 'q3':*",
+                "body : (\"creme\" OR \"the plan\" OR \"q3\"*)",
+                "'creme':D | ('the':D <-> 'plan':D) | 'q3':*D",
+            ),
+            (
+                "NEAR(\"x\" OR y*",
+                "\"near\" AND \"x\" AND \"or\" AND \"y\"*",
+                "'near' & 'x' & 'or' & 'y':*",
+                "body : (\"near\" OR \"x\" OR \"or\" OR \"y\"*)",
+                "'near':D | 'x':D | 'or':D | 'y':*D",
+            ),
+        ];
+        for (input, fts, ts, fts_any, ts_any) in cases {
+            let q = SearchQuery::parse(input).expect("words");
+            assert_eq!(q.to_fts5(), fts, "{input:?}");
+            assert_eq!(q.to_tsquery(), ts, "{input:?}");
+            assert_eq!(q.to_fts5_body_any(), fts_any, "{input:?}");
+            assert_eq!(q.to_tsquery_body_any(), ts_any, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn a_tsvector_weights_the_title_and_numbers_positions() {
+        assert_eq!(
+            tsvector("Plan B", "l'été, 2026"),
+            "'plan':1A 'b':2A 'l':3 'ete':4 '2026':5"
+        );
+    }
+
+    #[test]
+    fn a_snippet_is_plain_text_around_the_first_match() {
+        let q = SearchQuery::parse("quarterly").expect("words");
+        let body = format!(
+            "{}the quarterly\n\nnumbers {}",
+            "word ".repeat(30),
+            "tail ".repeat(60)
+        );
+        let s = snippet(&q, "Title", &body);
+        assert!(s.starts_with("…word"), "{s}");
+        assert!(s.contains("the quarterly numbers tail"), "{s}");
+        assert!(s.ends_with('…'), "{s}");
+        assert!(s.chars().count() <= SNIPPET_CHARS + 2, "{s}");
+        assert_eq!(snippet(&q, "Quarterly", "nothing here"), "Quarterly");
+        let q = SearchQuery::parse("\"big plan\"").expect("words");
+        assert_eq!(
+            snippet(&q, "t", "a big dog, a BIG Plan"),
+            "a big dog, a BIG Plan"
+        );
+        let q = SearchQuery::parse("cre").expect("words");
+        assert_eq!(snippet(&q, "t", "Crème"), "Crème");
+    }
+
+    #[test]
+    fn a_small_edit_of_a_long_text_changes_the_chunks_around_it() {
+        let text: String = (0..20_000)
+            .map(|i| format!("line {i} of the long note, with some words\n"))
+            .collect();
+        let before = chunks_of(&text);
+        assert!(before.len() > 100, "{} chunks", before.len());
+        assert!(before.iter().all(|c| c.len() <= CHUNK_MAX * 2));
+        assert_eq!(before.concat(), text);
+        let edited = text.replacen("line 9000 of", "line 9000 (edited) of", 1);
+        let after = chunks_of(&edited);
+        let was: Vec<Cow<str>> = before.iter().map(|s| Cow::Borrowed(s.as_str())).collect();
+        let (remove, add) = diff(
+            &was,
+            after.iter().map(|s| Cow::Borrowed(s.as_str())).collect(),
+        );
+        assert!(
+            remove.len() <= 2 && add.len() <= 2,
+            "{} / {}",
+            remove.len(),
+            add.len()
+        );
+        assert!(add.iter().any(|(_, c)| c.contains("(edited)")));
+    }
+
+    fn chunks_of(text: &str) -> Vec<String> {
+        chunk_text(text).into_iter().map(Cow::into_owned).collect()
+    }
+
+    #[test]
+    fn a_long_line_is_cut_between_words() {
+        let text = "word ".repeat(5_000);
+        let got = chunks_of(&text);
+        assert!(got.len() > 1);
+        assert_eq!(got.concat(), text);
+        assert!(
+            got.iter()
+                .all(|c| c.ends_with(' ') || c == got.last().expect("one"))
+        );
+    }
+
+    #[test]
+    fn the_plan_touches_only_what_the_write_changed() {
+        let id: quire_model::NoteId = "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f50"
+            .parse()
+            .expect("an id");
+        let mut old = Note::new(id, "Budget".to_owned());
+        let md = old.tabs[0].id.clone();
+        old.tabs[0].data = TabData::Markdown("hello world".to_owned());
+        let fresh = plan(None, &old, None);
+        assert_eq!(fresh.tabs.len(), 3);
+        assert_eq!(fresh.tabs[0].add.len(), 1);
+        assert!(fresh.tabs[0].carries_title);
+        // The empty sources and files tabs have no chunk.
+        assert!(fresh.tabs[1].add.is_empty() && fresh.tabs[2].add.is_empty());
+
+        let mut new = old.clone();
+        new.tabs[0].data = TabData::Markdown("hello there".to_owned());
+        let edit = plan(Some(&old), &new, Some(std::slice::from_ref(&md)));
+        assert_eq!(edit.title, None);
+        assert_eq!(edit.tabs.len(), 1);
+        assert_eq!(edit.tabs[0].remove, vec![chunk_hash("hello world")]);
+        assert_eq!(edit.tabs[0].add[0].1, "hello there");
+        // Not named as changed: not compared.
+        assert!(plan(Some(&old), &new, Some(&[])).is_empty());
+
+        let mut renamed = old.clone();
+        renamed.title = "Budget 2027".to_owned();
+        renamed.tabs[1].label = "Attachments".to_owned();
+        let edit = plan(Some(&old), &renamed, Some(&[]));
+        assert_eq!(edit.title, Some("Budget 2027"));
+        assert_eq!(edit.tabs.len(), 1);
+        assert!(edit.tabs[0].relabel && edit.tabs[0].add.is_empty());
+
+        let mut fewer = old.clone();
+        let gone = fewer.tabs.remove(0).id;
+        let edit = plan(Some(&old), &fewer, None);
+        assert_eq!(edit.removed_tabs, vec![&gone]);
+        // The first tab now carries the title: indexed afresh, with an empty chunk.
+        assert!(edit.tabs[0].clear && edit.tabs[0].carries_title);
+        assert_eq!(edit.tabs[0].add.len(), 1);
+    }
+}
