@@ -58,6 +58,7 @@ macro_rules! conformance_tests {
             trash_and_undelete_are_guarded_writes,
             a_trashed_note_takes_no_write_but_undelete,
             emptying_the_trash_erases_only_trashed_notes,
+            a_trashed_note_is_not_found,
             // Search (`conformance/search_cases.rs`).
             search_follows_acknowledged_writes_only,
             search_finds_every_kind_of_content,
@@ -82,8 +83,8 @@ macro_rules! conformance_tests {
 
 mod trash;
 pub use trash::{
-    a_trashed_note_takes_no_write_but_undelete, emptying_the_trash_erases_only_trashed_notes,
-    trash_and_undelete_are_guarded_writes,
+    a_trashed_note_is_not_found, a_trashed_note_takes_no_write_but_undelete,
+    emptying_the_trash_erases_only_trashed_notes, trash_and_undelete_are_guarded_writes,
 };
 
 const T0: Timestamp = Timestamp(1_796_019_881_000);

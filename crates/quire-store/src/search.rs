@@ -342,13 +342,23 @@ fn closes(line: &str) -> bool {
     line.trim().is_empty() || xxhash_rust::xxh3::xxh3_64(line.as_bytes()).is_multiple_of(16)
 }
 
-/// A Markdown text's chunks: slices of the text itself, cut after lines.
+/// A Markdown text's chunks: slices of the text itself, cut after lines. Linear in the text:
+/// each line's end is found once, however many chunks a long line is cut into.
 fn chunk_text(text: &str) -> Vec<Cow<'_, str>> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut at = 0;
+    // The end of the line `at` is in, once found.
+    let mut line: Option<usize> = None;
     while at < text.len() {
-        let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+        let line_end = match line {
+            Some(end) if end >= at => end,
+            _ => {
+                let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+                line = Some(end);
+                end
+            }
+        };
         let next = (line_end + 1).min(text.len());
         let len = next - start;
         if len >= CHUNK_MAX {
@@ -376,16 +386,23 @@ fn chunk_text(text: &str) -> Vec<Cow<'_, str>> {
     out
 }
 
-/// Where to cut a long line near `at`: after the last whitespace before it, else at a char
-/// boundary.
+/// Where to cut a long line near `at`: after the last whitespace in the 256 bytes before it,
+/// else at a char boundary (never inside a character, whatever the whitespace's width).
 fn inner_cut(text: &str, at: usize) -> usize {
     let mut at = at.min(text.len());
     while !text.is_char_boundary(at) {
         at -= 1;
     }
-    let floor = at.saturating_sub(256);
-    match text[..at].rfind(char::is_whitespace) {
-        Some(i) if i > floor => i + 1,
+    let mut floor = at.saturating_sub(256);
+    while !text.is_char_boundary(floor) {
+        floor -= 1;
+    }
+    match text[floor..at]
+        .char_indices()
+        .rev()
+        .find(|(_, c)| c.is_whitespace())
+    {
+        Some((i, c)) if i > 0 => floor + i + c.len_utf8(),
         _ => at,
     }
 }
@@ -740,6 +757,27 @@ mod tests {
             got.iter()
                 .all(|c| c.ends_with(' ') || c == got.last().expect("one"))
         );
+    }
+
+    /// A line of megabytes without a space, or with spaces several bytes wide, is cut into
+    /// chunks of at most a few KiB that join back into the text, never inside a character
+    /// (16 MiB of one line once took the writer minutes: each cut searched the line again).
+    #[test]
+    fn a_long_line_without_spaces_is_cut_anywhere_but_inside_a_character() {
+        for text in [
+            "x".repeat(4 << 20),
+            "é".repeat(1 << 20),
+            "ab\u{3000}".repeat(200_000),
+            format!("{}\u{3000}{}", "y".repeat(4_000), "z".repeat(9_000)),
+        ] {
+            let got = chunks_of(&text);
+            assert_eq!(got.concat(), text);
+            assert!(
+                got.iter().all(|c| c.len() <= 2 * CHUNK_MAX),
+                "chunks of at most 8 KiB"
+            );
+            assert!(got.len() >= text.len() / (2 * CHUNK_MAX));
+        }
     }
 
     #[test]

@@ -243,3 +243,48 @@ pub async fn emptying_the_trash_erases_only_trashed_notes(store: Arc<dyn Store>)
     assert_eq!(store.history(&fresh).await.expect("history").len(), 2);
     assert_eq!(markdown(store, &fresh).await, "fresh");
 }
+
+/// A Note in the trash is never found by a search (the person's nor an agent's), found again
+/// once it is out, and its index goes with it when the trash is emptied.
+pub async fn a_trashed_note_is_not_found(store: Arc<dyn Store>) {
+    use crate::search::{SearchQuery, SearchScope};
+    let store = store.as_ref();
+    let id = create(store, "Trip").await;
+    store
+        .set_agent_access(&id, true, "person", at(1))
+        .await
+        .unwrap_or_else(|e| panic!("approve: {e}"));
+    write(
+        store,
+        request(&id, 1, None, vec![text("the kestrel hovers")]),
+    )
+    .await;
+    let query = SearchQuery::parse("kestrel").unwrap_or_else(|e| panic!("{e}"));
+    let found = async |store: &dyn Store| -> Vec<(NoteId, SearchScope)> {
+        let mut out = Vec::new();
+        for scope in [SearchScope::AllNotes, SearchScope::AgentApproved] {
+            let hits = store
+                .search(&query, 20, scope)
+                .await
+                .unwrap_or_else(|e| panic!("{e}"));
+            out.extend(hits.into_iter().map(|h| (h.note_id, scope)));
+        }
+        out
+    };
+    assert_eq!(
+        found(store).await.len(),
+        2,
+        "found by the person and the agent"
+    );
+    write(store, moving(&id, 2, None, Change::Trash, at(50))).await;
+    assert!(found(store).await.is_empty(), "a trashed Note is not found");
+    write(store, moving(&id, 3, None, Change::Undelete, at(60))).await;
+    assert_eq!(found(store).await.len(), 2, "found again once restored");
+    write(store, moving(&id, 4, None, Change::Trash, at(70))).await;
+    let erased = store
+        .empty_trash(None)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(erased, vec![id.clone()]);
+    assert!(found(store).await.is_empty());
+}
