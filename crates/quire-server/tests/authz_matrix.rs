@@ -179,7 +179,6 @@ const MCP_TABLE: [(&str, On, [Mcp; 4]); 30] = {
         ("add_note_source", P, [MISSING, MISSING, SCOPE, U]),
         ("edit_note_text", A, [Ok, Ok, SCOPE, U]),
         ("edit_note_text", P, [MISSING, MISSING, SCOPE, U]),
-        ("create_note", A, [Ok, Ok, SCOPE, U]),
         ("list_notes", T, [Ok, Ok, Ok, U]),
         ("list_note_tabs", T, [MISSING, MISSING, MISSING, U]),
         ("read_note_tab", T, [MISSING, MISSING, MISSING, U]),
@@ -189,6 +188,8 @@ const MCP_TABLE: [(&str, On, [Mcp; 4]); 30] = {
         ("create_note_tab", T, [MISSING, MISSING, SCOPE, U]),
         ("add_note_source", T, [MISSING, MISSING, SCOPE, U]),
         ("edit_note_text", T, [MISSING, MISSING, SCOPE, U]),
+        // Last: the Notes it makes would be in every list_notes after it.
+        ("create_note", A, [Ok, Ok, SCOPE, U]),
     ]
 };
 
