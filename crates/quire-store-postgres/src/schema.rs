@@ -12,13 +12,13 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_init.sql"),
     include_str!("../migrations/0002_author_kinds.sql"),
     include_str!("../migrations/0003_token_lifetimes.sql"),
-    include_str!("../migrations/0004_search.sql"),
-    include_str!("../migrations/0005_trash.sql"),
+    include_str!("../migrations/0004_trash.sql"),
+    include_str!("../migrations/0005_search.sql"),
 ];
 
 /// The schema that made the search index: the Notes already there are indexed in the
 /// upgrade's transaction.
-const SEARCH_SCHEMA: usize = 4;
+const SEARCH_SCHEMA: usize = 5;
 
 /// The advisory lock that serialises migrations ("quire" in ASCII).
 const LOCK: i64 = 0x71_75_69_72_65;

@@ -1,4 +1,4 @@
-//! The full-text index (`migrations/0004_search.sql`): written by the very statement of the
+//! The full-text index (`migrations/0005_search.sql`): written by the very statement of the
 //! write that changes it ([`Index::ctes`], appended to `guarded`'s `COMMIT` and `CREATE`), so a
 //! refused write leaves it untouched and an acknowledged one is found at once; read by
 //! [`search`].

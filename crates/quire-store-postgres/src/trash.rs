@@ -1,4 +1,4 @@
-//! The trash in this database: `notes.deleted_at` (see `0005_trash.sql` and
+//! The trash in this database: `notes.deleted_at` (see `0004_trash.sql` and
 //! `quire_store::trash`). Moves in and out are guarded writes (`guarded::write`).
 
 use deadpool_postgres::Object;

@@ -21,7 +21,7 @@ const MIGRATIONS: &[&str] = &[
 
 /// The schema that made the search index: the Notes already there are indexed in its
 /// transaction.
-const SEARCH_SCHEMA: usize = 8;
+const SEARCH_SCHEMA: usize = 10;
 
 /// Brings the database up to the newest schema, one transaction per migration.
 pub(super) fn migrate(conn: &mut Connection) -> Result<()> {

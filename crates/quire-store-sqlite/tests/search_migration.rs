@@ -1,4 +1,4 @@
-//! A database file from before the search index (schema 7), opened by this build: the
+//! A database file from before the search index (schema 9), opened by this build: the
 //! migration that makes the index indexes the Notes already there, at their current version.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -37,9 +37,9 @@ async fn the_migration_indexes_the_notes_already_there() {
     store.close().await.unwrap();
     drop(store);
 
-    // Back to schema 7: the file as a build without search left it.
+    // Back to schema 9: the file as a build without search left it.
     let conn = Connection::open(&path).unwrap();
-    conn.execute_batch("DROP TABLE search_fts; DROP TABLE search_chunks; PRAGMA user_version = 7;")
+    conn.execute_batch("DROP TABLE search_fts; DROP TABLE search_chunks; PRAGMA user_version = 9;")
         .unwrap();
     drop(conn);
 
