@@ -533,7 +533,7 @@ async fn a_large_sheet_edited_a_cell_at_a_time_is_stored_as_splices() {
     use serde_json::json;
 
     let (_dir, path) = temp_db("sheet.db");
-    let mut store = SqliteStore::open(&path, SqliteOptions::default()).expect("open");
+    let store = SqliteStore::open(&path, SqliteOptions::default()).expect("open");
     let created = create(&store, 0).await;
     let id = created.id.clone();
     let ctx = ApplyCtx {
@@ -572,31 +572,7 @@ async fn a_large_sheet_edited_a_cell_at_a_time_is_stored_as_splices() {
             );
         }
     }
-    let mut sheet_id = String::new();
-    for (n, step) in steps.into_iter().enumerate() {
-        let current = model.last().expect("a version").clone();
-        let step = step
-            .to_string()
-            .replace("\"SHEET\"", &format!("{sheet_id:?}"));
-        let ops: Vec<Op> = serde_json::from_str(&step).expect("ops");
-        let next = quire_model::apply(&current, &ops, &ctx)
-            .expect("apply")
-            .note;
-        write_step(&store, &mut model, Change::Ops(ops), next, n, ctx.now).await;
-        let newest = model.last().expect("a version");
-        sheet_id = newest
-            .tabs
-            .last()
-            .expect("the sheet")
-            .id
-            .as_str()
-            .to_owned();
-        if n == 20 {
-            store.close().await.expect("close");
-            store = SqliteStore::open(&path, SqliteOptions::default()).expect("reopen");
-        }
-    }
-    store.close().await.expect("close");
+    let sheet_id = sheet_steps(store, &path, &mut model, steps, 20, &ctx).await;
 
     let file = rusqlite::Connection::open(&path).expect("open the file");
     let sheet_bytes: i64 = file
@@ -617,6 +593,43 @@ async fn a_large_sheet_edited_a_cell_at_a_time_is_stored_as_splices() {
 
     let reopened = reopen_and_read_back(&path, &id, &model).await;
     reopened.close().await.expect("close");
+}
+
+/// Writes each step (operations on the sheet tab, named `"SHEET"`) on the newest Note of
+/// `model` through `store`, appending what the model computes; reopens the store after step
+/// `reopen_after`, then closes it. Returns the sheet tab's ID.
+async fn sheet_steps(
+    mut store: SqliteStore,
+    path: &std::path::Path,
+    model: &mut Vec<quire_model::Note>,
+    steps: Vec<serde_json::Value>,
+    reopen_after: usize,
+    ctx: &quire_model::ApplyCtx<'_>,
+) -> String {
+    let mut sheet_id = String::new();
+    for (n, step) in steps.into_iter().enumerate() {
+        let current = model.last().expect("a version").clone();
+        let step = step
+            .to_string()
+            .replace("\"SHEET\"", &format!("{sheet_id:?}"));
+        let ops: Vec<Op> = serde_json::from_str(&step).expect("ops");
+        let next = quire_model::apply(&current, &ops, ctx).expect("apply").note;
+        write_step(&store, model, Change::Ops(ops), next, n, ctx.now).await;
+        let newest = model.last().expect("a version");
+        sheet_id = newest
+            .tabs
+            .last()
+            .expect("the sheet")
+            .id
+            .as_str()
+            .to_owned();
+        if n == reopen_after {
+            store.close().await.expect("close");
+            store = SqliteStore::open(path, SqliteOptions::default()).expect("reopen");
+        }
+    }
+    store.close().await.expect("close");
+    sheet_id
 }
 
 /// Writes `change` (key `step-{n}`) on the newest Note of `model`, and appends `next` (what
@@ -666,7 +679,7 @@ async fn cells_written_here_and_there_are_stored_as_ranges_of_one_splice() {
     use serde_json::json;
 
     let (_dir, path) = temp_db("scattered.db");
-    let mut store = SqliteStore::open(&path, SqliteOptions::default()).expect("open");
+    let store = SqliteStore::open(&path, SqliteOptions::default()).expect("open");
     let created = create(&store, 0).await;
     let id = created.id.clone();
     let ctx = ApplyCtx {
@@ -694,33 +707,9 @@ async fn cells_written_here_and_there_are_stored_as_ranges_of_one_splice() {
         }
         steps.push(serde_json::Value::Array(ops));
     }
-    let mut sheet_id = String::new();
-    for (n, step) in steps.into_iter().enumerate() {
-        let current = model.last().expect("a version").clone();
-        let step = step
-            .to_string()
-            .replace("\"SHEET\"", &format!("{sheet_id:?}"));
-        let ops: Vec<Op> = serde_json::from_str(&step).expect("ops");
-        let next = quire_model::apply(&current, &ops, &ctx)
-            .expect("apply")
-            .note;
-        write_step(&store, &mut model, Change::Ops(ops), next, n, ctx.now).await;
-        sheet_id = model
-            .last()
-            .expect("a version")
-            .tabs
-            .last()
-            .expect("the sheet")
-            .id
-            .as_str()
-            .to_owned();
-        if n == 4 {
-            // The next write finds no text of the sheet in the writer: it makes it.
-            store.close().await.expect("close");
-            store = SqliteStore::open(&path, SqliteOptions::default()).expect("reopen");
-        }
-    }
-    store.close().await.expect("close");
+    // After step 4 the store reopens: the next write finds no text of the sheet in the writer
+    // and makes it.
+    let sheet_id = sheet_steps(store, &path, &mut model, steps, 4, &ctx).await;
 
     let file = rusqlite::Connection::open(&path).expect("open the file");
     let mut stmt = file
