@@ -134,6 +134,15 @@ impl Outcome<'_> {
     }
 }
 
+/// Checks the request's key and, if it has one, fingerprints the request.
+fn keyed_fingerprint(req: &WriteRequest) -> Result<Option<Fingerprint>> {
+    check_key(req.idempotency_key.as_deref())?;
+    req.idempotency_key
+        .as_ref()
+        .map(|_| Fingerprint::of(req))
+        .transpose()
+}
+
 /// A write request whose fingerprint is taken: by whoever sends it, before it waits for the
 /// writer, so that hashing a large change does not hold the one writer every save waits for.
 #[derive(Debug)]
@@ -145,11 +154,7 @@ pub struct Fingerprinted {
 impl Fingerprinted {
     /// Checks the key and fingerprints the request (if it has a key).
     pub fn new(req: WriteRequest) -> Result<Self> {
-        check_key(req.idempotency_key.as_deref())?;
-        let fingerprint = match req.idempotency_key {
-            Some(_) => Some(Fingerprint::of(&req)?),
-            None => None,
-        };
+        let fingerprint = keyed_fingerprint(&req)?;
         Ok(Fingerprinted { req, fingerprint })
     }
 
@@ -170,11 +175,7 @@ pub struct GuardedWrite<'r> {
 impl<'r> GuardedWrite<'r> {
     /// Checks the key and fingerprints the request.
     pub fn new(req: &'r WriteRequest) -> Result<Self> {
-        check_key(req.idempotency_key.as_deref())?;
-        let key = match &req.idempotency_key {
-            Some(key) => Some((key.as_str(), Fingerprint::of(req)?)),
-            None => None,
-        };
+        let key = req.idempotency_key.as_deref().zip(keyed_fingerprint(req)?);
         Ok(GuardedWrite { req, key })
     }
 
