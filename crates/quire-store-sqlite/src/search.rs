@@ -55,6 +55,10 @@ pub(super) fn index_existing(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
+/// Writes a plan. FTS5 keeps a write's words in memory only while the rows it is given come
+/// in rising rowid order (a row below the last one flushes them to a new segment, and the
+/// segments are then merged): the chunks to remove are found first and deleted in rowid
+/// order, then the new ones inserted, each above every row there is.
 fn apply(conn: &Connection, nid: i64, title: &str, plan: &IndexPlan<'_>) -> Result<()> {
     if plan.is_empty() {
         return Ok(());
@@ -63,16 +67,42 @@ fn apply(conn: &Connection, nid: i64, title: &str, plan: &IndexPlan<'_>) -> Resu
         conn.prepare_cached("UPDATE search_chunks SET title = ?2 WHERE nid = ?1")?
             .execute(rusqlite::params![nid, title])?;
     }
-    let mut drop_tab =
-        conn.prepare_cached("DELETE FROM search_chunks WHERE nid = ?1 AND tab_id = ?2")?;
+    let mut gone: Vec<i64> = Vec::new();
+    let mut of_tab =
+        conn.prepare_cached("SELECT id FROM search_chunks WHERE nid = ?1 AND tab_id = ?2")?;
     for tab in &plan.removed_tabs {
-        drop_tab.execute(rusqlite::params![nid, tab.as_str()])?;
+        for id in of_tab.query_map(rusqlite::params![nid, tab.as_str()], |r| r.get(0))? {
+            gone.push(id?);
+        }
     }
-    let mut drop_one = conn.prepare_cached(
-        "DELETE FROM search_chunks WHERE id = (
-             SELECT id FROM search_chunks WHERE nid = ?1 AND tab_id = ?2 AND hash = ?3 LIMIT 1
-         )",
+    let mut of_hash = conn.prepare_cached(
+        "SELECT id FROM search_chunks WHERE nid = ?1 AND tab_id = ?2 AND hash = ?3
+         ORDER BY id LIMIT ?4",
     )?;
+    for tab in &plan.tabs {
+        let id = tab.tab_id.as_str();
+        if tab.clear {
+            for row in of_tab.query_map(rusqlite::params![nid, id], |r| r.get(0))? {
+                gone.push(row?);
+            }
+            continue;
+        }
+        // A chunk the tab holds twice may be removed twice: as many rows as the plan says.
+        let mut times: std::collections::HashMap<i64, i64> = std::collections::HashMap::new();
+        for hash in &tab.remove {
+            *times.entry(*hash).or_default() += 1;
+        }
+        for (hash, n) in times {
+            for row in of_hash.query_map(rusqlite::params![nid, id, hash, n], |r| r.get(0))? {
+                gone.push(row?);
+            }
+        }
+    }
+    gone.sort_unstable();
+    let mut delete = conn.prepare_cached("DELETE FROM search_chunks WHERE id = ?1")?;
+    for id in gone {
+        delete.execute([id])?;
+    }
     let mut relabel = conn
         .prepare_cached("UPDATE search_chunks SET tab_label = ?3 WHERE nid = ?1 AND tab_id = ?2")?;
     let mut insert = conn.prepare_cached(
@@ -81,12 +111,6 @@ fn apply(conn: &Connection, nid: i64, title: &str, plan: &IndexPlan<'_>) -> Resu
     )?;
     for tab in &plan.tabs {
         let id = tab.tab_id.as_str();
-        if tab.clear {
-            drop_tab.execute(rusqlite::params![nid, id])?;
-        }
-        for hash in &tab.remove {
-            drop_one.execute(rusqlite::params![nid, id, hash])?;
-        }
         if tab.relabel {
             relabel.execute(rusqlite::params![nid, id, tab.label])?;
         }

@@ -62,3 +62,71 @@ async fn the_migration_indexes_the_notes_already_there() {
         .unwrap();
     assert!(old_text.is_empty(), "{old_text:?}");
 }
+
+/// A file whose index was cut by schema 10's rules: schema 11 empties the index and indexes
+/// every Note again, so no chunk cut the old way is left to be found (or never removed).
+#[tokio::test]
+async fn the_index_cut_the_old_way_is_made_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("notes.db");
+    let store = SqliteStore::open(&path, SqliteOptions::default()).unwrap();
+    let id = create_note(&store, "Ledger", "Ana", AuthorKind::Person, T0).await;
+    store
+        .write(WriteRequest {
+            note_id: id.clone(),
+            expected_version: Version(1),
+            idempotency_key: None,
+            author: "Ana".to_owned(),
+            author_kind: AuthorKind::Person,
+            change: Change::Ops(vec![Op::ReplaceText {
+                tab_id: TabId::new(TabId::MARKDOWN),
+                text: "the okapi ledger".to_owned(),
+            }]),
+            now: T0,
+        })
+        .await
+        .unwrap();
+    store.close().await.unwrap();
+    drop(store);
+
+    // A chunk only the old rules made, as schema 10 left it.
+    let conn = Connection::open(&path).unwrap();
+    let before: i64 = conn
+        .query_row("SELECT count(*) FROM search_chunks", [], |r| r.get(0))
+        .unwrap();
+    conn.execute_batch(
+        "INSERT INTO search_chunks (nid, tab_id, tab_type, tab_label, title_tab, hash, title, body)
+         SELECT nid, 'sources', 'sources', 'Sources', 0, 7, title, 'a stale zebra'
+         FROM search_chunks LIMIT 1;
+         PRAGMA user_version = 10;",
+    )
+    .unwrap();
+    drop(conn);
+
+    let store = SqliteStore::open(&path, SqliteOptions::default()).unwrap();
+    let find = |q: &str| SearchQuery::parse(q).unwrap();
+    let stale = store
+        .search(&find("zebra"), 10, SearchScope::AllNotes)
+        .await
+        .unwrap();
+    assert!(stale.is_empty(), "{stale:?}");
+    let hits = store
+        .search(&find("okapi"), 10, SearchScope::AllNotes)
+        .await
+        .unwrap();
+    assert_eq!((hits.len(), &hits[0].note_id), (1, &id));
+    store.close().await.unwrap();
+    drop(store);
+    let conn = Connection::open(&path).unwrap();
+    let (after, version): (i64, i64) = conn
+        .query_row(
+            "SELECT (SELECT count(*) FROM search_chunks), (SELECT user_version FROM pragma_user_version)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((after, version), (before, 11));
+    // FTS5's own index agrees with its content table.
+    conn.execute_batch("INSERT INTO search_fts (search_fts) VALUES ('integrity-check');")
+        .unwrap();
+}

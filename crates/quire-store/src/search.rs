@@ -11,7 +11,7 @@
 
 use std::borrow::Cow;
 
-use quire_model::{Note, TabData, TabId, TabKind};
+use quire_model::{Note, Row, Slide, Source, TabData, TabId, TabKind, same_cell};
 use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
 
@@ -286,60 +286,138 @@ pub fn snippet(query: &SearchQuery, title: &str, body: &str) -> String {
     out
 }
 
-/// The texts a tab is indexed as, in order: lines (Markdown), rows (sheets), slides, sources
-/// and file names grouped into chunks of a few KiB that close at content-defined lines, so an
-/// edit changes the chunks around it and not the ones after. A tab with nothing to index has
-/// no chunks.
+/// The texts a tab is indexed as, in order. Markdown: lines grouped into chunks of a few KiB
+/// that close at content-defined lines, so an edit changes the chunks around it and not the
+/// ones after. Every other kind: its units (a sheet's name and its rows in blocks of
+/// [`BLOCK_CELLS`] cells, slides, sources, file names) grouped into runs that close after a
+/// unit of [`HARD_BYTES`] or more or one in sixteen by content, and after [`RUN_MAX`] units
+/// at most: a run depends on its own units only, so a write re-chunks the runs it touched and
+/// nothing else ([`plan`]). A tab with nothing to index has no chunks.
 pub fn chunks(data: &TabData) -> Vec<Cow<'_, str>> {
     match data {
         TabData::Markdown(text) => chunk_text(text),
-        other => {
-            let units = units(other);
-            group(units.iter().map(String::as_str))
-                .into_iter()
-                .map(Cow::Owned)
-                .collect()
+        other => group(&units(other)).into_iter().map(Cow::Owned).collect(),
+    }
+}
+
+/// How many cells of a row one unit holds (a wide row is several units, so that a cell
+/// written re-indexes its block, not its whole row).
+const BLOCK_CELLS: usize = 16;
+/// A unit of at least this many bytes closes its run.
+const HARD_BYTES: usize = 64;
+/// Most units a run holds before it closes anyway (a run of small units alike).
+const RUN_MAX: usize = 64;
+
+/// One piece of a grouped tab, formatted only when needed.
+#[derive(Clone, Copy)]
+enum Unit<'a> {
+    /// A sheet's name, a file's name.
+    Text(&'a str),
+    /// Cells `[k * BLOCK_CELLS, (k + 1) * BLOCK_CELLS)` of a row.
+    Cells(&'a Row, usize),
+    Slide(&'a Slide),
+    Source(&'a Source),
+}
+
+impl Unit<'_> {
+    /// Appends the unit's text to `out`: a block's strings and numbers joined by tabs.
+    fn write(&self, out: &mut String) {
+        use std::fmt::Write as _;
+        // Writing to a String cannot fail: the results are ignored.
+        match self {
+            Unit::Text(text) => out.push_str(text),
+            Unit::Cells(row, k) => {
+                let mut first = true;
+                for cell in block(row, *k) {
+                    if !matches!(
+                        cell,
+                        serde_json::Value::String(_) | serde_json::Value::Number(_)
+                    ) {
+                        continue;
+                    }
+                    if !first {
+                        out.push('\t');
+                    }
+                    first = false;
+                    match cell {
+                        serde_json::Value::String(s) => out.push_str(s),
+                        other => {
+                            let _ = write!(out, "{other}");
+                        }
+                    }
+                }
+            }
+            Unit::Slide(s) => {
+                let _ = write!(out, "{}\n{}\n{}", s.title, s.body, s.notes);
+            }
+            Unit::Source(s) => {
+                let _ = write!(out, "{} {}", s.title, s.url);
+            }
+        }
+    }
+
+    /// Whether the two units are the same text, without formatting them (a row shared
+    /// between versions is the same by its pointer).
+    fn same(&self, other: &Unit<'_>) -> bool {
+        match (self, other) {
+            (Unit::Text(a), Unit::Text(b)) => a == b,
+            (Unit::Cells(a, j), Unit::Cells(b, k)) => {
+                let (x, y) = (block(a, *j), block(b, *k));
+                j == k
+                    && (a.shares(b)
+                        || (x.len() == y.len() && x.iter().zip(y).all(|(c, d)| same_cell(c, d))))
+            }
+            (Unit::Slide(a), Unit::Slide(b)) => {
+                a.title == b.title && a.body == b.body && a.notes == b.notes
+            }
+            (Unit::Source(a), Unit::Source(b)) => a.title == b.title && a.url == b.url,
+            _ => false,
         }
     }
 }
 
-fn units(data: &TabData) -> Vec<String> {
+/// Block `k` of a row's cells.
+fn block(row: &Row, k: usize) -> &[serde_json::Value] {
+    let start = (k * BLOCK_CELLS).min(row.len());
+    &row[start..(start + BLOCK_CELLS).min(row.len())]
+}
+
+/// A grouped tab's units, in order (none for Markdown, chunked as text).
+fn units(data: &TabData) -> Vec<Unit<'_>> {
     match data {
-        TabData::Markdown(text) => vec![text.clone()],
+        TabData::Markdown(_) => Vec::new(),
         TabData::Sheet(tab) => {
             let mut out = Vec::new();
             for sheet in &tab.sheets {
-                out.push(sheet.name.clone());
+                out.push(Unit::Text(&sheet.name));
                 for row in &sheet.rows {
-                    let cells: Vec<String> = row
-                        .iter()
-                        .filter_map(|c| match c {
-                            serde_json::Value::String(s) => Some(s.clone()),
-                            serde_json::Value::Number(n) => Some(n.to_string()),
-                            _ => None,
-                        })
-                        .collect();
-                    out.push(cells.join("\t"));
+                    out.extend((0..row.len().div_ceil(BLOCK_CELLS)).map(|k| Unit::Cells(row, k)));
                 }
             }
             out
         }
-        TabData::Slides(deck) => deck
-            .slides
-            .iter()
-            .map(|s| format!("{}\n{}\n{}", s.title, s.body, s.notes))
-            .collect(),
-        TabData::Sources(sources) => sources
-            .iter()
-            .map(|s| format!("{} {}", s.title, s.url))
-            .collect(),
-        TabData::Files(files) => files.iter().map(|f| f.name.clone()).collect(),
+        TabData::Slides(deck) => deck.slides.iter().map(Unit::Slide).collect(),
+        TabData::Sources(sources) => sources.iter().map(Unit::Source).collect(),
+        TabData::Files(files) => files.iter().map(|f| Unit::Text(&f.name)).collect(),
     }
 }
 
 /// Whether a chunk may close after this line: a blank line, or one in sixteen by content.
 fn closes(line: &str) -> bool {
-    line.trim().is_empty() || xxhash_rust::xxh3::xxh3_64(line.as_bytes()).is_multiple_of(16)
+    line.trim().is_empty() || one_in_sixteen(line)
+}
+
+fn one_in_sixteen(text: &str) -> bool {
+    xxhash_rust::xxh3::xxh3_64(text.as_bytes()).is_multiple_of(16)
+}
+
+/// Unit `i` formatted into `buf`, and whether it closes its run: a unit of [`HARD_BYTES`] or
+/// more, or one in sixteen by content. None: it has no words (it is left out).
+fn hard_at(units: &[Unit<'_>], i: usize, buf: &mut String) -> Option<bool> {
+    buf.clear();
+    units[i].write(buf);
+    words(buf).next()?;
+    Some(buf.len() >= HARD_BYTES || one_in_sixteen(buf))
 }
 
 /// A Markdown text's chunks: slices of the text itself, cut after lines. Linear in the text:
@@ -407,26 +485,96 @@ fn inner_cut(text: &str, at: usize) -> usize {
     }
 }
 
-/// Groups units (rows, slides, ...) into chunks, closing after a content-defined unit.
-fn group<'a>(units: impl Iterator<Item = &'a str>) -> Vec<String> {
+/// Groups units into chunks: runs that close after a unit that closes one ([`hard_at`]) or
+/// after [`RUN_MAX`] units; units without words are left out.
+fn group(units: &[Unit<'_>]) -> Vec<String> {
     let mut out = Vec::new();
     let mut current = String::new();
-    for unit in units {
-        if words(unit).next().is_none() {
+    let mut run = 0;
+    let mut buf = String::new();
+    for i in 0..units.len() {
+        let Some(closes) = hard_at(units, i, &mut buf) else {
             continue;
-        }
+        };
         if !current.is_empty() {
             current.push('\n');
         }
-        current.push_str(unit);
-        if current.len() >= CHUNK_MAX || (current.len() >= CHUNK_MIN && closes(unit)) {
+        current.push_str(&buf);
+        run += 1;
+        if closes || run == RUN_MAX {
             out.push(std::mem::take(&mut current));
+            run = 0;
         }
     }
     if !current.is_empty() {
         out.push(current);
     }
     out
+}
+
+/// The chunks to remove and to add to go from the grouped tab `was` to `now`, formatting
+/// and grouping only the runs around the units that differ. Units are compared in place when
+/// the tab kept its length (cells set, a slide edited), else past their common beginning and
+/// end. A span starts after a unit that closes a run (or at the start) and ends at the first
+/// unit alike on both sides that closes one (or at the end), so every chunk outside the spans
+/// is the same on both sides.
+fn grouped_diff(was: &[Unit<'_>], now: &[Unit<'_>]) -> (Vec<String>, Vec<String>) {
+    let mut buf = String::new();
+    let mut closes_at = |units: &[Unit<'_>], i: usize| hard_at(units, i, &mut buf) == Some(true);
+    let mut spans = Vec::new();
+    if was.len() == now.len() {
+        let changed: Vec<usize> = (0..was.len()).filter(|&i| !was[i].same(&now[i])).collect();
+        let mut next = 0;
+        let mut floor = 0;
+        while next < changed.len() {
+            let mut start = changed[next];
+            while start > floor && !closes_at(was, start - 1) {
+                start -= 1;
+            }
+            // The changed units, and the units alike up to the first that closes a run.
+            let mut end = changed[next];
+            while end < was.len() {
+                let i = end;
+                end += 1;
+                if changed.get(next) == Some(&i) {
+                    next += 1;
+                } else if closes_at(was, i) {
+                    break;
+                }
+            }
+            floor = end;
+            spans.push((start..end, start..end));
+        }
+    } else {
+        let head = was.iter().zip(now).take_while(|(a, b)| a.same(b)).count();
+        let most = was.len().min(now.len()) - head;
+        let tail = was
+            .iter()
+            .rev()
+            .zip(now.iter().rev())
+            .take(most)
+            .take_while(|(a, b)| a.same(b))
+            .count();
+        let mut start = head;
+        while start > 0 && !closes_at(was, start - 1) {
+            start -= 1;
+        }
+        let mut end = was.len() - tail;
+        while end < was.len() {
+            end += 1;
+            if closes_at(was, end - 1) {
+                break;
+            }
+        }
+        spans.push((start..end, start..end + now.len() - was.len()));
+    }
+    let mut remove = Vec::new();
+    let mut add = Vec::new();
+    for (old, new) in spans {
+        remove.extend(group(&was[old]));
+        add.extend(group(&now[new]));
+    }
+    (remove, add)
 }
 
 /// A chunk's key among its tab's chunks.
@@ -513,12 +661,6 @@ pub fn plan<'a>(old: Option<&'a Note>, new: &'a Note, changed: Option<&[TabId]>)
             remove: Vec::new(),
             add: Vec::new(),
         };
-        let with_empty = |mut chunks: Vec<Cow<'a, str>>| {
-            if carries_title && chunks.is_empty() {
-                chunks.push(Cow::Borrowed(""));
-            }
-            chunks
-        };
         match before {
             Some(before)
                 if before.kind() == tab.kind()
@@ -527,9 +669,7 @@ pub fn plan<'a>(old: Option<&'a Note>, new: &'a Note, changed: Option<&[TabId]>)
                 entry.relabel = before.label != tab.label;
                 let may_differ = changed.is_none_or(|c| c.contains(&tab.id));
                 if may_differ && !before.data.identical(&tab.data) {
-                    let was = with_empty(chunks(&before.data));
-                    let now = with_empty(chunks(&tab.data));
-                    let (remove, add) = diff(&was, now);
+                    let (remove, add) = changes(&before.data, &tab.data, carries_title);
                     entry.remove = remove;
                     entry.add = add;
                 }
@@ -539,10 +679,11 @@ pub fn plan<'a>(old: Option<&'a Note>, new: &'a Note, changed: Option<&[TabId]>)
             }
             _ => {
                 entry.clear = before.is_some();
-                entry.add = with_empty(chunks(&tab.data))
-                    .into_iter()
-                    .map(|c| (chunk_hash(&c), c))
-                    .collect();
+                let mut add = chunks(&tab.data);
+                if carries_title && add.is_empty() {
+                    add.push(Cow::Borrowed(""));
+                }
+                entry.add = add.into_iter().map(|c| (chunk_hash(&c), c)).collect();
             }
         }
         plan.tabs.push(entry);
@@ -550,29 +691,101 @@ pub fn plan<'a>(old: Option<&'a Note>, new: &'a Note, changed: Option<&[TabId]>)
     plan
 }
 
-/// The chunks to remove and to add to go from `was` to `now`: what lies between their common
-/// beginning and end (compared as text, hashed only where they differ).
+/// The chunks to remove (by hash) and to add to go from tab data `was` to `now`; a chunk
+/// both hold is left alone, as many times as both hold it. Markdown: the chunks between the
+/// texts' common beginning and end; other kinds: [`grouped_diff`]. `carries_title`: a tab
+/// without words still holds its one empty chunk.
 #[allow(clippy::type_complexity)]
-fn diff<'a>(was: &[Cow<'_, str>], now: Vec<Cow<'a, str>>) -> (Vec<i64>, Vec<(i64, Cow<'a, str>)>) {
-    let head = was.iter().zip(&now).take_while(|(a, b)| a == b).count();
-    let tail = was[head..]
-        .iter()
-        .rev()
-        .zip(now[head..].iter().rev())
-        .take_while(|(a, b)| a == b)
-        .count();
-    let remove = was[head..was.len() - tail]
-        .iter()
-        .map(|c| chunk_hash(c))
-        .collect();
-    let keep = now.len() - tail;
-    let add = now
+fn changes<'a>(
+    was: &TabData,
+    now: &'a TabData,
+    carries_title: bool,
+) -> (Vec<i64>, Vec<(i64, Cow<'a, str>)>) {
+    let (mut remove, mut add): (Vec<Cow<'_, str>>, Vec<Cow<'a, str>>) = match (was, now) {
+        (TabData::Markdown(a), TabData::Markdown(b)) => {
+            let (was, now) = (chunk_text(a), chunk_text(b));
+            let head = was.iter().zip(&now).take_while(|(a, b)| a == b).count();
+            let tail = was[head..]
+                .iter()
+                .rev()
+                .zip(now[head..].iter().rev())
+                .take_while(|(a, b)| a == b)
+                .count();
+            let keep = now.len() - tail;
+            (
+                was[head..was.len() - tail].to_vec(),
+                now.into_iter().take(keep).skip(head).collect(),
+            )
+        }
+        _ => {
+            let (remove, add) = grouped_diff(&units(was), &units(now));
+            (
+                remove.into_iter().map(Cow::Owned).collect(),
+                add.into_iter().map(Cow::Owned).collect(),
+            )
+        }
+    };
+    if carries_title {
+        if indexes_nothing(was) {
+            remove.push(Cow::Borrowed(""));
+        }
+        if indexes_nothing(now) {
+            add.push(Cow::Borrowed(""));
+        }
+    }
+    let (remove, add) = cancel(remove, add);
+    (
+        remove.iter().map(|c| chunk_hash(c)).collect(),
+        add.into_iter().map(|c| (chunk_hash(&c), c)).collect(),
+    )
+}
+
+/// Whether the tab has no chunks (no words anywhere).
+fn indexes_nothing(data: &TabData) -> bool {
+    match data {
+        TabData::Markdown(text) => words(text).next().is_none(),
+        other => {
+            let units = units(other);
+            let mut buf = String::new();
+            (0..units.len()).all(|i| hard_at(&units, i, &mut buf).is_none())
+        }
+    }
+}
+
+/// Drops the chunks both lists hold, as many times as both hold them: what stays is what the
+/// index must really remove and add.
+#[allow(clippy::type_complexity)]
+fn cancel<'a, 'b>(
+    remove: Vec<Cow<'a, str>>,
+    add: Vec<Cow<'b, str>>,
+) -> (Vec<Cow<'a, str>>, Vec<Cow<'b, str>>) {
+    use std::collections::HashMap;
+    let mut removed: HashMap<&str, usize> = HashMap::new();
+    for chunk in &remove {
+        *removed.entry(chunk.as_ref()).or_default() += 1;
+    }
+    let mut both: HashMap<String, usize> = HashMap::new();
+    let mut kept_add = Vec::new();
+    for chunk in add {
+        match removed.get_mut(chunk.as_ref()) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                *both.entry(chunk.into_owned()).or_default() += 1;
+            }
+            _ => kept_add.push(chunk),
+        }
+    }
+    let kept_remove = remove
         .into_iter()
-        .take(keep)
-        .skip(head)
-        .map(|c| (chunk_hash(&c), c))
+        .filter(|chunk| match both.get_mut(chunk.as_ref()) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                false
+            }
+            _ => true,
+        })
         .collect();
-    (remove, add)
+    (kept_remove, kept_add)
 }
 
 #[cfg(test)]
@@ -728,12 +941,8 @@ mod tests {
         assert!(before.iter().all(|c| c.len() <= CHUNK_MAX * 2));
         assert_eq!(before.concat(), text);
         let edited = text.replacen("line 9000 of", "line 9000 (edited) of", 1);
-        let after = chunks_of(&edited);
-        let was: Vec<Cow<str>> = before.iter().map(|s| Cow::Borrowed(s.as_str())).collect();
-        let (remove, add) = diff(
-            &was,
-            after.iter().map(|s| Cow::Borrowed(s.as_str())).collect(),
-        );
+        let (was, now) = (TabData::Markdown(text), TabData::Markdown(edited));
+        let (remove, add) = changes(&was, &now, false);
         assert!(
             remove.len() <= 2 && add.len() <= 2,
             "{} / {}",
@@ -820,5 +1029,209 @@ mod tests {
         // The first tab now carries the title: indexed afresh, with an empty chunk.
         assert!(edit.tabs[0].clear && edit.tabs[0].carries_title);
         assert_eq!(edit.tabs[0].add.len(), 1);
+    }
+
+    fn sheet(rows: usize, cols: usize) -> TabData {
+        let rows = (0..rows)
+            .map(|r| {
+                Row::from(
+                    (0..cols)
+                        .map(|c| match c % 2 {
+                            0 => serde_json::json!(r * cols + c),
+                            _ => serde_json::json!(format!("c{c}")),
+                        })
+                        .collect::<Vec<_>>(),
+                )
+            })
+            .collect();
+        TabData::Sheet(quire_model::SheetTab {
+            sheets: vec![quire_model::Sheet {
+                id: "s1".to_owned(),
+                name: "Big".to_owned(),
+                rows,
+            }],
+        })
+    }
+
+    fn set(data: &mut TabData, row: usize, col: usize, value: serde_json::Value) {
+        let TabData::Sheet(tab) = data else {
+            panic!("a sheet")
+        };
+        tab.sheets[0].rows[row][col] = value;
+    }
+
+    /// The chunks of `now` as the index holds them after applying `changes` to `was`'s.
+    fn applied(was: &TabData, now: &TabData) -> Vec<i64> {
+        let mut held: Vec<i64> = chunks(was).iter().map(|c| chunk_hash(c)).collect();
+        let (remove, add) = changes(was, now, false);
+        for hash in remove {
+            let at = held
+                .iter()
+                .position(|h| *h == hash)
+                .expect("a removed chunk was held");
+            held.swap_remove(at);
+        }
+        held.extend(add.iter().map(|(h, _)| *h));
+        held.sort_unstable();
+        held
+    }
+
+    fn hashes(data: &TabData) -> Vec<i64> {
+        let mut all: Vec<i64> = chunks(data).iter().map(|c| chunk_hash(c)).collect();
+        all.sort_unstable();
+        all
+    }
+
+    /// A cell written in a sheet of 2,000 rows of 1,000 cells changes the one block of 16 cells
+    /// it is in: one chunk out, one in (before, the whole 14 MB grid was chunked twice).
+    #[test]
+    fn a_cell_written_in_a_wide_sheet_changes_its_block_only() {
+        let was = sheet(2_000, 1_000);
+        let mut now = was.clone();
+        set(&mut now, 1_234, 567, serde_json::json!("written"));
+        let (remove, add) = changes(&was, &now, false);
+        assert_eq!((remove.len(), add.len()), (1, 1));
+        assert!(add[0].1.contains("written") && add[0].1.len() < 1_000);
+        assert_eq!(applied(&was, &now), hashes(&now));
+
+        // 1,000 cells over as many rows: one block each.
+        let mut many = was.clone();
+        for i in 0..1_000 {
+            set(
+                &mut many,
+                (i * 37) % 2_000,
+                (i * 11) % 1_000,
+                serde_json::json!(i),
+            );
+        }
+        let (remove, add) = changes(&was, &many, false);
+        // (A row's last block of 40 cells may be short of closing its run alone.)
+        assert!(
+            remove.len() <= 1_050 && add.len() <= 1_050,
+            "{} / {}",
+            remove.len(),
+            add.len()
+        );
+        assert_eq!(applied(&was, &many), hashes(&many));
+    }
+
+    /// Small rows alike (one run of many units, cut every RUN_MAX) and rows added at the top.
+    #[test]
+    fn runs_of_small_units_alike_and_rows_added_keep_the_index_exact() {
+        let was = TabData::Sheet(quire_model::SheetTab {
+            sheets: vec![quire_model::Sheet {
+                id: "s1".to_owned(),
+                name: "Same".to_owned(),
+                rows: (0..500)
+                    .map(|_| Row::from(vec![serde_json::json!("same")]))
+                    .collect(),
+            }],
+        });
+        let mut now = was.clone();
+        set(&mut now, 250, 0, serde_json::json!("other"));
+        assert_eq!(applied(&was, &now), hashes(&now));
+        let TabData::Sheet(mut grown) = was.clone() else {
+            panic!("a sheet")
+        };
+        grown.sheets[0]
+            .rows
+            .insert(0, Row::from(vec![serde_json::json!("top")]));
+        let grown = TabData::Sheet(grown);
+        assert_eq!(applied(&was, &grown), hashes(&grown));
+    }
+
+    mod exact {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn cell() -> impl Strategy<Value = serde_json::Value> {
+            prop_oneof![
+                Just(serde_json::Value::Null),
+                any::<i64>().prop_map(serde_json::Value::from),
+                any::<f64>()
+                    .prop_filter("finite", |f| f.is_finite())
+                    .prop_map(serde_json::Value::from),
+                "[a-c ]{0,4}".prop_map(serde_json::Value::from),
+                "[a-z]{1,3}( [a-z]{1,5}){0,60}".prop_map(serde_json::Value::from),
+            ]
+        }
+
+        fn grid() -> impl Strategy<Value = Vec<Vec<serde_json::Value>>> {
+            prop::collection::vec(prop::collection::vec(cell(), 0..150), 0..40)
+        }
+
+        fn as_sheet(rows: &[Vec<serde_json::Value>]) -> TabData {
+            TabData::Sheet(quire_model::SheetTab {
+                sheets: vec![quire_model::Sheet {
+                    id: "s1".to_owned(),
+                    name: "S".to_owned(),
+                    rows: rows.iter().cloned().map(Row::from).collect(),
+                }],
+            })
+        }
+
+        fn slides(texts: &[String]) -> TabData {
+            TabData::Slides(quire_model::Deck {
+                slides: texts
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| quire_model::Slide {
+                        id: format!("s{i}"),
+                        title: format!("Slide {}", i % 3),
+                        body: t.clone(),
+                        notes: String::new(),
+                        layout: quire_model::Layout::default(),
+                    })
+                    .collect(),
+                theme: quire_model::Theme::default(),
+            })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(96))]
+            /// Whatever the edit (cells set in place, rows inserted or removed, slides edited,
+            /// added or removed), the chunks left after `changes` are exactly the new tab's.
+            #[test]
+            fn the_index_after_a_write_is_the_new_tabs_chunks(
+                rows in grid(),
+                sets in prop::collection::vec((any::<prop::sample::Index>(), any::<prop::sample::Index>(), cell()), 0..12),
+                cut in any::<prop::sample::Index>(),
+                inserted in prop::collection::vec(prop::collection::vec(cell(), 0..80), 0..4),
+                removed in 0usize..4,
+                texts in prop::collection::vec("[a-d]{0,3}( [a-z]{1,4}){0,100}", 0..30),
+                edits in prop::collection::vec((any::<prop::sample::Index>(), "[a-d ]{0,300}"), 0..5),
+            ) {
+                // Cells set in place: the rows shared, but those written.
+                let was = as_sheet(&rows);
+                let mut now = was.clone();
+                for (r, c, value) in &sets {
+                    if rows.is_empty() { break; }
+                    let r = r.index(rows.len());
+                    if rows[r].is_empty() { continue; }
+                    set(&mut now, r, c.index(rows[r].len()), value.clone());
+                }
+                prop_assert_eq!(applied(&was, &now), hashes(&now));
+                // Rows removed and inserted at one place.
+                let mut other = rows.clone();
+                let at = cut.index(rows.len() + 1);
+                let gone = removed.min(rows.len() - at);
+                other.splice(at..at + gone, inserted.iter().cloned());
+                let moved = as_sheet(&other);
+                prop_assert_eq!(applied(&was, &moved), hashes(&moved));
+                // Slides edited, then some added or removed.
+                let deck = slides(&texts);
+                let mut edited = texts.clone();
+                for (i, body) in &edits {
+                    if edited.is_empty() { break; }
+                    let i = i.index(edited.len());
+                    edited[i] = body.clone();
+                }
+                let after = slides(&edited);
+                prop_assert_eq!(applied(&deck, &after), hashes(&after));
+                edited.truncate(edited.len().saturating_sub(removed));
+                let fewer = slides(&edited);
+                prop_assert_eq!(applied(&deck, &fewer), hashes(&fewer));
+            }
+        }
     }
 }
