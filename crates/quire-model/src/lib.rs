@@ -8,9 +8,11 @@ mod author;
 mod bounds;
 mod error;
 mod ids;
+pub mod merge;
 mod note;
 mod numbers;
 mod op;
+mod revert;
 mod tab;
 mod time;
 #[cfg(feature = "ts")]
@@ -24,6 +26,7 @@ pub use ids::{NoteId, NoteIdError, TabId, TabKind, Version, base36, generated_id
 pub use note::{Note, NoteSummary};
 pub use numbers::{WideInteger, find_wide_integer};
 pub use op::{NewTabKind, Op, OpOutcome, SlideInput, TextEdit, TextSplice};
+pub use revert::{RevertConflict, revert};
 pub use tab::{
     Cell, Deck, FileMeta, Layout, Row, Sheet, SheetTab, Slide, Source, Tab, TabData, Theme,
     same_cell,
