@@ -24,5 +24,5 @@ pub use notes::{
     Conflict, NoteList, NoteMeta, StoredNote, TrashedNote, VersionInfo, VersionList, WriteEvent,
     WriteResult,
 };
-pub use requests::{CreateNote, PatchNote, RestoreNote, SetAgentAccess, UndeleteNote};
+pub use requests::{CreateNote, PatchNote, RestoreNote, RevertNote, SetAgentAccess, UndeleteNote};
 pub use search::{SearchHit, SearchResults};

@@ -33,6 +33,16 @@ pub struct RestoreNote {
     pub expected_version: Option<Version>,
 }
 
+/// `POST /notes/{id}/revert`: a new version that takes back exactly what `version` changed,
+/// keeping every later change elsewhere.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RevertNote {
+    pub version: Version,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_version: Option<Version>,
+}
+
 /// `POST /notes/{id}/undelete`: the Note back out of the trash (the version may come in
 /// `If-Match` instead).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -68,6 +68,14 @@ pub enum NotesError {
     /// A search query without a word to search for.
     #[error(transparent)]
     EmptyQuery(#[from] QueryError),
+    /// Version 1 made the Note: nothing comes before it to go back to.
+    #[error(
+        "version 1 made the note: there is nothing before it to go back to (delete the note instead)"
+    )]
+    RevertFirst,
+    /// Later writes changed what the version changed.
+    #[error(transparent)]
+    RevertConflict(#[from] quire_model::RevertConflict),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -285,6 +293,55 @@ impl Notes {
             });
         }
         Ok(result)
+    }
+
+    /// Takes back what version `version` changed, keeping every later change elsewhere: the
+    /// revert is computed from the Note at `expected_version` (so a resend computes the same
+    /// write) and committed on it as a guarded write, refused as stale if the Note moved on.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn revert(
+        &self,
+        caller: &Caller,
+        channel: Channel,
+        note_id: NoteId,
+        version: Version,
+        expected_version: Version,
+        idempotency_key: Option<String>,
+    ) -> Result<WriteResult> {
+        require(caller, Scope::NotesWrite)?;
+        self.check_visible(caller, &note_id, channel).await?;
+        let at = self.store.note_at(&note_id, version).await?;
+        if version.0 < 2 {
+            return Err(NotesError::RevertFirst);
+        }
+        let before = self.store.note_at(&note_id, Version(version.0 - 1)).await?;
+        let current = self.store.get_note(&note_id).await?.note;
+        let stale = expected_version < current.version;
+        let now = if stale {
+            self.store.note_at(&note_id, expected_version).await?
+        } else {
+            current
+        };
+        let reverted = match quire_model::revert(&before, &at, &now) {
+            Ok(reverted) => reverted,
+            // Stale first: the store answers as for any write sent on an old version (a resend
+            // of a revert that was made never clashes: it computes the same merge again).
+            Err(_) if stale => Note::clone(&now),
+            Err(clash) => return Err(clash.into()),
+        };
+        let change = Change::Revert {
+            version,
+            note: Box::new(reverted),
+        };
+        self.write(
+            caller,
+            channel,
+            note_id,
+            expected_version,
+            idempotency_key,
+            change,
+        )
+        .await
     }
 
     pub async fn history(

@@ -59,6 +59,7 @@ enum Route {
     History,
     NoteAt,
     Restore,
+    Revert,
     Events,
     Export,
     TrashNote,
@@ -71,7 +72,7 @@ enum Route {
 
 /// Every REST route: the person's read+write token, an agent's read+write token, a read-only
 /// person token, no token.
-const REST_TABLE: [(Route, [Rest; 4]); 17] = {
+const REST_TABLE: [(Route, [Rest; 4]); 18] = {
     use Rest::Ok;
     [
         (
@@ -98,6 +99,7 @@ const REST_TABLE: [(Route, [Rest; 4]); 17] = {
             Route::Restore,
             [Ok(200), AGENT_TOKEN, NEEDS_WRITE, NO_TOKEN],
         ),
+        (Route::Revert, [Ok(200), AGENT_TOKEN, NEEDS_WRITE, NO_TOKEN]),
         (Route::Events, [Ok(200), AGENT_TOKEN, Ok(200), NO_TOKEN]),
         (Route::Export, [Ok(200), AGENT_TOKEN, Ok(200), NO_TOKEN]),
         // The person's row moves the Note into the trash; the next row's brings it back.
@@ -325,6 +327,12 @@ fn rest_request(route: Route, note: &str, version: u64) -> (Method, String, Opti
             at("/restore"),
             // Version 3 is the Note as set up (with its sheet): restoring it keeps the sheet.
             Some(json!({"version": 3, "expected_version": version})),
+        ),
+        // The newest version taken back: nothing since can clash.
+        Route::Revert => (
+            Method::POST,
+            at("/revert"),
+            Some(json!({"version": version, "expected_version": version})),
         ),
         Route::Events => (Method::GET, at("/events"), None),
         Route::Export => (Method::GET, at("/export"), None),

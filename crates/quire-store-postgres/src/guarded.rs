@@ -257,7 +257,9 @@ async fn commit(
     }
     let at = req.now.to_rfc3339();
     let changed_hint = match req.change {
-        Change::Ops(_) | Change::Trash | Change::Undelete => Some(&applied.changed_tab_ids[..]),
+        Change::Ops(_) | Change::Trash | Change::Undelete | Change::Revert { .. } => {
+            Some(&applied.changed_tab_ids[..])
+        }
         Change::Restore { .. } => None,
     };
     let index = Index::of(Some(before), after, changed_hint);

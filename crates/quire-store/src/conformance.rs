@@ -42,6 +42,7 @@ macro_rules! conformance_tests {
             numbers_read_back_exactly,
             restore_makes_a_new_version_equal_to_the_old_one,
             restore_of_a_missing_version_is_refused,
+            revert_is_a_guarded_write,
             citing_a_page_again_is_a_noop,
             create_note_is_idempotent_per_author,
             agent_access_toggles_without_a_new_version,
@@ -765,6 +766,69 @@ pub async fn numbers_read_back_exactly(store: Arc<dyn Store>) {
         let then = store.note_at(&id, expected.version).await.expect("note_at");
         assert_eq!(text(&then), text(expected), "note_at({})", expected.version);
     }
+}
+
+/// A revert (`quire_model::revert`'s Note) is a guarded write: a new version, history kept,
+/// a tab it takes back a deletion of restored with its ID, the summary saying what it did.
+pub async fn revert_is_a_guarded_write(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let id = create(store, "Plan").await;
+    let made = write(
+        store,
+        request(
+            &id,
+            1,
+            None,
+            vec![text("a\nb\nc"), new_tab(NewTabKind::Sheet)],
+        ),
+    )
+    .await;
+    let sheet = created_tab(&made);
+    write(
+        store,
+        request(
+            &id,
+            2,
+            None,
+            vec![
+                text("a\nB\nc"),
+                Op::DeleteTab {
+                    tab_id: sheet.clone(),
+                },
+            ],
+        ),
+    )
+    .await;
+    write(store, request(&id, 3, None, vec![text("a\nB\nC")])).await;
+    let (before, at, now) = (
+        store.note_at(&id, Version(2)).await.expect("v2"),
+        store.note_at(&id, Version(3)).await.expect("v3"),
+        store.note_at(&id, Version(4)).await.expect("v4"),
+    );
+    let reverted = quire_model::revert(&before, &at, &now).expect("no clash");
+    let revert = WriteRequest {
+        change: Change::Revert {
+            version: Version(3),
+            note: Box::new(reverted),
+        },
+        ..request(&id, 4, Some("undo"), Vec::new())
+    };
+    let done = write(store, revert.clone()).await;
+    assert_eq!(done.version, Version(5));
+    assert_eq!(markdown(store, &id).await, "a\nb\nC");
+    let note = store.get_note(&id).await.expect("get_note").note;
+    assert_eq!(
+        note.tab(&sheet).map(|t| t.kind()),
+        Some(quire_model::TabKind::Sheet)
+    );
+    let history = store.history(&id).await.expect("history");
+    assert_eq!(
+        history.last().map(|v| v.summary.as_str()),
+        Some("reverted version 3")
+    );
+    assert!(write(store, revert).await.replayed);
+    let reopened = store.note_at(&id, Version(5)).await.expect("v5");
+    assert_eq!(reopened.tabs, note.tabs);
 }
 
 /// Restore is a guarded write: a new version equal to the old one, history kept.

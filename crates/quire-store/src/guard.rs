@@ -227,7 +227,7 @@ impl<'r> GuardedWrite<'r> {
     pub fn restores(&self) -> Option<Version> {
         match self.req.change {
             Change::Restore { version } => Some(version),
-            Change::Ops(_) | Change::Trash | Change::Undelete => None,
+            Change::Ops(_) | Change::Trash | Change::Undelete | Change::Revert { .. } => None,
         }
     }
 
@@ -251,6 +251,17 @@ impl<'r> GuardedWrite<'r> {
                 }),
             },
             Change::Trash | Change::Undelete => Ok(trash::applied(current, &self.req.change)),
+            Change::Revert { version, note } => {
+                if note.id != current.id {
+                    return Err(StoreError::Backend(format!(
+                        "a revert of note {} sent for note {}",
+                        note.id, current.id
+                    )));
+                }
+                let mut applied = quire_model::restore(current, note);
+                applied.summary = format!("reverted version {version}");
+                Ok(applied)
+            }
         }
     }
 

@@ -31,7 +31,7 @@ pub fn mark(change: &Change, now: Timestamp) -> Option<Option<Timestamp>> {
     match change {
         Change::Trash => Some(Some(now)),
         Change::Undelete => Some(None),
-        Change::Ops(_) | Change::Restore { .. } => None,
+        Change::Ops(_) | Change::Restore { .. } | Change::Revert { .. } => None,
     }
 }
 

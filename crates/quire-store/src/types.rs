@@ -1,5 +1,5 @@
 use quire_api::{Conflict, Scope};
-use quire_model::{AuthorKind, NoteId, Op, OpError, Timestamp, Version};
+use quire_model::{AuthorKind, Note, NoteId, Op, OpError, Timestamp, Version};
 use serde::{Deserialize, Serialize};
 
 /// A Note to create. The caller passes the ID (a UUIDv7) and the time.
@@ -26,6 +26,12 @@ pub enum Change {
     Trash,
     /// Out of the trash: a new version with the same content, "restored from trash".
     Undelete,
+    /// Version `version` taken back: `note` is what `quire_model::revert` made of the Note at
+    /// the expected version, committed on it like any write ("reverted version V").
+    Revert {
+        version: Version,
+        note: Box<Note>,
+    },
 }
 
 /// One guarded write.

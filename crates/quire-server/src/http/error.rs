@@ -42,6 +42,9 @@ pub enum ApiError {
     NoteInTrash(NoteId),
     #[error("note {0} is not in the trash")]
     NotInTrash(NoteId),
+    /// Later writes changed the same lines, cells, slides or items as the version reverted.
+    #[error("{0}; nothing was written")]
+    RevertConflict(quire_model::RevertConflict),
     /// The Note moved on. `if_match`: the version came in `If-Match` (412), not the body (409).
     #[error("the note is at version {}; re-read it and redo the change on what is there", .conflict.current_version)]
     Conflict { conflict: Conflict, if_match: bool },
@@ -96,6 +99,7 @@ impl ApiError {
             ApiError::VersionNotFound { .. } => "version_not_found",
             ApiError::NoteInTrash(_) => "note_in_trash",
             ApiError::NotInTrash(_) => "note_not_in_trash",
+            ApiError::RevertConflict(_) => "revert_conflict",
             ApiError::Conflict { .. } => "version_conflict",
             ApiError::PreconditionRequired => "precondition_required",
             ApiError::ConflictingPreconditions { .. } => "conflicting_preconditions",
@@ -130,7 +134,9 @@ impl ApiError {
                 if_match: false, ..
             } => StatusCode::CONFLICT,
             ApiError::Conflict { if_match: true, .. } => StatusCode::PRECONDITION_FAILED,
-            ApiError::NoteInTrash(_) | ApiError::NotInTrash(_) => StatusCode::CONFLICT,
+            ApiError::NoteInTrash(_) | ApiError::NotInTrash(_) | ApiError::RevertConflict(_) => {
+                StatusCode::CONFLICT
+            }
             ApiError::PreconditionRequired => StatusCode::PRECONDITION_REQUIRED,
             ApiError::ConflictingPreconditions { .. }
             | ApiError::InvalidIfMatch(_)
@@ -225,6 +231,11 @@ impl From<NotesError> for ApiError {
                 field: "q".to_owned(),
                 detail: e.to_string(),
             },
+            NotesError::RevertFirst => ApiError::InvalidField {
+                field: "version".to_owned(),
+                detail: e.to_string(),
+            },
+            NotesError::RevertConflict(clash) => ApiError::RevertConflict(clash),
             NotesError::Store(e) => e.into(),
         }
     }
@@ -247,6 +258,9 @@ struct Problem<'a> {
     changed_tab_ids: Option<&'a [quire_model::TabId]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     scope: Option<&'static str>,
+    /// A revert that clashes: the tabs where it does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tab_ids: Option<&'a [quire_model::TabId]>,
     /// An `edit_text` edit not found once: its index in `edits`, and how often its `old_text`
     /// occurs.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -288,6 +302,10 @@ impl IntoResponse for ApiError {
             changed_tab_ids,
             scope: match &self {
                 ApiError::Forbidden(scope) => Some(scope.as_str()),
+                _ => None,
+            },
+            tab_ids: match &self {
+                ApiError::RevertConflict(clash) => Some(clash.tab_ids.as_slice()),
                 _ => None,
             },
             index: edit.map(|e| e.index),

@@ -10,7 +10,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use quire_api::{
-    AgentAccess, CreateNote, PatchNote, RestoreNote, SetAgentAccess, StoredNote, VersionList,
+    AgentAccess, CreateNote, PatchNote, RestoreNote, RevertNote, SetAgentAccess, StoredNote,
+    VersionList,
 };
 use quire_model::{NoteId, Version};
 use quire_store::Change;
@@ -44,6 +45,7 @@ pub(super) fn routes() -> Router<AppState> {
         .route("/notes/{id}/versions", get(history))
         .route("/notes/{id}/versions/{version}", get(note_at))
         .route("/notes/{id}/restore", post(guarded_write::<RestoreNote>))
+        .route("/notes/{id}/revert", post(revert))
         .route("/notes/{id}/events", get(events::stream))
         .route("/notes/{id}/export", get(export))
 }
@@ -181,6 +183,32 @@ pub(super) async fn guarded_write<B: GuardedBody>(
             precondition.expected,
             key,
             change,
+        )
+        .await
+        .map_err(|e| ApiError::from(e).with_if_match(precondition.if_match))?;
+    Ok(with_etag(result.version, Json(result).into_response()))
+}
+
+/// Takes back one version (`Notes::revert`): the version from the body or `If-Match`, the
+/// optional key, one guarded write.
+async fn revert(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    NotePath { id, .. }: NotePath,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<RevertNote>,
+) -> Result<Response, ApiError> {
+    let precondition = precondition(&headers, body.expected_version)?;
+    let key = idempotency_key(&headers)?;
+    let result = state
+        .notes
+        .revert(
+            &caller,
+            Channel::App,
+            id,
+            body.version,
+            precondition.expected,
+            key,
         )
         .await
         .map_err(|e| ApiError::from(e).with_if_match(precondition.if_match))?;

@@ -59,6 +59,17 @@ impl ToolError {
             ToolError::Notes(NotesError::EmptyQuery(e)) => {
                 invalid_arguments(&[Violation::at_field("query", e)])
             }
+            // No tool reverts (the person's REST route does): answered plainly all the same.
+            ToolError::Notes(e @ NotesError::RevertFirst) => json!({
+                "error": "invalid_field",
+                "field": "version",
+                "message": e.to_string(),
+            }),
+            ToolError::Notes(NotesError::RevertConflict(clash)) => json!({
+                "error": "revert_conflict",
+                "tab_ids": clash.tab_ids,
+                "message": clash.to_string(),
+            }),
             ToolError::Notes(NotesError::PersonOnly) => json!({
                 "error": "agent_token",
                 "message": "only the person decides which Notes agents may see",
