@@ -28,7 +28,11 @@ fn files(dir: &Path) -> Result<Vec<(String, String)>> {
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
         if path.is_file() {
-            let name = path.file_name().context("a name")?.to_string_lossy().into_owned();
+            let name = path
+                .file_name()
+                .context("a name")?
+                .to_string_lossy()
+                .into_owned();
             found.push((name, std::fs::read_to_string(&path)?));
         }
     }
@@ -58,7 +62,11 @@ async fn export_a_note_and_import_it_back() -> Result<()> {
             .context("data-tab-id")?;
         app.wait_for(&tid_tab("editor-sheet", &sheet)).await?;
         app.wait_for(&cell(0, 0)).await?.click().await?;
-        app.driver.active_element().await?.send_keys(Key::Enter).await?;
+        app.driver
+            .active_element()
+            .await?
+            .send_keys(Key::Enter)
+            .await?;
         let input = app.testid("sheet-cell-input").await?;
         input.send_keys("azulejos").await?;
         input.send_keys(Key::Enter).await?;
@@ -66,11 +74,17 @@ async fn export_a_note_and_import_it_back() -> Result<()> {
 
         // Export Note…: the folder dialog, answered as a person would.
         app.menu("note-menu", "note-menu-export").await?;
-        harness.answer_open_dialog(EXPORT_TITLE, &out).await?;
+        harness.answer_folder_dialog(EXPORT_TITLE, &out).await?;
         let summary = app.testid("transfer-summary").await?;
         let content = summary.find(By::Css("[data-kind]")).await?;
-        ensure!(content.attr("data-kind").await?.as_deref() == Some("export"), "an export's summary");
-        ensure!(content.attr("data-count").await?.as_deref() == Some("1"), "one Note exported");
+        ensure!(
+            content.attr("data-kind").await?.as_deref() == Some("export"),
+            "an export's summary"
+        );
+        ensure!(
+            content.attr("data-count").await?.as_deref() == Some("1"),
+            "one Note exported"
+        );
         let headline = app.testid("transfer-summary-text").await?.text().await?;
         ensure!(headline.starts_with("1 Note exported to"), "{headline:?}");
         app.click("transfer-summary-close").await?;
@@ -78,24 +92,43 @@ async fn export_a_note_and_import_it_back() -> Result<()> {
 
         // On disk: the Note's folder, its text in index.md and its Sheet as CSV.
         let folder = out.join("Trip to Porto");
-        let written = files(&folder)?;
+        let written =
+            files(&folder).with_context(|| format!("{}: after {headline:?}", folder.display()))?;
         let names: Vec<&str> = written.iter().map(|(n, _)| n.as_str()).collect();
-        ensure!(names.contains(&"index.md") && names.contains(&"quire-export.json"), "{names:?}");
-        let index = &written.iter().find(|(n, _)| n == "index.md").context("index.md")?.1;
+        ensure!(
+            names.contains(&"index.md") && names.contains(&"quire-export.json"),
+            "{names:?}"
+        );
+        let index = &written
+            .iter()
+            .find(|(n, _)| n == "index.md")
+            .context("index.md")?
+            .1;
         ensure!(index.contains("One bag, the map."), "index.md: {index}");
         ensure!(
-            written.iter().any(|(n, text)| n.ends_with(".csv") && text.contains("azulejos")),
+            written
+                .iter()
+                .any(|(n, text)| n.ends_with(".csv") && text.contains("azulejos")),
             "no CSV holds the Sheet's cell: {names:?}"
         );
 
         // Import… that folder: one new Note, the summary says so.
         app.menu("app-menu", "app-menu-import").await?;
-        harness.answer_open_dialog(IMPORT_TITLE, &out).await?;
+        harness.answer_folder_dialog(IMPORT_TITLE, &out).await?;
         let summary = app.testid("transfer-summary").await?;
         let content = summary.find(By::Css("[data-kind]")).await?;
-        ensure!(content.attr("data-kind").await?.as_deref() == Some("import"), "an import's summary");
-        ensure!(content.attr("data-count").await?.as_deref() == Some("1"), "one Note imported");
-        ensure!(content.attr("data-skipped").await?.as_deref() == Some("0"), "nothing skipped");
+        ensure!(
+            content.attr("data-kind").await?.as_deref() == Some("import"),
+            "an import's summary"
+        );
+        ensure!(
+            content.attr("data-count").await?.as_deref() == Some("1"),
+            "one Note imported"
+        );
+        ensure!(
+            content.attr("data-skipped").await?.as_deref() == Some("0"),
+            "nothing skipped"
+        );
         let headline = app.testid("transfer-summary-text").await?.text().await?;
         ensure!(headline.starts_with("1 Note imported from"), "{headline:?}");
         let made = app
@@ -133,9 +166,19 @@ async fn export_a_note_and_import_it_back() -> Result<()> {
         let view = app.invoke("open_note", json!({"noteId": made})).await?;
         ensure!(view["title"] == "Trip to Porto", "{}", view["title"]);
         let tabs = view["tabs"].as_array().context("tabs")?;
-        let markdown = tabs.iter().find(|t| t["type"] == "markdown").context("the Markdown tab")?;
-        ensure!(markdown["data"] == json!(TEXT), "the text: {}", markdown["data"]);
-        let sheet = tabs.iter().find(|t| t["type"] == "sheet").context("the Sheet tab")?;
+        let markdown = tabs
+            .iter()
+            .find(|t| t["type"] == "markdown")
+            .context("the Markdown tab")?;
+        ensure!(
+            markdown["data"] == json!(TEXT),
+            "the text: {}",
+            markdown["data"]
+        );
+        let sheet = tabs
+            .iter()
+            .find(|t| t["type"] == "sheet")
+            .context("the Sheet tab")?;
         ensure!(
             sheet["data"]["sheets"][0]["rows"][0][0] == json!("azulejos"),
             "the Sheet: {}",
