@@ -58,6 +58,9 @@ const COMMANDS: &[&str] = &[
     "attach_dropped",
     "open_file",
     "save_file_copy",
+    "export_note",
+    "export_all_notes",
+    "import_notes",
     "open_url",
 ];
 

@@ -12,6 +12,8 @@ use std::time::Duration;
 use quire_api::Scope;
 use quire_model::{AuthorKind, FileMeta, NoteId, NoteSummary, Op, OpOutcome, TabId, Version};
 use quire_server::tokens::Listed;
+use quire_server::transfer::{self, Progress, TransferError};
+use quire_store::Store;
 use quire_sync::{
     Client, ClientError, DraftPolicy, Engine, EngineConfig, EngineError, EngineEvent, ErrorBody,
     NoteView, ServerIdentity, SystemClock, TabState, Trust, WriteOutcome, http_client,
@@ -153,6 +155,96 @@ pub struct AttachedFile {
     pub outcome: WriteOutcome,
 }
 
+/// Which of the app's transfers a [`TransferSummary`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum TransferKind {
+    Export,
+    Import,
+}
+
+/// A Note an export wrote or an import made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct TransferredNote {
+    pub note_id: String,
+    /// Export: the folder's name; import: the new Note's title.
+    pub title: String,
+    /// Export: the folder written; import: the folder or file it came from (relative to the
+    /// folder picked).
+    pub path: String,
+}
+
+/// A file or folder an import left out, and why (or a source or attachment left out of a Note).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct SkippedEntry {
+    pub path: String,
+    pub reason: String,
+}
+
+/// What Export Note…, Export all Notes… or Import… did, for the summary the person sees.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct TransferSummary {
+    pub kind: TransferKind,
+    /// The folder the person picked.
+    pub folder: String,
+    pub notes: Vec<TransferredNote>,
+    pub skipped: Vec<SkippedEntry>,
+}
+
+fn relative(path: &Path, folder: &Path) -> String {
+    path.strip_prefix(folder)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+impl TransferSummary {
+    fn of_export(folder: &Path, report: transfer::ExportReport) -> Self {
+        TransferSummary {
+            kind: TransferKind::Export,
+            folder: folder.display().to_string(),
+            notes: report
+                .notes
+                .into_iter()
+                .map(|(id, dir)| TransferredNote {
+                    note_id: id.to_string(),
+                    title: relative(&dir, folder),
+                    path: dir.display().to_string(),
+                })
+                .collect(),
+            skipped: Vec::new(),
+        }
+    }
+
+    fn of_import(folder: &Path, report: transfer::ImportReport) -> Self {
+        TransferSummary {
+            kind: TransferKind::Import,
+            folder: folder.display().to_string(),
+            notes: report
+                .notes
+                .into_iter()
+                .map(|(from, id, title)| TransferredNote {
+                    note_id: id.to_string(),
+                    title,
+                    path: relative(&from, folder),
+                })
+                .collect(),
+            skipped: report
+                .skipped
+                .into_iter()
+                .map(|(path, reason)| SkippedEntry {
+                    path: relative(&path, folder),
+                    reason,
+                })
+                .collect(),
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum BackendError {
     #[error(transparent)]
@@ -172,6 +264,13 @@ pub enum BackendError {
          [--scope notes:write]"
     )]
     RemoteMode,
+    #[error(
+        "export and import work on the app's own server; for a remote server, run \
+         quire-server export / quire-server import where it runs"
+    )]
+    TransferRemote,
+    #[error(transparent)]
+    Transfer(#[from] TransferError),
     #[error("file_id: no file {file_id} in this note")]
     NoSuchFile { file_id: String },
     #[error("cannot create the data directory {path}: {source}")]
@@ -596,6 +695,50 @@ impl Backend {
     pub fn save_file_copy(&self, note_id: &NoteId, file_id: &str, dest: &Path) -> Result<()> {
         let meta = self.file_meta(note_id, file_id)?;
         Ok(self.files.copy_to(&meta.name, &meta.sha256, dest)?)
+    }
+
+    /// The embedded server's store, which export and import work on; refused in remote mode
+    /// (before any dialog is shown).
+    pub async fn transfer_store(&self) -> Result<Arc<dyn Store>> {
+        match self.embedded.lock().await.as_ref() {
+            Some(embedded) => Ok(embedded.store()),
+            None => Err(BackendError::TransferRemote),
+        }
+    }
+
+    /// Exports the Notes `ids` (every Note if empty) to a folder each under `out`. The open
+    /// Notes' waiting saves go out first, so the export holds what the person sees.
+    pub async fn export_notes(
+        &self,
+        ids: &[NoteId],
+        out: &Path,
+        progress: impl FnMut(Progress) + Send,
+    ) -> Result<TransferSummary> {
+        let store = self.transfer_store().await?;
+        let engine = self.engine();
+        let waiting = match ids {
+            [] => engine.open_notes(),
+            ids => ids.to_vec(),
+        };
+        for id in &waiting {
+            if !engine.send_saves(id).await? {
+                tracing::info!(note = %id, "exporting with drafts unsent");
+            }
+        }
+        let report = transfer::export_to_dir(store.as_ref(), out, ids, progress).await?;
+        Ok(TransferSummary::of_export(out, report))
+    }
+
+    /// Imports `dir` (a Quire export, or a folder of Markdown files) as new Notes.
+    pub async fn import_folder(
+        &self,
+        dir: &Path,
+        mut progress: impl FnMut(Progress) + Send,
+    ) -> Result<TransferSummary> {
+        let store = self.transfer_store().await?;
+        let report =
+            transfer::import_dir(store.as_ref(), &SystemClock, dir, |_, p| progress(p)).await?;
+        Ok(TransferSummary::of_import(dir, report))
     }
 
     /// On quit: stop syncing, stop the embedded server (in-flight requests finish, the

@@ -58,6 +58,8 @@ fn export_all(cfg: &Config) -> Result<(), ts_rs::ExportError> {
     backend::AgentToken::export_all(cfg)?;
     backend::AgentTokenInfo::export_all(cfg)?;
     backend::AttachedFile::export_all(cfg)?;
+    backend::TransferSummary::export_all(cfg)?;
+    commands::TransferProgress::export_all(cfg)?;
     agent::AgentSnippets::export_all(cfg)?;
     commands::AppInfo::export_all(cfg)?;
     commands::FirstPaint::export_all(cfg)?;

@@ -21,12 +21,14 @@ use quire_sync::{
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use tauri::{AppHandle, Runtime, State};
+use tauri::{AppHandle, Emitter, Runtime, State};
 use tauri_plugin_dialog::DialogExt;
 use tauri_plugin_opener::OpenerExt;
 
 use crate::AppDirs;
-use crate::backend::{AgentInfo, AgentToken, AgentTokenInfo, AttachedFile, Settings};
+use crate::backend::{
+    AgentInfo, AgentToken, AgentTokenInfo, AttachedFile, Settings, TransferSummary,
+};
 use crate::drops::Drops;
 use crate::error::{CommandError, ErrorCode};
 use crate::ready::BackendReady;
@@ -721,6 +723,134 @@ pub async fn save_file_copy<R: Runtime>(
     };
     backend.save_file_copy(&note_id, &file_id, &dest)?;
     Ok(Some(dest.display().to_string()))
+}
+
+// ---- export and import ------------------------------------------------------------------
+//
+// The folder is picked in the system's folder dialog, run here (the window names no path).
+// Progress goes to the window as `TRANSFER_PROGRESS` events carrying the caller's `job`
+// number; the summary is the command's answer (`None`: the dialog was cancelled).
+
+/// The folder dialogs' titles (tests find the dialogs by them).
+pub const EXPORT_NOTE_DIALOG_TITLE: &str = "Export Note to a folder";
+pub const EXPORT_ALL_DIALOG_TITLE: &str = "Export all Notes to a folder";
+pub const IMPORT_DIALOG_TITLE: &str = "Import a folder";
+
+/// How often progress events go out at most (the first and last always do).
+const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// How far a transfer is, as the window receives it (`transfer-progress`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct TransferProgress {
+    /// The number the window gave the command.
+    #[cfg_attr(test, ts(type = "number"))]
+    pub job: u64,
+    #[cfg_attr(test, ts(type = "number"))]
+    pub done: u64,
+    #[cfg_attr(test, ts(type = "number"))]
+    pub total: u64,
+}
+
+/// Runs the system's folder dialog titled `title`; `None` when cancelled.
+async fn pick_folder<R: Runtime>(app: &AppHandle<R>, title: &str) -> Result<Option<PathBuf>> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    app.dialog()
+        .file()
+        .set_title(title)
+        .pick_folder(move |path| {
+            if tx.send(path).is_err() {
+                tracing::debug!("the folder dialog's caller is gone");
+            }
+        });
+    let picked = rx
+        .await
+        .map_err(|_| CommandError::new(ErrorCode::Internal, "the folder dialog closed"))?;
+    picked
+        .map(|p| {
+            p.into_path()
+                .map_err(|e| CommandError::new(ErrorCode::Io, e.to_string()))
+        })
+        .transpose()
+}
+
+fn job(value: &Value) -> Result<u64> {
+    value
+        .as_u64()
+        .ok_or_else(|| invalid(format!("job: expected a job number, got {value}")))
+}
+
+/// Emits `job`'s progress to the window, throttled.
+fn progress_events<R: Runtime>(
+    app: &AppHandle<R>,
+    job: u64,
+) -> impl FnMut(quire_server::transfer::Progress) + Send + use<R> {
+    let app = app.clone();
+    quire_server::transfer::throttled(PROGRESS_EVERY, move |p| {
+        let event = TransferProgress {
+            job,
+            done: p.done as u64,
+            total: p.total as u64,
+        };
+        if let Err(e) = app.emit(crate::TRANSFER_PROGRESS, event) {
+            tracing::warn!(error = %e, "cannot emit transfer progress");
+        }
+    })
+}
+
+/// Export Note…: the Note's folder under the folder the person picks.
+#[tauri::command]
+pub async fn export_note<R: Runtime>(
+    app: AppHandle<R>,
+    backend: State<'_, BackendReady>,
+    note_id: String,
+    job: Value,
+) -> Result<Option<TransferSummary>> {
+    let (note_id, job) = (self::note_id(&note_id)?, self::job(&job)?);
+    let backend = backend.wait().await?;
+    backend.transfer_store().await?;
+    let Some(out) = pick_folder(&app, EXPORT_NOTE_DIALOG_TITLE).await? else {
+        return Ok(None);
+    };
+    let progress = progress_events(&app, job);
+    Ok(Some(
+        backend.export_notes(&[note_id], &out, progress).await?,
+    ))
+}
+
+/// Export all Notes…: a folder per Note (the trash's left out) under the folder picked.
+#[tauri::command]
+pub async fn export_all_notes<R: Runtime>(
+    app: AppHandle<R>,
+    backend: State<'_, BackendReady>,
+    job: Value,
+) -> Result<Option<TransferSummary>> {
+    let job = self::job(&job)?;
+    let backend = backend.wait().await?;
+    backend.transfer_store().await?;
+    let Some(out) = pick_folder(&app, EXPORT_ALL_DIALOG_TITLE).await? else {
+        return Ok(None);
+    };
+    let progress = progress_events(&app, job);
+    Ok(Some(backend.export_notes(&[], &out, progress).await?))
+}
+
+/// Import…: the folder picked (a Quire export, or Markdown files with a `.csv` beside a note
+/// as its Sheet) as new Notes; the summary lists what was skipped and why.
+#[tauri::command]
+pub async fn import_notes<R: Runtime>(
+    app: AppHandle<R>,
+    backend: State<'_, BackendReady>,
+    job: Value,
+) -> Result<Option<TransferSummary>> {
+    let job = self::job(&job)?;
+    let backend = backend.wait().await?;
+    backend.transfer_store().await?;
+    let Some(dir) = pick_folder(&app, IMPORT_DIALOG_TITLE).await? else {
+        return Ok(None);
+    };
+    let progress = progress_events(&app, job);
+    Ok(Some(backend.import_folder(&dir, progress).await?))
 }
 
 /// Opens an http(s) URL in the system browser; anything else is refused.

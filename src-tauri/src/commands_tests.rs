@@ -798,6 +798,22 @@ fn a_stopped_remote_keeps_drafts_which_save_once_back_on_the_embedded_server() {
     assert_eq!(info["tokens"], json!([]));
     let error = app.err("revoke_agent_token", json!({"name": "claude"}));
     assert_eq!(error["code"], "remote_mode");
+    // Export and import work on the embedded server's store: refused, before any dialog.
+    for (cmd, args) in [
+        ("export_note", json!({"noteId": note, "job": 1})),
+        ("export_all_notes", json!({"job": 2})),
+        ("import_notes", json!({"job": 3})),
+    ] {
+        let error = app.err(cmd, args);
+        assert_eq!(error["code"], "remote_mode", "{cmd}: {error}");
+        assert!(
+            error["message"]
+                .as_str()
+                .unwrap()
+                .contains("quire-server export"),
+            "{cmd}: {error}"
+        );
+    }
 
     // The Note was seen before: it opens from the local store, offline.
     let view = app.ok("open_note", json!({"noteId": note}));
@@ -1417,5 +1433,57 @@ fn search_notes_finds_what_was_just_saved() {
     assert_eq!(hits[0]["snippet"], "a kingfisher by the pond");
     let error = app.err("search_notes", json!({"q": " \"\" ", "limit": 20}));
     assert_eq!(error["code"], "invalid_field", "{error}");
+    app.stop();
+}
+
+/// Export Note… and Import… past their folder dialog (which the mock runtime cannot show; the
+/// e2e scenario answers the real one): the export holds the open Note's edit not yet sent, the
+/// import of that folder makes one new Note, and progress counts to the end.
+#[test]
+fn an_exported_note_holds_its_unsent_edit_and_imports_back_as_a_new_note() {
+    use tauri::Manager;
+    let dir = tempfile::tempdir().unwrap();
+    let app = Fixture::start(dir.path());
+    let note = app.create_note("Round trip");
+    app.ok(
+        "edit_tab",
+        json!({"noteId": note, "tabId": "markdown", "content": "# Trip\n\nPack light.\n"}),
+    );
+    let out = dir.path().join("exported");
+    let backend = app.app.state::<BackendReady>();
+    let (exported, imported, progress) = tauri::async_runtime::block_on(async {
+        let backend = backend.wait().await.unwrap();
+        let id: NoteId = note.parse().unwrap();
+        let mut progress = Vec::new();
+        let exported = backend
+            .export_notes(&[id], &out, |p| progress.push((p.done, p.total)))
+            .await
+            .unwrap();
+        let imported = backend.import_folder(&out, |_| {}).await.unwrap();
+        (exported, imported, progress)
+    });
+    assert_eq!(progress, [(0, 1), (1, 1)]);
+    assert_eq!(exported.kind, crate::backend::TransferKind::Export);
+    assert_eq!(exported.notes.len(), 1);
+    assert_eq!(exported.notes[0].title, "Round trip");
+    let index = std::fs::read_to_string(out.join("Round trip").join("index.md")).unwrap();
+    assert!(index.contains("Pack light."), "{index}");
+
+    assert_eq!(imported.kind, crate::backend::TransferKind::Import);
+    assert_eq!(imported.notes.len(), 1, "{imported:?}");
+    assert_eq!(imported.notes[0].path, "Round trip");
+    assert_eq!(imported.skipped, []);
+    let listed = app.ok("list_notes", json!({}));
+    let titles: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(titles, ["Round trip", "Round trip"]);
+    let made = &imported.notes[0].note_id;
+    app.ok("open_note", json!({"noteId": made}));
+    let tab = app.ok("tab_view", json!({"noteId": made, "tabId": "markdown"}));
+    assert_eq!(tab["data"], "# Trip\n\nPack light.\n");
     app.stop();
 }

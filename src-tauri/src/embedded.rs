@@ -58,6 +58,11 @@ impl Embedded {
         &self.url
     }
 
+    /// The store it serves: export and import read and write it directly (`quire_server::transfer`).
+    pub fn store(&self) -> Arc<dyn Store> {
+        self.store.clone()
+    }
+
     pub fn port(&self) -> u16 {
         self.server.addr().port()
     }

@@ -4,6 +4,7 @@ use quire_sync::{EngineError, TabSummary};
 use serde::Serialize;
 
 use quire_server::tokens::TokenError;
+use quire_server::transfer::TransferError;
 
 use crate::backend::BackendError;
 use crate::embedded::EmbeddedError;
@@ -86,7 +87,11 @@ impl From<BackendError> for CommandError {
             BackendError::Invalid(_) | BackendError::File(FileError::NotAFile { .. }) => {
                 ErrorCode::InvalidArgument
             }
-            BackendError::RemoteMode => ErrorCode::RemoteMode,
+            BackendError::RemoteMode | BackendError::TransferRemote => ErrorCode::RemoteMode,
+            BackendError::Transfer(TransferError::Io { .. } | TransferError::NotAFolder(_)) => {
+                ErrorCode::Io
+            }
+            BackendError::Transfer(_) => ErrorCode::Internal,
             BackendError::NoSuchFile { .. } | BackendError::File(FileError::Missing { .. }) => {
                 ErrorCode::NotFound
             }

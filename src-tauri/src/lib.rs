@@ -49,6 +49,9 @@ pub const CLOSE_REQUESTED: &str = "close-requested";
 /// number for `attach_dropped` and the files' names (the paths stay on this side).
 pub const FILES_DROPPED: &str = "files-dropped";
 
+/// Emitted to the window while an export or import runs: [`commands::TransferProgress`].
+pub const TRANSFER_PROGRESS: &str = "transfer-progress";
+
 /// How long a window being closed waits for its UI (see [`CLOSE_REQUESTED`]).
 pub const CLOSE_GRACE: Duration = Duration::from_secs(3);
 
@@ -219,6 +222,9 @@ pub fn app<R: tauri::Runtime>(
             commands::attach_dropped,
             commands::open_file,
             commands::save_file_copy,
+            commands::export_note,
+            commands::export_all_notes,
+            commands::import_notes,
             commands::open_url,
         ])
 }

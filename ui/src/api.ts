@@ -15,7 +15,8 @@
 //   note_in_trash         the Note is in the trash: restore it (undeleteNote) to write to it
 //   note_not_in_trash     an undelete of a Note that is not in the trash
 //   offline               the server cannot be reached
-//   remote_mode           agent tokens are made on the remote server itself
+//   remote_mode           agent tokens are made on the remote server itself; export and
+//                         import work on the embedded server only
 //   not_found, unauthorized, forbidden, agent_token, invalid_op, tab_not_found, ... (the
 //                         server's codes; agent_token: an agent's token on the person's API)
 //   local_store, io, internal, stopped, timeout
@@ -50,6 +51,8 @@ import type {
   Settings,
   TabStatus,
   TabView,
+  TransferProgress,
+  TransferSummary,
   TrashedNote,
   VersionInfo,
   WriteOutcome,
@@ -281,6 +284,26 @@ export const openFile = (noteId: string, fileId: string): Promise<void> => invok
 export const saveFileCopy = (noteId: string, fileId: string): Promise<string | null> =>
   invoke("save_file_copy", { noteId, fileId });
 
+// ---- export and import ----------------------------------------------------------------
+
+// The folder is picked in the system's folder dialog, which the app runs itself. `job` is any
+// number the caller chooses: the `onTransferProgress` events of this call carry it. Each
+// resolves to the summary, or null when the dialog was cancelled; in remote mode each rejects
+// with `remote_mode` before any dialog.
+
+/** Export Note…: the Note's folder (index.md, a CSV per Sheet, …) under the folder picked. */
+export const exportNote = (noteId: string, job: number): Promise<TransferSummary | null> =>
+  invoke("export_note", { noteId, job });
+
+/** Export all Notes…: a folder per Note (the Trash's left out) under the folder picked. */
+export const exportAllNotes = (job: number): Promise<TransferSummary | null> => invoke("export_all_notes", { job });
+
+/**
+ * Import…: the folder picked, a Quire export or a folder of Markdown files (an Obsidian vault;
+ * a `.csv` beside a note becomes its Sheet), as new Notes; `skipped` says what was left out, why.
+ */
+export const importNotes = (job: number): Promise<TransferSummary | null> => invoke("import_notes", { job });
+
 /** Opens an http(s) URL in the system browser (anything else rejects with `invalid_argument`). */
 export const openUrl = (url: string): Promise<void> => invoke("open_url", { url });
 
@@ -306,6 +329,11 @@ export function onCloseRequested(callback: () => void): Promise<UnlistenFn> {
 /** The person dropped files on the window: the drop's number (for `attachDropped`) and names. */
 export function onFilesDropped(callback: (dropped: FilesDropped) => void): Promise<UnlistenFn> {
   return listen<FilesDropped>("files-dropped", (event) => callback(event.payload));
+}
+
+/** How far an export or import is (throttled; the first and the last always arrive). */
+export function onTransferProgress(callback: (progress: TransferProgress) => void): Promise<UnlistenFn> {
+  return listen<TransferProgress>("transfer-progress", (event) => callback(event.payload));
 }
 
 /** Closes the window now (after `onCloseRequested`'s work); the app quits with its last window. */

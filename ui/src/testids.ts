@@ -102,6 +102,17 @@
 //   trash-banner               on a tab whose draft the trash refused: trash-banner-restore
 //   version-restore-tab        in the versions panel, per tab a version deleted (data-tab-id):
 //                              brings it back as a new tab with that content
+//
+//   note-menu                  the open Note's "⋯" menu; note-menu-export (Export Note…)
+//   app-menu-export-all        the app menu's Export all Notes…; app-menu-import (Import…)
+//                              (all three run the app's folder dialog; off in remote mode)
+//   transfer-progress          while an export or import runs (data-action: export-note |
+//                              export-all | import, data-done, data-total)
+//   transfer-summary           when it is done (its content: data-kind export|import,
+//                              data-count: Notes, data-skipped); transfer-summary-text (the
+//                              headline), transfer-summary-note per Note (data-note-id; an
+//                              imported one opens it), transfer-summary-skipped per entry left
+//                              out ("path: why"), transfer-summary-close
 
 export const TID = {
   app: "app",
@@ -249,6 +260,17 @@ export const TID = {
   trashBanner: "trash-banner",
   trashBannerRestore: "trash-banner-restore",
   versionRestoreTab: "version-restore-tab",
+
+  noteMenu: "note-menu",
+  noteMenuExport: "note-menu-export",
+  appMenuExportAll: "app-menu-export-all",
+  appMenuImport: "app-menu-import",
+  transferProgress: "transfer-progress",
+  transferSummary: "transfer-summary",
+  transferSummaryText: "transfer-summary-text",
+  transferSummaryNote: "transfer-summary-note",
+  transferSummarySkipped: "transfer-summary-skipped",
+  transferSummaryClose: "transfer-summary-close",
 
   quickSwitcher: "quick-switcher",
   quickSwitcherInput: "quick-switcher-input",

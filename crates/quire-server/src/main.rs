@@ -340,7 +340,7 @@ async fn export(db: &Path, out: &Path, notes: &[NoteId]) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("cannot open {}", db.display()))?;
     let started = std::time::Instant::now();
-    let report = quire_server::transfer::export_to_dir(store.as_ref(), out, notes).await?;
+    let report = quire_server::transfer::export_to_dir(store.as_ref(), out, notes, |_| {}).await?;
     for (id, dir) in &report.notes {
         println!("{id}\t{}", dir.display());
     }
@@ -362,7 +362,7 @@ async fn import(db: &Path, dir: &Path) -> anyhow::Result<()> {
         store.as_ref(),
         &quire_api::SystemClock,
         dir,
-        |so_far| {
+        |so_far, _| {
             if interactive {
                 eprint!("\rimported {} notes", so_far.notes.len());
             }

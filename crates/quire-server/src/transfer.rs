@@ -42,6 +42,30 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> TransferError + '_ {
     }
 }
 
+/// How far a long export or import is: `done` of `total` Notes (an import's `total` counts the
+/// Notes it found to make, `done` those made or skipped).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    pub done: usize,
+    pub total: usize,
+}
+
+/// `report` throttled for a window to show: the first call (`done` 0), the last (`done` ==
+/// `total`), and between them at most one per `every`, so 10,000 Notes are not 10,000 events.
+pub fn throttled(
+    every: std::time::Duration,
+    mut report: impl FnMut(Progress),
+) -> impl FnMut(Progress) {
+    let mut last: Option<std::time::Instant> = None;
+    move |p: Progress| {
+        let due = last.is_none_or(|at| at.elapsed() >= every);
+        if due || p.done == 0 || p.done >= p.total {
+            last = Some(std::time::Instant::now());
+            report(p);
+        }
+    }
+}
+
 /// What an export wrote.
 #[derive(Debug, Default)]
 pub struct ExportReport {
@@ -51,11 +75,13 @@ pub struct ExportReport {
 
 /// Writes a folder per Note under `out` (made if missing; names already there are left alone
 /// and not reused): the Notes `ids`, or every Note if `ids` is empty. Notes in the trash are
-/// not exported (one named in `ids` is refused with `NoteInTrash`).
+/// not exported (one named in `ids` is refused with `NoteInTrash`). `progress` is called once
+/// the Notes are known (`done` 0) and after each Note written.
 pub async fn export_to_dir(
     store: &dyn Store,
     out: &Path,
     ids: &[NoteId],
+    mut progress: impl FnMut(Progress),
 ) -> Result<ExportReport, TransferError> {
     std::fs::create_dir_all(out).map_err(io(out))?;
     let mut names = Unique::default();
@@ -72,8 +98,10 @@ pub async fn export_to_dir(
             .collect(),
         ids => ids.to_vec(),
     };
+    let total = ids.len();
+    progress(Progress { done: 0, total });
     let mut report = ExportReport::default();
-    for id in ids {
+    for (done, id) in (1..).zip(ids) {
         let stored = store.get_note(&id).await?;
         // Trashed Notes are not exported, not even by name.
         if stored.meta.deleted_at.is_some() {
@@ -84,6 +112,7 @@ pub async fn export_to_dir(
         let dir = out.join(names.name(&safe(&note.title, "Untitled"), ""));
         write_folder(&dir, &folder)?;
         report.notes.push((id, dir));
+        progress(Progress { done, total });
     }
     Ok(report)
 }
@@ -124,12 +153,12 @@ pub struct ImportReport {
 
 /// Reads `dir` into new Notes: an export's root (a folder per Note), one Note's folder, or a
 /// folder of plain Markdown files (subfolders too; hidden ones are left out). `progress` is
-/// called after each Note made.
+/// called once the candidates are found (`done` 0) and after each one made or skipped.
 pub async fn import_dir(
     store: &dyn Store,
     clock: &dyn Clock,
     dir: &Path,
-    mut progress: impl FnMut(&ImportReport),
+    mut progress: impl FnMut(&ImportReport, Progress),
 ) -> Result<ImportReport, TransferError> {
     if !dir.is_dir() {
         return Err(TransferError::NotAFolder(dir.to_path_buf()));
@@ -138,6 +167,13 @@ pub async fn import_dir(
     let mut plain = Vec::new();
     let mut report = ImportReport::default();
     walk(dir, dir, &mut exports, &mut plain, &mut report)?;
+    let (notes, skipped) = quire_export::plain_notes(&plain);
+    for (path, why) in skipped {
+        report.skipped.push((dir.join(path), why));
+    }
+    let total = exports.len() + notes.len();
+    let mut done = 0;
+    progress(&report, Progress { done, total });
     for folder in exports {
         let files = read_tree(&folder)?;
         match read_export(&files) {
@@ -146,11 +182,8 @@ pub async fn import_dir(
                 .skipped
                 .push((folder.join(&e.path), format!("not imported: {}", e.reason))),
         }
-        progress(&report);
-    }
-    let (notes, skipped) = quire_export::plain_notes(&plain);
-    for (path, why) in skipped {
-        report.skipped.push((dir.join(path), why));
+        done += 1;
+        progress(&report, Progress { done, total });
     }
     for (md, csv) in notes {
         let md_path = dir.join(&md);
@@ -169,7 +202,8 @@ pub async fn import_dir(
                 .skipped
                 .push((dir.join(&e.path), format!("not imported: {}", e.reason))),
         }
-        progress(&report);
+        done += 1;
+        progress(&report, Progress { done, total });
     }
     Ok(report)
 }
@@ -416,4 +450,120 @@ fn plan(id: &NoteId, title: &str, imported: &ImportedNote, now: Timestamp) -> Re
         batches.push(chunk.to_vec());
     }
     Ok(Plan { batches, dropped })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use quire_api::SystemClock;
+    use quire_store_sqlite::Synchronous;
+
+    use super::*;
+
+    fn at(done: usize, total: usize) -> Progress {
+        Progress { done, total }
+    }
+
+    async fn store(dir: &Path) -> std::sync::Arc<dyn Store> {
+        crate::open_store(&dir.join("notes.db"), Synchronous::Normal)
+            .await
+            .unwrap()
+    }
+
+    #[test]
+    fn throttled_progress_keeps_the_first_and_the_last() {
+        let mut seen = Vec::new();
+        {
+            let mut report = throttled(std::time::Duration::MAX, |p| seen.push(p));
+            for done in 0..=5 {
+                report(at(done, 5));
+            }
+        }
+        assert_eq!(seen, [at(0, 5), at(5, 5)]);
+        let mut seen = Vec::new();
+        {
+            let mut report = throttled(std::time::Duration::ZERO, |p| seen.push(p));
+            for done in 0..=2 {
+                report(at(done, 2));
+            }
+        }
+        assert_eq!(seen, [at(0, 2), at(1, 2), at(2, 2)]);
+    }
+
+    #[tokio::test]
+    async fn an_export_reports_its_progress_note_by_note() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store(dir.path()).await;
+        for title in ["One", "Two", "Three"] {
+            store
+                .create_note(NewNote {
+                    id: NoteId::from_uuid(uuid::Uuid::now_v7()),
+                    title: title.to_owned(),
+                    author: "test".to_owned(),
+                    author_kind: AuthorKind::Person,
+                    now: SystemClock.now(),
+                    idempotency_key: None,
+                })
+                .await
+                .unwrap();
+        }
+        let mut seen = Vec::new();
+        let out = dir.path().join("out");
+        let report = export_to_dir(store.as_ref(), &out, &[], |p| seen.push(p))
+            .await
+            .unwrap();
+        assert_eq!(seen, [at(0, 3), at(1, 3), at(2, 3), at(3, 3)]);
+        assert_eq!(report.notes.len(), 3);
+        assert!(
+            report
+                .notes
+                .iter()
+                .all(|(_, dir)| dir.join(MANIFEST).is_file())
+        );
+    }
+
+    #[tokio::test]
+    async fn an_import_reports_its_progress_and_what_it_skipped_and_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store(dir.path()).await;
+        let vault = dir.path().join("vault");
+        std::fs::create_dir_all(vault.join(".obsidian")).unwrap();
+        std::fs::write(vault.join("Plan.md"), "# Plan\n").unwrap();
+        std::fs::write(vault.join("Budget.md"), "costs\n").unwrap();
+        std::fs::write(vault.join("Budget.csv"), "item,cost\nbolt,3\n").unwrap();
+        std::fs::write(vault.join("bad.md"), b"\xff\xfe not UTF-8").unwrap();
+        std::fs::write(vault.join("img.png"), "png").unwrap();
+        let mut seen = Vec::new();
+        let report = import_dir(store.as_ref(), &SystemClock, &vault, |r, p| {
+            seen.push((p, r.notes.len()));
+        })
+        .await
+        .unwrap();
+        // Three candidates (the CSV belongs to Budget.md), in name order: each counted once made
+        // or skipped (bad.md, last, is not UTF-8).
+        assert_eq!(
+            seen,
+            [(at(0, 3), 0), (at(1, 3), 1), (at(2, 3), 2), (at(3, 3), 2)]
+        );
+        let titles: Vec<&str> = report.notes.iter().map(|(_, _, t)| t.as_str()).collect();
+        assert_eq!(titles, ["Budget", "Plan"]);
+        let why = |name: &str| {
+            report
+                .skipped
+                .iter()
+                .find(|(p, _)| p.ends_with(name))
+                .map(|(_, why)| why.as_str())
+        };
+        assert_eq!(
+            why(".obsidian"),
+            Some("hidden (its name starts with a dot)")
+        );
+        assert_eq!(why("img.png"), Some("not a Markdown or CSV file"));
+        assert!(
+            why("bad.md").is_some_and(|w| w.starts_with("not imported")),
+            "{report:?}"
+        );
+        assert_eq!(report.skipped.len(), 3, "{report:?}");
+    }
 }

@@ -416,6 +416,34 @@ impl Harness {
         self.answer_dialog(title, "ctrl+l", path).await
     }
 
+    /// Picks the folder `path` in the app's folder dialog titled `title` (GTK's chooser in
+    /// folder mode) as a person would: the path typed (a leading `/` opens the location field;
+    /// Ctrl+L would close it again in this mode), Enter accepts. A dialog that did not take it
+    /// (keys that came while it was still settling) has it typed again over what it holds.
+    pub async fn answer_folder_dialog(&self, title: &str, path: &Path) -> Result<()> {
+        let window = self.focus_dialog(title).await?;
+        let path = path.to_str().context("a UTF-8 path")?;
+        let deadline = Instant::now() + UI_TIMEOUT;
+        loop {
+            self.xdotool(&["key", "--clearmodifiers", "ctrl+a"])?;
+            self.xdotool(&["type", "--delay", "30", path.trim_end_matches('/')])?;
+            // As in `answer_dialog`: an Enter taken by the completion is pressed again.
+            for _ in 0..3 {
+                self.xdotool(&["key", "--clearmodifiers", "Return"])?;
+                let pressed = Instant::now();
+                while pressed.elapsed() < Duration::from_secs(1) {
+                    if !self.dialog_shown(title, &window) {
+                        return Ok(());
+                    }
+                    tokio::time::sleep(POLL_INTERVAL).await;
+                }
+            }
+            if Instant::now() >= deadline {
+                bail!("the folder dialog {title:?} did not take {path:?} within {UI_TIMEOUT:?}");
+            }
+        }
+    }
+
     /// Saves to `path` from the app's save dialog titled `title`: the name field (focused, with
     /// the suggested name) is replaced by the whole path, Enter accepts.
     pub async fn answer_save_dialog(&self, title: &str, path: &Path) -> Result<()> {

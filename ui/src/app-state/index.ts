@@ -19,8 +19,9 @@ export {
 export { createNote, refreshLedger, refreshNotes, refreshView, renameNote, setAgentAccess } from "./notes";
 export { goTab, navigate, openSearchResult, tabLink, takeReveal } from "./routing";
 export { deleteNote, emptyTrash, refreshTrash, restoreNote } from "./trash";
+export { runTransfer } from "./transfer";
 export { restoreTab } from "./restore-tab";
-export type { AppState, Confirm, Dialog, OpenNote, RemoteEdit, TabContent, Toast } from "./state";
+export type { AppState, Confirm, Dialog, OpenNote, RemoteEdit, TabContent, Toast, Transfer } from "./state";
 export { app, useApp } from "./state";
 export type { RestoreResult } from "./writes";
 export {

@@ -10,7 +10,8 @@
 //   (`EditSessions`), a refused action is explained (`toast`), drafts the engine keeps are
 //   listed in the drafts ledger.
 
-import type { AppInfo, LedgerEntry, NoteStatus, NoteSummary, NoteView, Settings } from "../api";
+import type { AppInfo, LedgerEntry, NoteStatus, NoteSummary, NoteView, Settings, TransferSummary } from "../api";
+import type { TransferAction } from "../lib/transfer";
 import { type Route, parseRoute } from "../lib/route";
 import { createStore, useStore } from "../store";
 
@@ -38,7 +39,15 @@ export type Dialog =
   | { kind: "search"; q: string }
   | { kind: "conflict"; tabId: string }
   | { kind: "present"; tabId: string; start: number }
-  | { kind: "version"; version: number; mode: "view" | "diff" };
+  | { kind: "version"; version: number; mode: "view" | "diff" }
+  | { kind: "transfer"; summary: TransferSummary };
+
+/** An export or import under way: its progress (null until the first event). */
+export interface Transfer {
+  job: number;
+  action: TransferAction;
+  progress: { done: number; total: number } | null;
+}
 
 /** A question over everything else (it may stack over a dialog). */
 export interface Confirm {
@@ -95,6 +104,8 @@ export interface AppState {
   renamingTab: string | null;
   /** A search result being opened: its tab's editor selects the first match of `q`, once. */
   reveal: { noteId: string; tabId: string; q: string } | null;
+  /** The export or import running (one at a time). */
+  transfer: Transfer | null;
 }
 
 export const app = createStore<AppState>({
@@ -122,6 +133,7 @@ export const app = createStore<AppState>({
   renaming: null,
   reveal: null,
   renamingTab: null,
+  transfer: null,
 });
 
 export function useApp<T>(select: (s: AppState) => T): T {

@@ -18,6 +18,7 @@ import { NotesList } from "./NotesList";
 import { SettingsScreen } from "./SettingsScreen";
 import { Presentation } from "./SlidesEditor";
 import { TrashView } from "./TrashView";
+import { TransferProgressBar, TransferSummaryDialog } from "./TransferViews";
 import { VersionDialog, VersionsPanel } from "./VersionsPanel";
 
 function onGlobalKey(e: KeyboardEvent): void {
@@ -137,7 +138,9 @@ export function App() {
       {dialog?.kind === "conflict" && <ConflictDialog tabId={dialog.tabId} />}
       {dialog?.kind === "present" && <Presentation tabId={dialog.tabId} start={dialog.start} />}
       {dialog?.kind === "version" && <VersionDialog version={dialog.version} mode={dialog.mode} />}
+      {dialog?.kind === "transfer" && <TransferSummaryDialog summary={dialog.summary} />}
       {confirmQuestion && <ConfirmDialog {...confirmQuestion} />}
+      <TransferProgressBar />
       <Toasts />
     </div>
   );

@@ -1,8 +1,9 @@
 // The bar across the top: the quick switcher, the sync status that is always on screen, the
 // buttons for the drafts ledger, versions, agent connection and settings, and the app's menu
-// (About Quire, Open logs folder).
+// (Export all Notes…, Import…, About Quire, Open logs folder).
 
-import { app, flushNow, navigate, openDialog, openLogsFolder, useApp } from "../app-state";
+import { app, flushNow, navigate, openDialog, openLogsFolder, runTransfer, useApp } from "../app-state";
+import { REMOTE_HINT } from "../lib/transfer";
 import { summarize } from "../lib/status";
 import { TID } from "../testids";
 import { Icon } from "./Icon";
@@ -54,6 +55,8 @@ export function Header() {
   const route = useApp((s) => s.route);
   const hasNote = useApp((s) => s.open?.view != null) && (route.kind === "note" || route.kind === "tab");
   const toggle = (p: "drafts" | "versions") => app.set({ panel: panel === p ? null : p });
+  const remote = useApp((s) => s.settings?.mode === "remote");
+  const busy = useApp((s) => s.transfer !== null);
   return (
     <header class="app-header">
       <a class="brand" href="#/" aria-label="Quire home">
@@ -126,6 +129,20 @@ export function Header() {
         className="app-menu"
         align="right"
         items={[
+          {
+            label: "Export all Notes…",
+            testId: TID.appMenuExportAll,
+            onSelect: () => void runTransfer("export-all"),
+            disabled: remote || busy,
+            hint: remote ? REMOTE_HINT : undefined,
+          },
+          {
+            label: "Import…",
+            testId: TID.appMenuImport,
+            onSelect: () => void runTransfer("import"),
+            disabled: remote || busy,
+            hint: remote ? REMOTE_HINT : undefined,
+          },
           { label: "About Quire", testId: TID.appMenuAbout, onSelect: () => navigate({ kind: "about" }) },
           { label: "Open logs folder", testId: TID.appMenuLogs, onSelect: () => void openLogsFolder() },
         ]}

@@ -2,8 +2,9 @@
 // shows "This tab no longer exists" with links to the tabs there are: never another tab.
 
 import type { TabView } from "../api";
-import { app, deleteNote, edits, renameNote, tabLink, useApp } from "../app-state";
+import { app, deleteNote, edits, renameNote, runTransfer, tabLink, useApp } from "../app-state";
 import { displayTitle } from "../lib/notes";
+import { REMOTE_HINT } from "../lib/transfer";
 import { resolveTab } from "../lib/route";
 import { type TabType, typeName } from "../lib/tabs";
 import { lazy, loader } from "../lazy";
@@ -11,6 +12,7 @@ import { TID } from "../testids";
 import { TabBanner } from "./Banners";
 import { FilesEditor } from "./FilesEditor";
 import { Icon } from "./Icon";
+import { MenuButton } from "./Menu";
 import { RenameInput } from "./NotesList";
 import { SheetEditor } from "./SheetEditor";
 import { SlidesEditor } from "./SlidesEditor";
@@ -36,6 +38,8 @@ export function NoteView(props: { noteId: string; tabId: string | null }) {
   const open = useApp((s) => s.open);
   const renaming = useApp((s) => s.renaming);
   const guard = useApp((s) => s.status?.guard ?? null);
+  const remote = useApp((s) => s.settings?.mode === "remote");
+  const busy = useApp((s) => s.transfer !== null);
   if (!open || open.noteId !== props.noteId || (open.loading && !open.view)) {
     return (
       <section class="note note-loading" aria-busy="true">
@@ -96,6 +100,23 @@ export function NoteView(props: { noteId: string; tabId: string | null }) {
         >
           <Icon name="trash" /> Delete Note
         </button>
+        <MenuButton
+          label="Note menu"
+          testId={TID.noteMenu}
+          className="note-menu"
+          align="right"
+          items={[
+            {
+              label: "Export Note…",
+              testId: TID.noteMenuExport,
+              onSelect: () => void runTransfer("export-note", view.note_id),
+              disabled: remote || busy,
+              hint: remote ? REMOTE_HINT : undefined,
+            },
+          ]}
+        >
+          <Icon name="more" />
+        </MenuButton>
       </div>
       <TabStrip noteId={view.note_id} tabs={view.tabs} activeId={activeId} />
       {view.orphan_drafts.length > 0 && <OrphanDrafts tabs={view.orphan_drafts} />}

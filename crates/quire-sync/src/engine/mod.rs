@@ -568,23 +568,41 @@ impl Engine {
         wait.await.map_err(|_| EngineError::Stopped)?
     }
 
+    /// The Notes open now (in no particular order).
+    pub fn open_notes(&self) -> Vec<NoteId> {
+        lock(&self.inner.notes).keys().cloned().collect()
+    }
+
+    /// Sends an open Note's waiting saves now and waits (a while) until nothing is left to send
+    /// or in flight, so the server holds what the person sees: before a move into the trash or
+    /// an export. A save that cannot go out (offline, refused) stays a draft: false then (and
+    /// after the wait), true once settled. A Note that is not open has nothing waiting: true.
+    pub async fn send_saves(&self, note_id: &NoteId) -> Result<bool> {
+        if self.snapshot(note_id).is_err() {
+            return Ok(true);
+        }
+        self.flush(note_id).await?;
+        let sent = self
+            .wait_until(note_id, SAVES_BEFORE_TRASH, "saves sent", |s| {
+                s.status.settled
+            })
+            .await;
+        Ok(sent.is_ok_and(|s| {
+            s.status
+                .tabs
+                .iter()
+                .all(|t| matches!(t.state, machine::TabState::Clean | machine::TabState::Saved))
+        }))
+    }
+
     /// Moves the Note into the trash: an open Note's waiting saves go out first, then the trash
     /// is asked for at the version the server holds then (a move into the trash keeps every
     /// content, so it is the one write made on the newest version rather than the one shown).
     /// A draft the trash refuses (`note_in_trash`) stays a draft, with that error, until the
     /// Note is restored.
     pub async fn trash_note(&self, note_id: &NoteId) -> Result<TrashedNote> {
-        if self.snapshot(note_id).is_ok() {
-            self.flush(note_id).await?;
-            // A save that cannot go out (offline, refused) stays a draft: go ahead without it.
-            let sent = self
-                .wait_until(note_id, SAVES_BEFORE_TRASH, "saves sent", |s| {
-                    s.status.settled
-                })
-                .await;
-            if let Err(e) = sent {
-                tracing::info!(note = %note_id, "trashing with drafts unsent: {e}");
-            }
+        if !self.send_saves(note_id).await? {
+            tracing::info!(note = %note_id, "trashing with drafts unsent");
         }
         let mut attempts = 0;
         loop {

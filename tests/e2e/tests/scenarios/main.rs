@@ -12,6 +12,7 @@ mod agent_conflict;
 mod agent_live;
 mod agent_snippet;
 mod agent_token_revoke;
+mod export_import;
 mod files_through_dialogs;
 mod https_remote;
 mod markdown_saved;
