@@ -163,7 +163,7 @@ describe("another writer's edit", () => {
     author,
     author_kind,
     created_at: "2026-11-30T10:00:00.000Z",
-    summary: "replaced the text of markdown",
+    summary: 'replaced the text of "Note"',
     changed_tab_ids: ["markdown"],
   });
 
