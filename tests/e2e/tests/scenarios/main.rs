@@ -13,6 +13,7 @@ mod agent_live;
 mod agent_snippet;
 mod agent_token_revoke;
 mod files_through_dialogs;
+mod first_use_polish;
 mod https_remote;
 mod markdown_saved;
 mod offline_remote;
