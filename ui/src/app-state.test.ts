@@ -4,12 +4,14 @@
 
 import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { NoteView, TabStatus, VersionInfo } from "./api";
+import { summarize } from "./lib/status";
+import type { LedgerEntry, NoteView, TabStatus, VersionInfo } from "./api";
 
 // api.ts talks to `window.__TAURI_INTERNALS__`; in Node the global object stands in for window.
 (globalThis as unknown as { window: typeof globalThis }).window = globalThis;
 
-const { app, adopted, closeWindow, contentFor, edits, localEdit, onEngineEvent, refreshView } = await import("./app-state");
+const { app, adopted, closeWindow, contentFor, edits, localEdit, onEngineEvent, refreshLedger, refreshView } =
+  await import("./app-state");
 
 // A fresh Note per test: base versions are kept per Note and tab for the app's lifetime.
 let NOTE = "";
@@ -38,6 +40,7 @@ let calls: Call[] = [];
 let server: NoteView = view(3, "alpha");
 let theirs = "";
 let history: VersionInfo[] = [];
+let drafts: LedgerEntry[] = [];
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -45,6 +48,7 @@ beforeEach(() => {
   calls = [];
   server = view(3, "alpha");
   history = [];
+  drafts = [];
   mockIPC((cmd, args) => {
     calls.push({ cmd, args: (args ?? {}) as Record<string, unknown> });
     switch (cmd) {
@@ -54,6 +58,8 @@ beforeEach(() => {
         return server;
       case "history":
         return history;
+      case "drafts":
+        return drafts;
       case "conflict":
         return {
           tab_id: "markdown",
@@ -77,6 +83,7 @@ beforeEach(() => {
     status: null,
     unsent: [],
     remoteEdits: {},
+    ledger: [],
   });
 });
 
@@ -156,7 +163,7 @@ describe("another writer's edit", () => {
     author,
     author_kind,
     created_at: "2026-11-30T10:00:00.000Z",
-    summary: "replaced the text of markdown",
+    summary: 'replaced the text of "Note"',
     changed_tab_ids: ["markdown"],
   });
 
@@ -213,5 +220,57 @@ describe("statuses arrive by two paths", () => {
     server = { ...view(4, "alpha"), tabs: [{ ...view(4, "alpha").tabs[0]!, status: { ...status("markdown"), state: "saving" } }] };
     await refreshView();
     expect(app.get().open?.view?.tabs[0]?.status.state).toBe("saved");
+  });
+});
+
+describe("the drafts count after a save", () => {
+  const entry = (noteId: string, tabId: string): LedgerEntry => ({
+    note_id: noteId,
+    note_title: "T",
+    tab_id: tabId,
+    tab_label: "Note",
+    state: "saving",
+    base_version: 3,
+    has_pending_save: true,
+    last_error: null,
+    updated_at: 1_764_586_800_000,
+  });
+  const noteStatus = (seq: number, state: TabStatus["state"]) => ({
+    note_id: NOTE,
+    seq,
+    guard: 4,
+    offline: false,
+    settled: state === "saved",
+    tabs: [{ ...status("markdown"), state }],
+    queued_writes: 0,
+    stats: { saves_sent: 1, saves_committed: 1, replays: 0, refused: 0, auto_rebased: 0, conflicts_shown: 0, offline_failures: 0 },
+  });
+  const header = () => {
+    const s = app.get();
+    return summarize({ status: s.status, version: 4, unsentTabs: [], ledgerCount: s.ledger.length });
+  };
+
+  it("drops the saved tab's draft the moment the status says Saved, not at the next ledger read", () => {
+    const other = "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4fff";
+    app.set({ ledger: [entry(NOTE, "markdown"), entry(other, "markdown")] });
+    onEngineEvent({ kind: "saved", note_id: NOTE, tab_id: "markdown", version: 4, replayed: false });
+    onEngineEvent({ kind: "status", ...noteStatus(7, "saved") });
+    expect(header().text).toBe("Saved (version 4)");
+    // Only the other Note's draft is counted: no "Drafts 2" (or 1 for this tab) beside "Saved".
+    expect(app.get().ledger.map((d) => d.note_id)).toEqual([other]);
+  });
+
+  it("a ledger read taken before the save does not bring the draft back", async () => {
+    onEngineEvent({ kind: "status", ...noteStatus(7, "saved") });
+    drafts = [entry(NOTE, "markdown")];
+    await refreshLedger();
+    expect(app.get().ledger).toEqual([]);
+  });
+
+  it("keeps a draft the newest status does not call saved, and ignores an older status", () => {
+    app.set({ ledger: [entry(NOTE, "markdown")] });
+    onEngineEvent({ kind: "status", ...noteStatus(7, "dirty") });
+    onEngineEvent({ kind: "status", ...noteStatus(5, "saved") });
+    expect(app.get().ledger).toHaveLength(1);
   });
 });

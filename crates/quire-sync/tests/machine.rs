@@ -838,6 +838,76 @@ fn structural_writes_are_guarded_and_reapplied_or_reported() {
     );
 }
 
+/// A restore (any structural write) the person made is read back as their own change: no
+/// "edited by" notice for the tabs it changed. A read that also brings another writer's version
+/// tells of it as before.
+#[test]
+fn the_read_back_of_our_own_restore_is_no_remote_edit() {
+    let restore = |id: &str| Outgoing {
+        id: id.to_owned(),
+        body: WriteBody::Restore {
+            version: Version(2),
+        },
+        key: None,
+        expected_version: None,
+        on_conflict: OnConflict::Report,
+    };
+    let s = run(
+        "restore, read back",
+        opened(),
+        &md(),
+        vec![
+            S(
+                Event::Enqueue(restore("w1")),
+                &["outgoing w1", "outgoing w1 k-1", "send k-1@3 restore 2"],
+                Clean,
+            ),
+            S(
+                saved(4, "markdown", false),
+                &["drop outgoing w1", "done w1@4", "fetch"],
+                Clean,
+            ),
+            S(fetched(note(4, "old", "a")), &["base v4"], Clean),
+        ],
+    );
+    // Later writes by someone else are still told.
+    run(
+        "another writer after",
+        s,
+        &md(),
+        vec![
+            S(remote(5), &["fetch"], Clean),
+            S(
+                fetched(note(5, "agent", "a")),
+                &["base v5", "remote markdown"],
+                Clean,
+            ),
+        ],
+    );
+    run(
+        "restore, and another writer before the read",
+        opened(),
+        &md(),
+        vec![
+            S(
+                Event::Enqueue(restore("w2")),
+                &["outgoing w2", "outgoing w2 k-1", "send k-1@3 restore 2"],
+                Clean,
+            ),
+            S(
+                saved(4, "markdown", false),
+                &["drop outgoing w2", "done w2@4", "fetch"],
+                Clean,
+            ),
+            S(
+                fetched(note(5, "agent", "b")),
+                &["base v5", "remote markdown,sheet"],
+                Clean,
+            ),
+        ],
+    );
+}
+
 #[test]
 fn backoff_doubles_up_to_the_cap() {
     let c = config();

@@ -2,6 +2,7 @@
 
 import * as api from "../api";
 import type { EngineEvent, NoteStatus, TabStatus, VersionInfo } from "../api";
+import { ledgerAfterStatus } from "../lib/status";
 import { setBase } from "./edits";
 import { toast } from "./messages";
 import { refreshLedgerSoon, refreshNotesSoon, refreshView, refreshViewSoon } from "./notes";
@@ -11,10 +12,18 @@ import { type RemoteEdit, app } from "./state";
 export function onEngineEvent(event: EngineEvent): void {
   const openId = app.get().open?.noteId;
   switch (event.kind) {
-    case "status":
-      if (event.note_id === openId) applyStatus(event);
+    case "status": {
+      if (event.note_id === openId) {
+        applyStatus(event);
+      } else {
+        // The ledger is read again a little later; the tabs this status calls saved leave it now.
+        const ledger = app.get().ledger;
+        const shown = ledgerAfterStatus(ledger, event);
+        if (shown !== ledger) app.set({ ledger: [...shown] });
+      }
       refreshLedgerSoon();
       break;
+    }
     case "remote_applied":
       refreshNotesSoon();
       if (event.note_id === openId) void remoteApplied(event.note_id, event.tab_ids);
@@ -56,8 +65,12 @@ export function applyStatus(incoming: NoteStatus): void {
     const next = byTab.get(t.id);
     return next && JSON.stringify(next) !== JSON.stringify(t.status) ? { ...t, status: next } : t;
   });
+  // The ledger is read again a little later; the tabs this status calls saved leave it now, in
+  // the same change as the status (the header never shows "Saved" beside their count).
+  const ledger = ledgerAfterStatus(s.ledger, status);
   app.set({
     status,
+    ...(ledger !== s.ledger ? { ledger: [...ledger] } : {}),
     ...(view && tabs ? { open: { ...s.open, view: { ...view, tabs } } } : {}),
   });
   // A tab the view does not know (created elsewhere), or one it shows that is gone: read again.

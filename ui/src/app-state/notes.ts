@@ -3,6 +3,7 @@
 import * as api from "../api";
 import type { AgentAccess, NoteView } from "../api";
 import { errorCode, explain } from "../lib/errors";
+import { ledgerAfterStatus } from "../lib/status";
 import { edits, setBase } from "./edits";
 import { applyStatus, reapplyStatus } from "./events";
 import { toastError } from "./messages";
@@ -21,7 +22,9 @@ export async function refreshNotes(): Promise<void> {
 
 export async function refreshLedger(): Promise<void> {
   try {
-    app.set({ ledger: await api.drafts() });
+    const ledger = await api.drafts();
+    // A reply read before the newest status of the open Note: what that status calls saved is.
+    app.set({ ledger: [...ledgerAfterStatus(ledger, app.get().status)] });
   } catch (error) {
     if (errorCode(error) !== "stopped") toastError(error, "The drafts ledger could not be read.");
   }

@@ -53,7 +53,8 @@ export function DraftsLedger() {
                 onClick={() => goTab(d.note_id, d.tab_id)}
               >
                 <span class="ledger-title">
-                  {d.note_title || "Untitled"} <span class="muted">›</span> {d.tab_label ?? d.tab_id}
+                  {d.note_title || "Untitled"} <span class="muted">›</span>{" "}
+                  <span class="ledger-tab">{d.tab_label ?? d.tab_id}</span>
                 </span>
                 <span class={`pill state-pill state-${d.state}`}>{STATE_TEXT[d.state] ?? d.state}</span>
                 <span class="ledger-meta muted">

@@ -238,24 +238,26 @@ function applyOp(n: FakeNote, op: Op, by: Author): { outcome: OpOutcome; summary
           ? { id: tabId, label: op.label ?? "Sheet", type: "sheet", data: { sheets: [{ id: "s1", name: "Sheet 1", rows: [] }] } }
           : { id: tabId, label: op.label ?? "Slides", type: "slides", data: { theme: "paper", slides: [] } };
       note.tabs.push(tab);
-      return { outcome: { kind: "tab_created", tab_id: tabId }, summary: `created ${op.tab_type} tab ${tabId}`, tab: tabId };
+      return { outcome: { kind: "tab_created", tab_id: tabId }, summary: `created ${op.tab_type} tab "${tab.label}"`, tab: tabId };
     }
     case "rename_tab": {
-      tabOf(n, op.tab_id).label = op.label.trim();
-      return { outcome: { kind: "edited", tab_id: op.tab_id }, summary: `renamed ${op.tab_id} to "${op.label}"`, tab: op.tab_id };
+      const renamed = tabOf(n, op.tab_id);
+      const was = renamed.label;
+      renamed.label = op.label.trim();
+      return { outcome: { kind: "edited", tab_id: op.tab_id }, summary: `renamed "${was}" to "${renamed.label}"`, tab: op.tab_id };
     }
     case "move_tab": {
       const from = note.tabs.findIndex((t) => t.id === op.tab_id);
       if (from < 0) tabOf(n, op.tab_id);
       const [t] = note.tabs.splice(from, 1);
       note.tabs.splice(op.index, 0, t as Tab);
-      return { outcome: { kind: "edited", tab_id: op.tab_id }, summary: `moved ${op.tab_id} to position ${op.index}`, tab: op.tab_id };
+      return { outcome: { kind: "edited", tab_id: op.tab_id }, summary: `moved "${(t as Tab).label}" to position ${op.index}`, tab: op.tab_id };
     }
     case "delete_tab": {
       const t = tabOf(n, op.tab_id);
       if (t.type === "markdown" || t.type === "sources" || t.type === "files") fail("invalid_op", `tab_id: the ${t.type} tab is fixed`);
       note.tabs = note.tabs.filter((x) => x.id !== op.tab_id);
-      return { outcome: { kind: "tab_deleted", tab_id: op.tab_id }, summary: `deleted ${op.tab_id}`, tab: op.tab_id };
+      return { outcome: { kind: "tab_deleted", tab_id: op.tab_id }, summary: `deleted ${t.type} tab "${t.label}"`, tab: op.tab_id };
     }
     case "set_title":
       note.title = op.title.trim();
@@ -284,7 +286,7 @@ function applyOp(n: FakeNote, op: Op, by: Author): { outcome: OpOutcome; summary
     case "replace_text": {
       const t = tabOf(n, op.tab_id);
       t.data = op.text;
-      return { outcome: { kind: "edited", tab_id: op.tab_id }, summary: `replaced the text of ${op.tab_id}`, tab: op.tab_id };
+      return { outcome: { kind: "edited", tab_id: op.tab_id }, summary: `replaced the text of "${t.label}"`, tab: op.tab_id };
     }
     default:
       return fail("invalid_op", `op: ${op.op} is not in the dev stand-in`);
@@ -481,7 +483,7 @@ function demoConflict(noteId: string, tabId: string): void {
   const theirs = theirsLines.join("\n");
   const baseVersion = n.note.version;
   tab.data = theirs;
-  commit(n, CLAUDE, "replaced the text of markdown", [tabId]);
+  commit(n, CLAUDE, `replaced the text of "${tab.label}"`, [tabId]);
   n.conflicts.set(tabId, {
     tab_id: tabId,
     base_version: baseVersion,
@@ -748,7 +750,7 @@ export function installDevBackend(): void {
       const n = get(noteId);
       const tab = tabOf(n, tabId);
       if (tab.type === "markdown") tab.data = text ?? `${tab.data}\n- Added by the agent at ${new Date().toLocaleTimeString()}`;
-      commit(n, CLAUDE, `replaced the text of ${tabId}`, [tabId]);
+      commit(n, CLAUDE, `replaced the text of "${tab.label}"`, [tabId]);
       send({ kind: "remote_applied", note_id: noteId, tab_ids: [tabId] });
       sendStatus(n);
     },

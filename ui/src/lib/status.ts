@@ -123,3 +123,21 @@ export function toDate(value: string | number | bigint): Date {
   if (typeof value === "string") return new Date(value);
   return new Date(Number(value));
 }
+
+/**
+ * The drafts ledger as a Note's newest status tells it: a tab of that Note the status calls
+ * clean or saved has no draft any more, so its line goes at once. The ledger itself is read again
+ * a little later (throttled); until then it would still count the draft just saved, and the
+ * header would read "Drafts 1" beside "Saved (version N)". Nothing is added here: a new draft
+ * comes with the next read of the ledger.
+ */
+export function ledgerAfterStatus<E extends { note_id: string; tab_id: string }>(
+  ledger: readonly E[],
+  status: { note_id: string; tabs: readonly Pick<TabStatus, "tab_id" | "state">[] } | null,
+): readonly E[] {
+  if (status === null) return ledger;
+  const gone = new Set(status.tabs.filter((t) => t.state === "clean" || t.state === "saved").map((t) => t.tab_id));
+  if (gone.size === 0) return ledger;
+  const kept = ledger.filter((d) => d.note_id !== status.note_id || !gone.has(d.tab_id));
+  return kept.length === ledger.length ? ledger : kept;
+}

@@ -29,7 +29,16 @@ pub(super) fn on_fetched(s: &mut NoteSync, note: Note, fx: &mut Vec<Effect>) {
     for t in &changed {
         s.saved.remove(t);
     }
-    if before.is_some() && !changed.is_empty() {
+    // Every version this read brings is one of this app's own structural writes (a restore, a
+    // rename): nothing in it is another writer's. When any other version is among them, which
+    // tab whose it changed is not known here: all are told, as before.
+    let own = std::mem::take(&mut s.own_unread);
+    let only_own = before.as_ref().is_some_and(|b| {
+        note.version > b.version
+            && (b.version.0 + 1..=note.version.0).all(|v| own.contains(&Version(v)))
+    });
+    s.own_unread = own.into_iter().filter(|v| *v > note.version).collect();
+    if before.is_some() && !changed.is_empty() && !only_own {
         fx.push(Effect::Notify(Notice::RemoteApplied { tab_ids: changed }));
     }
     reconcile(s, fx);

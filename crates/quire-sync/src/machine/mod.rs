@@ -70,6 +70,10 @@ pub struct NoteSync {
     /// announcement of our own write often arrives before the answer to it; only a version
     /// beyond the one the answer gives us is someone else's, and worth a fetch.
     announced_while_saving: Option<Version>,
+    /// The versions this app's structural writes (a restore, a tab renamed or created) made
+    /// and the server has not been read at since: the read that brings them is this app's own
+    /// change, not another writer's, so it tells the person of no remote edit.
+    own_unread: BTreeSet<Version>,
     /// Offline: the number of failed attempts in a row; sends wait for the retry timer.
     offline: Option<u32>,
     waiting_retry: bool,
@@ -110,6 +114,7 @@ impl NoteSync {
             busy: Busy::Idle,
             need_fetch: false,
             announced_while_saving: None,
+            own_unread: BTreeSet::new(),
             offline: None,
             waiting_retry: false,
             local_failed: false,

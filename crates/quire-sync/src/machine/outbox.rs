@@ -28,6 +28,7 @@ pub(super) fn on_saved(s: &mut NoteSync, id: String, result: WriteResult, fx: &m
     }));
     // Structural changes are read back rather than guessed (generated IDs, positions).
     if s.guard().is_none_or(|g| result.version > g) {
+        s.own_unread.insert(result.version);
         s.need_fetch = true;
     }
 }

@@ -14,6 +14,7 @@ mod agent_snippet;
 mod agent_token_revoke;
 mod export_import;
 mod files_through_dialogs;
+mod first_use_polish;
 mod https_remote;
 mod markdown_saved;
 mod offline_remote;
