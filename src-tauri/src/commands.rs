@@ -604,20 +604,23 @@ pub const ATTACH_DIALOG_TITLE: &str = "Attach a file";
 /// The save dialog's title.
 pub const SAVE_DIALOG_TITLE: &str = "Save a copy";
 
-/// Runs the system's open-file dialog (the person picks); `None` when cancelled.
-async fn pick_file<R: Runtime>(app: &AppHandle<R>) -> Result<Option<PathBuf>> {
+/// What a dialog answers: the path picked, or `None` when cancelled.
+type DialogAnswer = Box<dyn FnOnce(Option<tauri_plugin_dialog::FilePath>) + Send>;
+
+/// Shows a dialog (`show` starts it, handing it the callback that takes its answer) and waits
+/// for the person: the path they picked, `None` when they cancel. `what` names the dialog in
+/// errors ("file", "save", "folder").
+async fn dialog_answer(what: &str, show: impl FnOnce(DialogAnswer)) -> Result<Option<PathBuf>> {
     let (tx, rx) = tokio::sync::oneshot::channel();
-    app.dialog()
-        .file()
-        .set_title(ATTACH_DIALOG_TITLE)
-        .pick_file(move |path| {
-            if tx.send(path).is_err() {
-                tracing::debug!("the file dialog's caller is gone");
-            }
-        });
+    let gone = format!("the {what} dialog's caller is gone");
+    show(Box::new(move |path| {
+        if tx.send(path).is_err() {
+            tracing::debug!("{gone}");
+        }
+    }));
     let picked = rx
         .await
-        .map_err(|_| CommandError::new(ErrorCode::Internal, "the file dialog closed"))?;
+        .map_err(|_| CommandError::new(ErrorCode::Internal, format!("the {what} dialog closed")))?;
     picked
         .map(|p| {
             p.into_path()
@@ -626,27 +629,27 @@ async fn pick_file<R: Runtime>(app: &AppHandle<R>) -> Result<Option<PathBuf>> {
         .transpose()
 }
 
+/// Runs the system's open-file dialog (the person picks); `None` when cancelled.
+async fn pick_file<R: Runtime>(app: &AppHandle<R>) -> Result<Option<PathBuf>> {
+    dialog_answer("file", |answer| {
+        app.dialog()
+            .file()
+            .set_title(ATTACH_DIALOG_TITLE)
+            .pick_file(answer)
+    })
+    .await
+}
+
 /// Runs the system's save dialog, suggesting `name`; `None` when cancelled.
 async fn pick_destination<R: Runtime>(app: &AppHandle<R>, name: String) -> Result<Option<PathBuf>> {
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    app.dialog()
-        .file()
-        .set_title(SAVE_DIALOG_TITLE)
-        .set_file_name(name)
-        .save_file(move |path| {
-            if tx.send(path).is_err() {
-                tracing::debug!("the save dialog's caller is gone");
-            }
-        });
-    let picked = rx
-        .await
-        .map_err(|_| CommandError::new(ErrorCode::Internal, "the save dialog closed"))?;
-    picked
-        .map(|p| {
-            p.into_path()
-                .map_err(|e| CommandError::new(ErrorCode::Io, e.to_string()))
-        })
-        .transpose()
+    dialog_answer("save", |answer| {
+        app.dialog()
+            .file()
+            .set_title(SAVE_DIALOG_TITLE)
+            .set_file_name(name)
+            .save_file(answer)
+    })
+    .await
 }
 
 /// Attaches the file the person picks in the open dialog; `None` if they cancel.
@@ -754,24 +757,10 @@ pub struct TransferProgress {
 
 /// Runs the system's folder dialog titled `title`; `None` when cancelled.
 async fn pick_folder<R: Runtime>(app: &AppHandle<R>, title: &str) -> Result<Option<PathBuf>> {
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    app.dialog()
-        .file()
-        .set_title(title)
-        .pick_folder(move |path| {
-            if tx.send(path).is_err() {
-                tracing::debug!("the folder dialog's caller is gone");
-            }
-        });
-    let picked = rx
-        .await
-        .map_err(|_| CommandError::new(ErrorCode::Internal, "the folder dialog closed"))?;
-    picked
-        .map(|p| {
-            p.into_path()
-                .map_err(|e| CommandError::new(ErrorCode::Io, e.to_string()))
-        })
-        .transpose()
+    dialog_answer("folder", |answer| {
+        app.dialog().file().set_title(title).pick_folder(answer)
+    })
+    .await
 }
 
 fn job(value: &Value) -> Result<u64> {
