@@ -527,10 +527,7 @@ fn grouped_diff(was: &[Unit<'_>], now: &[Unit<'_>]) -> (Vec<String>, Vec<String>
         let mut next = 0;
         let mut floor = 0;
         while next < changed.len() {
-            let mut start = changed[next];
-            while start > floor && !closes_at(was, start - 1) {
-                start -= 1;
-            }
+            let start = run_start(was, changed[next], floor, &mut closes_at);
             // The changed units, and the units alike up to the first that closes a run.
             let mut end = changed[next];
             while end < was.len() {
@@ -555,10 +552,7 @@ fn grouped_diff(was: &[Unit<'_>], now: &[Unit<'_>]) -> (Vec<String>, Vec<String>
             .take(most)
             .take_while(|(a, b)| a.same(b))
             .count();
-        let mut start = head;
-        while start > 0 && !closes_at(was, start - 1) {
-            start -= 1;
-        }
+        let start = run_start(was, head, 0, &mut closes_at);
         let mut end = was.len() - tail;
         while end < was.len() {
             end += 1;
@@ -575,6 +569,21 @@ fn grouped_diff(was: &[Unit<'_>], now: &[Unit<'_>]) -> (Vec<String>, Vec<String>
         add.extend(group(&now[new]));
     }
     (remove, add)
+}
+
+/// Where the run holding unit `at` starts: after the nearest unit before it that closes a run,
+/// looking back no further than `floor` (the end of a span, or the start).
+fn run_start(
+    units: &[Unit<'_>],
+    at: usize,
+    floor: usize,
+    closes_at: &mut impl FnMut(&[Unit<'_>], usize) -> bool,
+) -> usize {
+    let mut start = at;
+    while start > floor && !closes_at(units, start - 1) {
+        start -= 1;
+    }
+    start
 }
 
 /// A chunk's key among its tab's chunks.
