@@ -939,7 +939,7 @@ fn a_remote_server_over_https_is_checked_before_the_switch() {
 /// Another writer's change the editor had not shown yet: an edit made on the older content
 /// (`baseVersion`) becomes a conflict whose merge keeps both, never an overwrite.
 #[test]
-fn an_edit_typed_on_older_content_is_a_conflict_not_an_overwrite() {
+fn an_edit_typed_on_older_content_merges_or_is_a_conflict_never_an_overwrite() {
     let dir = tempfile::tempdir().unwrap();
     let app = Fixture::start(&dir.path().join("app"));
     let note = app.create_note("Race");
@@ -1001,18 +1001,44 @@ fn an_edit_typed_on_older_content_is_a_conflict_not_an_overwrite() {
         json!({"noteId": note, "tabId": "markdown", "content": "A: alpha\nbeta\ngamma",
                "baseVersion": base}),
     );
-    assert_eq!(status["base_version"], base);
+    assert_eq!(
+        status["base_version"],
+        base + 1,
+        "merged onto the other writer's version"
+    );
+    assert_eq!(status["unseen"], true, "the editor is told to read it");
+    // Another line than the other writer's: merged by the engine, saved, no conflict.
+    app.ok("flush", json!({"noteId": note}));
+    app.wait_event("the merge saved", |e| {
+        e["kind"] == "saved" && e["tab_id"] == "markdown" && e["unseen"] == true
+    });
+    let tab = app.ok("tab_view", json!({"noteId": note, "tabId": "markdown"}));
+    assert_eq!(tab["data"], "A: alpha\nbeta\ngamma (checked)");
+
+    // The same line, typed in an editor that still showed version `base`: a conflict.
+    let status = app.ok(
+        "edit_tab",
+        json!({"noteId": note, "tabId": "markdown", "content": "A: alpha\nbeta\ngamma!",
+               "baseVersion": base}),
+    );
+    assert_eq!(status["state"], "conflict", "{status}");
     app.ok("flush", json!({"noteId": note}));
     app.wait_event("the conflict", |e| {
         e["kind"] == "conflict_shown" && e["tab_id"] == "markdown"
     });
     let conflict = app.ok("conflict", json!({"noteId": note, "tabId": "markdown"}));
-    assert_eq!(conflict["theirs"]["data"], "alpha\nbeta\ngamma (checked)");
-    assert_eq!(conflict["mine"]["data"], "A: alpha\nbeta\ngamma");
-    // The review's preview of Merge comes from the engine; one pick per clash (none here).
+    assert_eq!(
+        conflict["theirs"]["data"],
+        "A: alpha\nbeta\ngamma (checked)"
+    );
+    assert_eq!(conflict["mine"]["data"], "A: alpha\nbeta\ngamma!");
+    // What the editor showed when the person typed: the merge's ancestor.
+    assert_eq!(conflict["base"]["data"], "A: alpha\nbeta\ngamma");
+    assert_eq!(conflict["theirs_version"], base + 2, "the merged save");
+    // The review's preview of Merge comes from the engine; one pick per clash.
     let preview = app.ok(
         "preview_conflict_resolution",
-        json!({"noteId": note, "tabId": "markdown", "picks": []}),
+        json!({"noteId": note, "tabId": "markdown", "picks": [{"pick": "mine"}]}),
     );
     assert_eq!(preview["undecided"], 0);
     assert_eq!(
@@ -1021,18 +1047,19 @@ fn an_edit_typed_on_older_content_is_a_conflict_not_an_overwrite() {
     );
     let error = app.err(
         "preview_conflict_resolution",
-        json!({"noteId": note, "tabId": "markdown", "picks": [null]}),
+        json!({"noteId": note, "tabId": "markdown", "picks": []}),
     );
     assert_eq!(error["code"], "invalid_merge", "{error}");
     app.ok(
         "resolve_conflict",
-        json!({"noteId": note, "tabId": "markdown", "choice": {"choice": "merge", "choices": []}}),
+        json!({"noteId": note, "tabId": "markdown",
+               "choice": {"choice": "merge", "choices": [{"pick": "mine"}]}}),
     );
     app.wait_event("the merge saved", |e| {
         e["kind"] == "saved" && e["tab_id"] == "markdown"
     });
     let tab = app.ok("tab_view", json!({"noteId": note, "tabId": "markdown"}));
-    assert_eq!(tab["data"], "A: alpha\nbeta\ngamma (checked)");
+    assert_eq!(tab["data"], "A: alpha\nbeta\ngamma!");
     assert_eq!(
         tab["data"], preview["content"]["data"],
         "saved what it previewed"

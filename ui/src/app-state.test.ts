@@ -18,7 +18,7 @@ let NOTE = "";
 let n = 0;
 
 function status(tabId: string): TabStatus {
-  return { tab_id: tabId, state: "clean", last_error: null, base_version: null, theirs_version: null, gone: false };
+  return { tab_id: tabId, state: "clean", last_error: null, base_version: null, theirs_version: null, gone: false, unseen: false };
 }
 
 function view(version: number, text: string): NoteView {
@@ -41,6 +41,7 @@ let server: NoteView = view(3, "alpha");
 let theirs = "";
 let history: VersionInfo[] = [];
 let drafts: LedgerEntry[] = [];
+let editStatus: TabStatus = status("markdown");
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -49,11 +50,12 @@ beforeEach(() => {
   server = view(3, "alpha");
   history = [];
   drafts = [];
+  editStatus = status("markdown");
   mockIPC((cmd, args) => {
     calls.push({ cmd, args: (args ?? {}) as Record<string, unknown> });
     switch (cmd) {
       case "edit_tab":
-        return status("markdown");
+        return editStatus;
       case "open_note":
         return server;
       case "history":
@@ -130,13 +132,39 @@ describe("edits carry their base version", () => {
     contentFor("markdown");
     localEdit("markdown", () => "alpha!");
     await vi.advanceTimersByTimeAsync(1);
-    onEngineEvent({ kind: "saved", note_id: NOTE, tab_id: "markdown", version: 5, replayed: false });
+    onEngineEvent({ kind: "saved", note_id: NOTE, tab_id: "markdown", version: 5, replayed: false, unseen: false });
     localEdit("markdown", () => "alpha!!");
     await vi.advanceTimersByTimeAsync(1);
     expect(editCalls()).toEqual([
       ["alpha!", 3],
       ["alpha!!", 5],
     ]);
+  });
+
+  // The engine merged another writer's change of other lines into the person's edit and saved
+  // it: the editor does not show that change yet, so its edits stay on the old base (the engine
+  // merges them again) until it has read and taken the merged text.
+  it("keeps the old base while a merged change is not shown, and reads it", async () => {
+    contentFor("markdown");
+    editStatus = { ...status("markdown"), unseen: true };
+    localEdit("markdown", () => "alpha!");
+    await vi.advanceTimersByTimeAsync(1);
+    onEngineEvent({ kind: "saved", note_id: NOTE, tab_id: "markdown", version: 5, replayed: false, unseen: true });
+    server = view(5, "ALPHA!");
+    editStatus = status("markdown");
+    localEdit("markdown", () => "alpha!!");
+    await vi.advanceTimersByTimeAsync(1);
+    expect(editCalls()).toEqual([
+      ["alpha!", 3],
+      ["alpha!!", 3],
+    ]);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(calls.filter((c) => c.cmd === "open_note").length).toBeGreaterThan(0);
+    expect(app.get().content.markdown).toMatchObject({ data: "ALPHA!", version: 5 });
+    adopted("markdown");
+    localEdit("markdown", () => "ALPHA!!");
+    await vi.advanceTimersByTimeAsync(1);
+    expect(editCalls().at(-1)).toEqual(["ALPHA!!", 5]);
   });
 });
 
@@ -253,7 +281,7 @@ describe("the drafts count after a save", () => {
   it("drops the saved tab's draft the moment the status says Saved, not at the next ledger read", () => {
     const other = "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4fff";
     app.set({ ledger: [entry(NOTE, "markdown"), entry(other, "markdown")] });
-    onEngineEvent({ kind: "saved", note_id: NOTE, tab_id: "markdown", version: 4, replayed: false });
+    onEngineEvent({ kind: "saved", note_id: NOTE, tab_id: "markdown", version: 4, replayed: false, unseen: false });
     onEngineEvent({ kind: "status", ...noteStatus(7, "saved") });
     expect(header().text).toBe("Saved (version 4)");
     // Only the other Note's draft is counted: no "Drafts 2" (or 1 for this tab) beside "Saved".

@@ -9,11 +9,14 @@
 //! - Slides: slide by slide, matched by slide ID (a slide is the unit: two different edits to one
 //!   slide clash as a whole).
 //!
+//! - Any tab ([`merge_data`]): the clean merge, with no person to ask (a revert, the engine
+//!   rebasing a draft): only changes of the same line, cell, slide or item clash.
+//!
 //! Pure functions, no I/O.
 
 use std::collections::{HashMap, HashSet};
 
-use crate::{Cell, Deck, Row, Sheet, SheetTab, Slide, Theme};
+use crate::{Cell, Deck, Row, Sheet, SheetTab, Slide, TabData, Theme};
 use serde::{Deserialize, Serialize};
 
 /// What the person picks for one clash.
@@ -292,6 +295,99 @@ pub fn joined(lines: &[PreviewLine]) -> String {
         .join("\n")
 }
 
+/// One side's change of the ancestor's lines: `start..end` replaced by `lines`.
+#[derive(Debug, PartialEq)]
+struct Hunk<'a> {
+    start: usize,
+    end: usize,
+    lines: Vec<&'a str>,
+}
+
+/// The changes from `base` to `other`, in order, touching ones joined.
+fn hunks<'a>(base: &[&str], other: &[&'a str]) -> Vec<Hunk<'a>> {
+    use similar::DiffOp;
+    let mut out: Vec<Hunk<'a>> = Vec::new();
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, base, other) {
+        let (start, end, new) = match op {
+            DiffOp::Equal { .. } => continue,
+            DiffOp::Delete {
+                old_index, old_len, ..
+            } => (old_index, old_index + old_len, 0..0),
+            DiffOp::Insert {
+                old_index,
+                new_index,
+                new_len,
+            } => (old_index, old_index, new_index..new_index + new_len),
+            DiffOp::Replace {
+                old_index,
+                old_len,
+                new_index,
+                new_len,
+            } => (
+                old_index,
+                old_index + old_len,
+                new_index..new_index + new_len,
+            ),
+        };
+        match out.last_mut() {
+            Some(last) if last.end == start => {
+                last.end = end;
+                last.lines.extend_from_slice(&other[new]);
+            }
+            _ => out.push(Hunk {
+                start,
+                end,
+                lines: other[new].to_vec(),
+            }),
+        }
+    }
+    out
+}
+
+/// Whether two changes of the same ancestor touch the same lines: ranges that overlap, an
+/// insertion strictly inside the other's range, or two insertions at one place. Changes of
+/// neighbouring lines do not.
+fn overlap(a: &Hunk<'_>, b: &Hunk<'_>) -> bool {
+    match (a.start == a.end, b.start == b.end) {
+        (false, false) => a.start < b.end && b.start < a.end,
+        (true, false) => b.start < a.start && a.start < b.end,
+        (false, true) => a.start < b.start && b.start < a.end,
+        (true, true) => a.start == b.start,
+    }
+}
+
+/// A line merge where only changes of the same lines clash (None): unlike diff3 ([`merge_text`],
+/// which the person reviews), a change of the line next to the other side's change merges. The
+/// merge that needs no person: a revert, and the engine rebasing a draft on another writer's
+/// change of the same tab.
+pub fn merge_lines(base: &str, mine: &str, theirs: &str) -> Option<String> {
+    let (b, m, t): (Vec<&str>, Vec<&str>, Vec<&str>) = (
+        base.split('\n').collect(),
+        mine.split('\n').collect(),
+        theirs.split('\n').collect(),
+    );
+    let (mut all, other) = (hunks(&b, &m), hunks(&b, &t));
+    for hunk in other {
+        match all.iter().find(|h| overlap(h, &hunk)) {
+            // The same change on both sides is made once.
+            Some(same) if *same == hunk => {}
+            Some(_) => return None,
+            None => all.push(hunk),
+        }
+    }
+    // An insertion before a change that starts at its place.
+    all.sort_by_key(|h| (h.start, h.end));
+    let mut out: Vec<&str> = Vec::with_capacity(b.len());
+    let mut at = 0;
+    for hunk in &all {
+        out.extend_from_slice(&b[at..hunk.start]);
+        out.extend_from_slice(&hunk.lines);
+        at = hunk.end;
+    }
+    out.extend_from_slice(&b[at..]);
+    Some(out.join("\n"))
+}
+
 // ---------------------------------------------------------------------------------------------
 // Sheets
 
@@ -334,7 +430,7 @@ pub struct SheetMerge {
     pub order: Vec<String>,
 }
 
-fn pick3<T: PartialEq + Clone>(base: &T, mine: &T, theirs: &T) -> Result<T, ()> {
+pub(crate) fn pick3<T: PartialEq + Clone>(base: &T, mine: &T, theirs: &T) -> Result<T, ()> {
     if mine == base {
         Ok(theirs.clone())
     } else if theirs == base || mine == theirs {
@@ -828,5 +924,111 @@ fn takes_theirs(index: usize, pick: Option<&ClashChoice>) -> Result<bool, MergeE
             index,
             choice: "custom",
         }),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Any tab
+
+/// The clean three-way merge of one tab's content, or None where both sides changed the same
+/// line, cell, slide or item (or the kinds differ): Markdown by lines ([`merge_lines`]), Sheets
+/// by cells, decks by slides, sources and files by item.
+pub fn merge_data(base: &TabData, mine: &TabData, theirs: &TabData) -> Option<TabData> {
+    if mine.identical(base) {
+        return Some(theirs.clone());
+    }
+    if theirs.identical(base) || mine.identical(theirs) {
+        return Some(mine.clone());
+    }
+    Some(match (base, mine, theirs) {
+        (TabData::Markdown(base), TabData::Markdown(mine), TabData::Markdown(theirs)) => {
+            TabData::Markdown(merge_lines(base, mine, theirs)?)
+        }
+        (TabData::Sheet(base), TabData::Sheet(mine), TabData::Sheet(theirs)) => {
+            let merge = merge_sheets(base, mine, theirs);
+            if !merge.clashes.is_empty() {
+                return None;
+            }
+            TabData::Sheet(merge.merged)
+        }
+        (TabData::Slides(base), TabData::Slides(mine), TabData::Slides(theirs)) => {
+            let merge = merge_decks(base, mine, theirs);
+            if !merge.clashes.is_empty() {
+                return None;
+            }
+            TabData::Slides(merge.merged)
+        }
+        (TabData::Sources(base), TabData::Sources(mine), TabData::Sources(theirs)) => {
+            TabData::Sources(by_item(base, mine, theirs, |s| &s.id)?)
+        }
+        (TabData::Files(base), TabData::Files(mine), TabData::Files(theirs)) => {
+            TabData::Files(by_item(base, mine, theirs, |f| &f.id)?)
+        }
+        _ => return None,
+    })
+}
+
+/// A list of items with IDs (sources, files), merged item by item: an item added on one side
+/// is added (at its place on that side), one removed is removed, one changed is changed; both
+/// sides changing one item differently is a clash (None).
+fn by_item<T: PartialEq + Clone>(
+    base: &[T],
+    mine: &[T],
+    theirs: &[T],
+    id: impl Fn(&T) -> &String,
+) -> Option<Vec<T>> {
+    let find = |list: &[T], key: &String| list.iter().position(|x| id(x) == key);
+    let mut out = Vec::with_capacity(mine.len());
+    for item in mine {
+        match (find(base, id(item)), find(theirs, id(item))) {
+            // Added on my side, or on both.
+            (None, _) => out.push(item.clone()),
+            (Some(b), Some(t)) => out.push(pick3(&base[b], item, &theirs[t]).ok()?),
+            // Removed on their side: gone, unless I changed it.
+            (Some(b), None) => {
+                if *item != base[b] {
+                    return None;
+                }
+            }
+        }
+    }
+    // Added on their side only: at its place there.
+    for (index, item) in theirs.iter().enumerate() {
+        if find(base, id(item)).is_none() && find(mine, id(item)).is_none() {
+            out.insert(index.min(out.len()), item.clone());
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::merge_lines;
+
+    /// The boundary, as a table: (ancestor, mine, theirs, merged or None for a clash).
+    #[test]
+    fn only_changes_of_the_same_lines_clash() {
+        let cases: &[(&str, &str, &str, Option<&str>)] = &[
+            // Neighbouring lines, either order.
+            ("a\nb\nc", "A\nb\nc", "a\nB\nc", Some("A\nB\nc")),
+            ("a\nb\nc", "a\nB\nc", "A\nb\nc", Some("A\nB\nc")),
+            // The same line, differently; the same change on both sides.
+            ("a\nb\nc", "a\nX\nc", "a\nY\nc", None),
+            ("a\nb\nc", "a\nX\nc", "a\nX\nc", Some("a\nX\nc")),
+            // A line one side deleted and the other changed.
+            ("a\nb\nc", "a\nc", "a\nB\nc", None),
+            // Two insertions at one place; insertions at different places.
+            ("a\nc", "a\nx\nc", "a\ny\nc", None),
+            ("a\nc", "x\na\nc", "a\nc\ny", Some("x\na\nc\ny")),
+            // An insertion right before a line the other side changed.
+            ("a\nb", "a\nx\nb", "a\nB", Some("a\nx\nB")),
+        ];
+        for (base, mine, theirs, want) in cases {
+            assert_eq!(
+                merge_lines(base, mine, theirs).as_deref(),
+                *want,
+                "{base:?} {mine:?} {theirs:?}"
+            );
+        }
     }
 }

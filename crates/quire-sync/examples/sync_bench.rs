@@ -49,6 +49,7 @@ fn main() -> anyhow::Result<()> {
             state: TabState::Dirty,
             updated_at: Timestamp(i as i64),
             base_missing: false,
+            held: None,
         };
         let op = Persist::Draft(Box::new(d));
         let t = Instant::now();

@@ -33,6 +33,7 @@ fn draft(note: &NoteId, tab: &str, mine: &str, pending: Option<&str>) -> Draft {
         state: TabState::Dirty,
         updated_at: Timestamp(10),
         base_missing: false,
+        held: None,
     }
 }
 

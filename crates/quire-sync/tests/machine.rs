@@ -202,6 +202,7 @@ fn show(e: &Effect) -> String {
                 tab_id,
                 version,
                 replayed,
+                ..
             } => format!(
                 "saved {tab_id}@{version}{}",
                 if *replayed { " (replay)" } else { "" }
@@ -606,6 +607,7 @@ fn a_crash_mid_save_resends_the_same_key_after_restart() {
         state: Saving,
         updated_at: Timestamp(500),
         base_missing: false,
+        held: None,
     };
     let s = run(
         "restart, committed before the crash",
@@ -957,7 +959,7 @@ fn an_edit_on_a_base_older_than_a_remote_write_is_a_conflict() {
         &md(),
         vec![
             S(
-                fetched(note(4, "hello\ntheirs", "a")),
+                fetched(note(4, "hello, theirs", "a")),
                 &["base v4", "remote markdown"],
                 Clean,
             ),
@@ -980,7 +982,7 @@ fn offline_after_theirs() -> NoteSync {
         &md(),
         vec![
             S(
-                fetched(note(4, "hello\ntheirs", "a")),
+                fetched(note(4, "hello, theirs", "a")),
                 &["base v4", "remote markdown"],
                 Clean,
             ),
@@ -1010,7 +1012,7 @@ fn an_offline_edit_on_a_stale_base_known_locally_is_a_conflict() {
             ),
             S(Event::Flush, &[], Conflict),
             S(retry(1), &["fetch"], Conflict),
-            S(fetched(note(4, "hello\ntheirs", "a")), &[], Conflict),
+            S(fetched(note(4, "hello, theirs", "a")), &[], Conflict),
         ],
     );
     assert_eq!(s.stats.saves_sent, 0, "theirs is never overwritten");
@@ -1018,7 +1020,7 @@ fn an_offline_edit_on_a_stale_base_known_locally_is_a_conflict() {
     assert_eq!(d.base, text("hello"));
     assert_eq!(
         d.theirs.as_ref().unwrap().content,
-        Some(text("hello\ntheirs"))
+        Some(text("hello, theirs"))
     );
 }
 
@@ -1040,7 +1042,7 @@ fn an_offline_edit_on_an_unknown_base_waits_for_it_and_never_overwrites() {
             S(Event::Flush, &[], Offline),
             S(retry(1), &["fetch"], Offline),
             S(
-                fetched(note(4, "hello\ntheirs", "a")),
+                fetched(note(4, "hello, theirs", "a")),
                 &["fetch v3"],
                 Saving,
             ),
@@ -1246,4 +1248,236 @@ fn the_event_stream_reconnects_when_the_machine_says() {
     assert_eq!(delay(s.clone()), c.backoff(1), "reset by the connection");
     let (twice, _) = step(s, Event::StreamDown);
     assert_eq!(delay(twice), c.backoff(2));
+}
+
+/// The person's text at v3 ("hello" and their new line, saving) and another writer's change of
+/// the first line at v4: the save is refused, the draft takes the other change (different
+/// lines) and goes out on v4. No conflict.
+fn merged_and_saving() -> NoteSync {
+    run(
+        "refused, other lines of the same tab",
+        opened(),
+        &md(),
+        vec![
+            typed("hello\nmine", 1),
+            sent(1, 1, 3, "hello\nmine"),
+            S(conflict(4, &["markdown"]), &["draft md", "fetch"], Saving),
+            S(
+                fetched(note(4, "HELLO", "a")),
+                &[
+                    "base v4",
+                    "draft md",
+                    "rebased markdown@4",
+                    "remote markdown",
+                    "draft md pending k-2@4",
+                    "send k-2@4 md=\"HELLO\\nmine\"",
+                ],
+                Saving,
+            ),
+        ],
+    )
+}
+
+#[test]
+fn a_change_of_other_lines_in_the_same_tab_is_merged_not_a_conflict() {
+    let s = run(
+        "merged, saved",
+        merged_and_saving(),
+        &md(),
+        vec![committed(5)],
+    );
+    assert_eq!(s.stats.conflicts_shown, 0, "no conflict for the person");
+    assert_eq!(s.stats.auto_rebased, 1);
+    assert!(s.is_unseen(&md()), "the editor has not shown HELLO yet");
+    assert_eq!(
+        s.server.as_ref().unwrap().tab(&md()).unwrap().data,
+        TabData::Markdown("HELLO\nmine".to_owned())
+    );
+}
+
+/// The editor still shows v3's text when the person types on: their edit is merged onto the
+/// merged text, never taken as is (that would undo the other writer's HELLO).
+#[test]
+fn typing_on_before_the_editor_shows_the_merge_keeps_the_other_change() {
+    let s = run(
+        "typing on the old text",
+        merged_and_saving(),
+        &md(),
+        vec![
+            committed(5),
+            S(
+                edit_on(md(), text("hello\nmine!"), 3, BaseAt::Known(text("hello"))),
+                &["draft md", "timer debounce md#2"],
+                Dirty,
+            ),
+            S(
+                debounce(md(), 2),
+                &["draft md pending k-3@5", "send k-3@5 md=\"HELLO\\nmine!\""],
+                Saving,
+            ),
+        ],
+    );
+    assert_eq!(s.stats.conflicts_shown, 0);
+    // Once the editor shows the merged text (its edits are on v5), they are taken as they are.
+    let s = run(
+        "the editor took it",
+        s,
+        &md(),
+        vec![
+            S(
+                saved(6, "markdown", false),
+                &["base v6", "saved markdown@6", "drop draft md"],
+                Saved,
+            ),
+            S(
+                edit_on(md(), text("HELLO\nmine!!"), 6, BaseAt::Absent),
+                &["draft md", "timer debounce md#3"],
+                Dirty,
+            ),
+        ],
+    );
+    assert!(!s.is_unseen(&md()));
+}
+
+/// Typed before the editor showed the merge, on the very line the other writer changed: the
+/// person decides, with what their editor showed as the ancestor.
+#[test]
+fn typing_on_the_line_the_merge_brought_is_a_conflict() {
+    let s = run(
+        "the same line",
+        merged_and_saving(),
+        &md(),
+        vec![
+            committed(5),
+            S(
+                edit_on(md(), text("hullo\nmine"), 3, BaseAt::Known(text("hello"))),
+                &["draft md", "conflict markdown", "draft md"],
+                Conflict,
+            ),
+        ],
+    );
+    let d = &s.drafts[&md()];
+    assert_eq!(d.base, text("hello\nmine"));
+    assert_eq!(d.mine, text("hullo\nmine"));
+    let theirs = d.theirs.as_ref().unwrap();
+    assert_eq!(
+        (theirs.version, theirs.content.clone()),
+        (Version(5), Some(text("HELLO\nmine")))
+    );
+    assert_eq!(s.stats.saves_sent, 2, "nothing overwrote HELLO");
+}
+
+/// The same while the merged text is still on the wire: the edit is held (and shown) until the
+/// merged text is on the server, then judged there.
+#[test]
+fn typing_on_that_line_while_the_merge_is_saving_is_held_then_a_conflict() {
+    let s = run(
+        "held",
+        merged_and_saving(),
+        &md(),
+        vec![
+            S(
+                edit_on(md(), text("hullo\nmine"), 3, BaseAt::Known(text("hello"))),
+                &["draft md pending k-2@4"],
+                Saving,
+            ),
+            S(
+                edit(md(), text("hullo!\nmine")),
+                &["draft md pending k-2@4"],
+                Saving,
+            ),
+        ],
+    );
+    assert_eq!(
+        s.shown(&md()),
+        Some(text("hullo!\nmine")),
+        "the editor keeps showing what was typed"
+    );
+    let s = run(
+        "judged",
+        s,
+        &md(),
+        vec![S(
+            saved(5, "markdown", false),
+            &[
+                "base v5",
+                "saved markdown@5",
+                "draft md",
+                "draft md",
+                "conflict markdown",
+                "draft md",
+            ],
+            Conflict,
+        )],
+    );
+    let d = &s.drafts[&md()];
+    assert_eq!(d.base, text("hello\nmine"));
+    assert_eq!(d.mine, text("hullo!\nmine"));
+    assert_eq!(
+        d.theirs.as_ref().unwrap().content,
+        Some(text("HELLO\nmine"))
+    );
+    assert_eq!(s.stats.saves_sent, 2, "the held edit was never sent");
+}
+
+/// A Sheet by cells: the person adds a row while another writer changes the first cell; a
+/// remote change of a cell the person also changed is a conflict.
+#[test]
+fn a_sheet_merges_by_cell_and_the_same_cell_is_a_conflict() {
+    let rows = |cells: &[&str]| {
+        Content(TabData::Sheet(SheetTab {
+            sheets: vec![Sheet {
+                id: "s1".to_owned(),
+                name: "Sheet 1".to_owned(),
+                rows: cells
+                    .iter()
+                    .map(|c| vec![serde_json::json!(c)].into())
+                    .collect(),
+            }],
+        }))
+    };
+    let s = run(
+        "other cell",
+        opened(),
+        &sheet(),
+        vec![
+            S(
+                edit(sheet(), rows(&["a", "mine"])),
+                &["draft sheet", "timer debounce sheet#1"],
+                Dirty,
+            ),
+            S(remote(4), &["fetch"], Dirty),
+            S(
+                fetched(note(4, "hello", "agent")),
+                &[
+                    "base v4",
+                    "draft sheet",
+                    "rebased sheet@4",
+                    "remote sheet",
+                    "draft sheet pending k-1@4",
+                    "send k-1@4 sheet={\"sheets\":[{\"id\":\"s1\",\"name\":\"Sheet 1\",\"rows\":[[\"agent\"],[\"mine\"]]}]}",
+                ],
+                Saving,
+            ),
+        ],
+    );
+    assert_eq!(s.stats.conflicts_shown, 0);
+    run(
+        "the same cell",
+        opened(),
+        &sheet(),
+        vec![
+            S(
+                edit(sheet(), rows(&["mine"])),
+                &["draft sheet", "timer debounce sheet#1"],
+                Dirty,
+            ),
+            S(remote(4), &["fetch"], Dirty),
+            S(
+                fetched(note(4, "hello", "agent")),
+                &["base v4", "conflict sheet", "draft sheet"],
+                Conflict,
+            ),
+        ],
+    );
 }

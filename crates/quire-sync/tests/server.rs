@@ -875,3 +875,115 @@ async fn the_engine_searches_what_was_saved() {
         other => panic!("expected the server's 422, got {other:?}"),
     }
 }
+
+/// The lab's race on one tab: the agent changes one line of a long Note at a time with
+/// `edit_note_text` while the person types on another line of the same tab, their editor
+/// taking the engine's text whenever it pauses (as the app's does). The engine merges every
+/// refused save by lines: the person is never shown a conflict, and at the end the server holds
+/// every one of the agent's lines and the person's last text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agent_on_other_lines_of_the_same_tab_never_makes_a_conflict() {
+    const EDITS: usize = 25;
+    let server = server();
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(&server.url(), &server.token, dir.path(), None);
+    let note = engine
+        .create_note("One tab, two writers")
+        .await
+        .unwrap()
+        .note_id;
+    engine.set_agent_access(&note, true).await.unwrap();
+    let long: String = (1..=500).map(|n| format!("line {n}\n")).collect();
+    engine.edit_tab(&note, &md(), json!(long)).await.unwrap();
+    settle(&engine, &note).await;
+    let agent = agent(&server, "claude").await;
+
+    let mut rng = Rng(0x1ea5e);
+    let mut typed = String::new();
+    let mut agent_edits = 0;
+    for round in 0..10 {
+        let agent_note = note.clone();
+        let agent_ref = &agent;
+        let first = agent_edits;
+        let agent_side = async move {
+            for i in first..first + EDITS {
+                let line = 100 + i;
+                loop {
+                    let (version, _) = agent_read(agent_ref, &agent_note).await;
+                    let (ok, out) = call(
+                        agent_ref,
+                        "edit_note_text",
+                        json!({"note_id": agent_note, "tab_id": "markdown",
+                               "expected_version": version, "idempotency_key": key(),
+                               "edits": [{"old_text": format!("\nline {line}\n"),
+                                          "new_text": format!("\nline {line} (agent)\n")}]}),
+                    )
+                    .await;
+                    if ok {
+                        break;
+                    }
+                    assert_eq!(out["error"], "version_conflict", "{out}");
+                }
+            }
+        };
+        let person_side = async {
+            // The editor: its text and the version it was taken at.
+            let view = engine.view(&note).unwrap();
+            let mut editor = shown_text(&engine, &note);
+            let mut base = view.version;
+            for _ in 0..EDITS {
+                typed.push('x');
+                let mut lines: Vec<String> = editor.split('\n').map(str::to_owned).collect();
+                lines[2] = format!("line 3 {typed}");
+                editor = lines.join("\n");
+                let status = engine
+                    .edit_tab_on(&note, &md(), json!(editor.clone()), base)
+                    .await
+                    .unwrap();
+                assert_ne!(status.state, TabState::Conflict, "{status:?}");
+                tokio::time::sleep(rng.ms(5, 30)).await;
+                // A pause: the editor takes what the engine shows, as the app's does when the
+                // person has not typed since it read it.
+                if rng.next().is_multiple_of(3) {
+                    let view = engine.view(&note).unwrap();
+                    editor = shown_text(&engine, &note);
+                    base = view.version;
+                }
+            }
+        };
+        tokio::join!(agent_side, person_side);
+        agent_edits += EDITS;
+        settle(&engine, &note).await;
+        let stats = engine.status(&note).unwrap().stats;
+        if stats.refused > 2 {
+            eprintln!("round {round}: {stats:?}");
+            break;
+        }
+    }
+    settle(&engine, &note).await;
+    let stats = engine.status(&note).unwrap().stats;
+    eprintln!("one tab, other lines: {agent_edits} agent edits, {stats:?}");
+    assert!(
+        stats.refused > 0,
+        "the server never refused a save: {stats:?}"
+    );
+    assert!(stats.auto_rebased > 0, "{stats:?}");
+    assert_eq!(stats.conflicts_shown, 0, "no conflict shown: {stats:?}");
+    let text = markdown_on_server(&server, &note).await;
+    let lines: Vec<&str> = text.split('\n').collect();
+    assert_eq!(
+        lines[2],
+        format!("line 3 {typed}"),
+        "the person's last text"
+    );
+    for i in 0..agent_edits {
+        let line = 100 + i;
+        assert_eq!(
+            lines[line - 1],
+            format!("line {line} (agent)"),
+            "agent's line {line}"
+        );
+    }
+    assert_eq!(lines.len(), 501, "no line lost or doubled");
+    engine.shutdown();
+}

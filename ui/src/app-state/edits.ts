@@ -5,6 +5,7 @@ import type { TabStatus } from "../api";
 import { EditSessions } from "../editing";
 import { errorCode } from "../lib/errors";
 import { applyTabStatus } from "./events";
+import { refreshViewSoon } from "./notes";
 import { toastError } from "./messages";
 import { type TabContent, app } from "./state";
 
@@ -42,6 +43,9 @@ export const edits = new EditSessions({
       status = await api.editTab(noteId, tabId, data, base);
     }
     applyTabStatus(noteId, status);
+    // The engine merged another writer's change into this tab: read it, so the editor shows it
+    // as soon as the person pauses (until then each edit is merged again by the engine).
+    if (status.unseen) refreshViewSoon();
     // Keep what the UI knows current, so a remounted editor starts from it.
     const s = app.get();
     if (s.open?.noteId === noteId && s.content[tabId]) {

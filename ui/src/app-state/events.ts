@@ -34,8 +34,10 @@ export function onEngineEvent(event: EngineEvent): void {
     case "saved":
       refreshNotesSoon();
       refreshLedgerSoon();
-      // This app's own save: the tab's content is now the server's at that version.
-      setBase(event.note_id, event.tab_id, event.version);
+      // This app's own save: the tab's content is now the server's at that version, unless the
+      // engine merged another writer's change into it that the editor has not shown yet (then
+      // the editor is based on that version only once it takes the merged content).
+      if (!event.unseen) setBase(event.note_id, event.tab_id, event.version);
       if (event.note_id === openId) {
         const s = app.get();
         const view = s.open?.view;

@@ -7,4 +7,10 @@ import type { Version } from "./Version";
 /**
  * What the engine tells its subscribers.
  */
-export type EngineEvent = { "kind": "status" } & NoteStatus | { "kind": "remote_applied", note_id: NoteId, tab_ids: Array<TabId>, } | { "kind": "conflict_shown", note_id: NoteId, tab_id: TabId, } | { "kind": "saved", note_id: NoteId, tab_id: TabId, version: Version, replayed: boolean, } | { "kind": "local_store_failed", note_id: NoteId, message: string, };
+export type EngineEvent = { "kind": "status" } & NoteStatus | { "kind": "remote_applied", note_id: NoteId, tab_ids: Array<TabId>, } | { "kind": "conflict_shown", note_id: NoteId, tab_id: TabId, } | { "kind": "saved", note_id: NoteId, tab_id: TabId, version: Version, replayed: boolean, 
+/**
+ * The saved content holds another writer's change the editor has not shown yet (it
+ * was merged into the person's edits): the editor is not based on this version until
+ * it takes the tab's content.
+ */
+unseen: boolean, } | { "kind": "local_store_failed", note_id: NoteId, message: string, };

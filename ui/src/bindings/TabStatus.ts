@@ -19,4 +19,9 @@ theirs_version: Version | null,
 /**
  * The tab no longer exists on the server (only "take theirs" applies).
  */
-gone: boolean, };
+gone: boolean, 
+/**
+ * Another writer's change was merged into the person's edits of this tab and the editor
+ * has not shown it yet: read the tab again and show it.
+ */
+unseen: boolean, };

@@ -26,7 +26,7 @@ import { VersionAuthor } from "./VersionsPanel";
 const NOTE = "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f50";
 
 function status(tabId: string, state: TabStatus["state"] = "clean"): TabStatus {
-  return { tab_id: tabId, state, last_error: null, base_version: null, theirs_version: null, gone: false };
+  return { tab_id: tabId, state, last_error: null, base_version: null, theirs_version: null, gone: false, unseen: false };
 }
 
 const tabs: TabView[] = [

@@ -137,6 +137,7 @@ function status(n: FakeNote, tabId: string): TabStatus {
     base_version: c ? c.base_version : state === "clean" || state === "saved" ? null : n.note.version,
     theirs_version: c ? c.theirs_version : null,
     gone: false,
+    unseen: false,
   };
 }
 
@@ -357,7 +358,7 @@ function editTab(n: FakeNote, tabId: string, content: unknown): TabStatus {
     const version = commit(n, YOU, `edited ${tabId}`, [tabId]);
     n.states.set(tabId, "saved");
     sendStatus(n);
-    send({ kind: "saved", note_id: n.note.id, tab_id: tabId, version, replayed: false });
+    send({ kind: "saved", note_id: n.note.id, tab_id: tabId, version, replayed: false, unseen: false });
   }, 250);
   return status(n, tabId);
 }

@@ -256,6 +256,7 @@ fn notify(
             tab_id,
             version,
             replayed,
+            unseen,
         } => publish(
             inner,
             EngineEvent::Saved {
@@ -263,6 +264,7 @@ fn notify(
                 tab_id,
                 version,
                 replayed,
+                unseen,
             },
         ),
         Notice::Rebased { tab_id, version } => {

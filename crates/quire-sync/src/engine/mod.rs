@@ -343,8 +343,10 @@ impl Engine {
         base_version: Version,
     ) -> Result<TabStatus> {
         let content = self.parse_edit(note_id, tab_id, data)?;
+        // The ancestor the machine judges it on (see `NoteSync::own_saved`).
+        let ancestor = base_version.max(self.snapshot(note_id)?.sync.own_saved(tab_id));
         let base = lock(&self.inner.local)
-            .tab_at(note_id, tab_id, base_version)
+            .tab_at(note_id, tab_id, ancestor)
             .unwrap_or_else(|e| {
                 tracing::warn!(note = %note_id, error = %e, "local store read failed");
                 BaseAt::Unknown

@@ -86,6 +86,9 @@ pub struct TabStatus {
     pub theirs_version: Option<Version>,
     /// The tab no longer exists on the server (only "take theirs" applies).
     pub gone: bool,
+    /// Another writer's change was merged into the person's edits of this tab and the editor
+    /// has not shown it yet: read the tab again and show it.
+    pub unseen: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -189,6 +192,10 @@ pub enum EngineEvent {
         tab_id: TabId,
         version: Version,
         replayed: bool,
+        /// The saved content holds another writer's change the editor has not shown yet (it
+        /// was merged into the person's edits): the editor is not based on this version until
+        /// it takes the tab's content.
+        unseen: bool,
     },
     LocalStoreFailed {
         note_id: NoteId,

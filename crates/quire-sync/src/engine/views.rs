@@ -43,6 +43,7 @@ pub(super) fn tab_status(sync: &NoteSync, tab_id: &TabId) -> TabStatus {
         base_version: d.map(|d| d.base_version),
         theirs_version: d.and_then(|d| d.theirs.as_ref().map(|t| t.version)),
         gone: d.is_some_and(|d| d.theirs.as_ref().is_some_and(|t| t.content.is_none())),
+        unseen: sync.is_unseen(tab_id),
     }
 }
 

@@ -2,11 +2,12 @@
 //! did not touch and hands the person a conflict when it did; their decision; the base of an
 //! edit not known locally.
 
+use quire_model::merge::merge_data;
 use quire_model::{Note, TabId, Timestamp, Version};
 
 use super::{
-    ArchiveReason, Busy, Effect, NoteSync, Notice, Persist, Resolution, SyncErrorKind, Target,
-    Theirs,
+    ArchiveReason, Busy, Draft, Effect, Held, NoteSync, Notice, Persist, Resolution, SyncErrorKind,
+    TabState, Target, Theirs, Unseen,
 };
 use crate::content::Content;
 
@@ -75,11 +76,15 @@ pub(super) fn reconcile(s: &mut NoteSync, fx: &mut Vec<Effect>) {
             mark_conflict(s, &tab_id, server.version, None, fx);
             continue;
         };
-        if d.theirs.is_none() && d.mine == d.base {
+        if d.held.is_some() && d.theirs.is_none() && t == d.mine {
+            judge_held(s, &tab_id, server.version, t, fx);
+            continue;
+        }
+        if d.theirs.is_none() && d.mine == d.base && d.held.is_none() {
             s.drop_draft(&tab_id, fx);
             continue;
         }
-        if t == d.mine {
+        if t == d.mine && d.held.is_none() {
             // The server holds exactly the person's content: nothing left to save.
             s.drop_draft(&tab_id, fx);
             continue;
@@ -111,7 +116,157 @@ pub(super) fn reconcile(s: &mut NoteSync, fx: &mut Vec<Effect>) {
             s.persist_draft(&tab_id, fx);
             continue;
         }
+        // Both changed the tab: where they changed different lines, cells or slides, the
+        // draft takes the other writer's change and is saved on the new version.
+        if d.theirs.is_none()
+            && let Some(merged) = merge_data(&d.base.0, &d.mine.0, &t.0)
+        {
+            merge_in(s, &tab_id, server.version, t, Content(merged), fx);
+            continue;
+        }
         mark_conflict(s, &tab_id, server.version, Some(t), fx);
+    }
+}
+
+/// The draft becomes `merged` (its own changes and the server's `theirs`, at `version`), saved
+/// on that version. Until the editor shows it, edits made on older versions are merged again.
+fn merge_in(
+    s: &mut NoteSync,
+    tab_id: &TabId,
+    version: Version,
+    theirs: Content,
+    merged: Content,
+    fx: &mut Vec<Effect>,
+) {
+    let Some(d) = s.drafts.get_mut(tab_id) else {
+        return;
+    };
+    let editor = std::mem::replace(&mut d.mine, merged);
+    d.base = theirs;
+    d.base_version = version;
+    if d.last_error
+        .as_ref()
+        .is_some_and(|e| e.kind == SyncErrorKind::Refused)
+    {
+        d.last_error = None;
+    }
+    let stages = s.unseen.entry(tab_id.clone()).or_default();
+    match stages.last_mut() {
+        // Nothing shown changed since the last merge: an editor on an older version has it.
+        Some(last) if last.editor == editor => last.version = version,
+        _ => stages.push(Unseen { version, editor }),
+    }
+    s.stats.auto_rebased += 1;
+    s.ready.insert(tab_id.clone());
+    s.persist_draft(tab_id, fx);
+    fx.push(Effect::Notify(Notice::Rebased {
+        tab_id: tab_id.clone(),
+        version,
+    }));
+    fx.push(Effect::Notify(Notice::RemoteApplied {
+        tab_ids: vec![tab_id.clone()],
+    }));
+}
+
+/// An edit made before the editor showed the other writer's change merged into its tab (see
+/// [`Unseen`]), merged again onto what the engine holds: the content to take as the edit, or
+/// None when it clashed with that change (then held until the merged content is on the server,
+/// or a conflict now).
+pub(super) fn merge_unseen(
+    s: &mut NoteSync,
+    tab_id: &TabId,
+    stage: usize,
+    edit: Content,
+    now: Timestamp,
+    fx: &mut Vec<Effect>,
+) -> Option<Content> {
+    // The editor is past the stages before this one: its edit was typed on this one's content.
+    let stages = s.unseen.get_mut(tab_id)?;
+    stages.drain(..stage);
+    let editor = stages.first()?.editor.clone();
+    let server = s.server.clone()?;
+    let on_server = server.tab(tab_id).map(|t| Content(t.data.clone()));
+    let holds = match s.drafts.get(tab_id) {
+        Some(d) => d.mine.clone(),
+        None => on_server.clone()?,
+    };
+    if let Some(merged) = merge_data(&editor.0, &edit.0, &holds.0) {
+        if let Some(u) = s.unseen.get_mut(tab_id).and_then(|u| u.first_mut()) {
+            u.editor = edit;
+        }
+        return Some(Content(merged));
+    }
+    match s.drafts.get_mut(tab_id) {
+        Some(d) if d.pending.is_some() || on_server.as_ref() != Some(&d.mine) => {
+            // The merged content is not on the server yet: it goes first, the edit waits.
+            d.held = Some(Held { editor, edit });
+            d.updated_at = now;
+            s.ready.insert(tab_id.clone());
+            s.persist_draft(tab_id, fx);
+            return None;
+        }
+        Some(d) => {
+            d.base = editor;
+            d.mine = edit;
+            d.updated_at = now;
+        }
+        None => {
+            let draft = Draft {
+                note_id: s.note_id.clone(),
+                tab_id: tab_id.clone(),
+                base_version: server.version,
+                base: editor,
+                mine: edit,
+                pending: None,
+                theirs: None,
+                last_error: None,
+                state: TabState::Dirty,
+                updated_at: now,
+                base_missing: false,
+                held: None,
+            };
+            s.drafts.insert(tab_id.clone(), draft);
+        }
+    }
+    s.unseen.remove(tab_id);
+    s.persist_draft(tab_id, fx);
+    mark_conflict(s, tab_id, server.version, on_server, fx);
+    None
+}
+
+/// The merged content is on the server (`theirs`, at `version`): the held edit is merged onto
+/// it, or the person decides (the ancestor is what the editor showed when they typed it).
+fn judge_held(
+    s: &mut NoteSync,
+    tab_id: &TabId,
+    version: Version,
+    theirs: Content,
+    fx: &mut Vec<Effect>,
+) {
+    let Some(d) = s.drafts.get_mut(tab_id) else {
+        return;
+    };
+    let Some(held) = d.held.take() else {
+        return;
+    };
+    match merge_data(&held.editor.0, &held.edit.0, &theirs.0) {
+        Some(merged) => {
+            d.mine = Content(merged);
+            d.base = theirs;
+            d.base_version = version;
+            if let Some(u) = s.unseen.get_mut(tab_id).and_then(|u| u.first_mut()) {
+                u.editor = held.edit;
+            }
+            s.ready.insert(tab_id.clone());
+            s.persist_draft(tab_id, fx);
+        }
+        None => {
+            d.base = held.editor;
+            d.mine = held.edit;
+            s.unseen.remove(tab_id);
+            s.persist_draft(tab_id, fx);
+            mark_conflict(s, tab_id, version, Some(theirs), fx);
+        }
     }
 }
 

@@ -74,6 +74,14 @@ pub struct NoteSync {
     /// and the server has not been read at since: the read that brings them is this app's own
     /// change, not another writer's, so it tells the person of no remote edit.
     own_unread: BTreeSet<Version>,
+    /// Tabs holding other writers' changes merged into the person's edits that their editor
+    /// may not have shown yet, one stage per merge, oldest first (in memory only: a restarted
+    /// editor starts from the engine's content).
+    unseen: BTreeMap<TabId, Vec<Unseen>>,
+    /// For each tab, the newest version this app's own save of it made. An edit on an older
+    /// version was typed on what that save sent (the editor handed it over), so that content
+    /// is its ancestor, not the older version's.
+    own_saved: BTreeMap<TabId, Version>,
     /// Offline: the number of failed attempts in a row; sends wait for the retry timer.
     offline: Option<u32>,
     waiting_retry: bool,
@@ -115,6 +123,8 @@ impl NoteSync {
             need_fetch: false,
             announced_while_saving: None,
             own_unread: BTreeSet::new(),
+            unseen: BTreeMap::new(),
+            own_saved: BTreeMap::new(),
             offline: None,
             waiting_retry: false,
             local_failed: false,
@@ -152,6 +162,16 @@ impl NoteSync {
                 .all(|d| d.theirs.is_some() || is_failed(d))
     }
 
+    /// The newest version this app's own save of the tab made (`Version(0)`: none).
+    pub fn own_saved(&self, tab_id: &TabId) -> Version {
+        self.own_saved.get(tab_id).copied().unwrap_or(Version(0))
+    }
+
+    /// Whether the tab holds another writer's change its editor has not shown yet.
+    pub fn is_unseen(&self, tab_id: &TabId) -> bool {
+        self.unseen.contains_key(tab_id)
+    }
+
     /// What the tab shows now.
     pub fn tab_state(&self, tab_id: &TabId) -> TabState {
         match self.drafts.get(tab_id) {
@@ -185,7 +205,8 @@ impl NoteSync {
     /// The content the person sees in a tab: their draft, else the server's.
     pub fn shown(&self, tab_id: &TabId) -> Option<Content> {
         if let Some(d) = self.drafts.get(tab_id) {
-            return Some(d.mine.clone());
+            // A held edit is what the person typed last (the merged content goes first).
+            return Some(d.held.as_ref().map_or(&d.mine, |h| &h.edit).clone());
         }
         let tab = self.server.as_ref()?.tab(tab_id)?;
         Some(Content(tab.data.clone()))

@@ -22,6 +22,33 @@ pub(super) fn on_edit(
     older_base: Option<(Version, BaseAt)>,
     fx: &mut Vec<Effect>,
 ) {
+    if let Some(d) = s.drafts.get_mut(&tab_id)
+        && let Some(held) = &mut d.held
+    {
+        // Typing goes on over a held edit: the newest is what is judged.
+        if held.edit.kind() == content.kind() {
+            held.edit = content;
+            d.updated_at = now;
+            s.persist_draft(&tab_id, fx);
+        }
+        return;
+    }
+    // An edit typed before the editor showed another writer's change merged into this tab is
+    // merged again; an edit on what the engine holds ends that.
+    let stage = s.unseen.get(&tab_id).and_then(|stages| {
+        let (version, _) = older_base.as_ref()?;
+        stages.iter().position(|u| *version < u.version)
+    });
+    let (content, older_base) = match stage {
+        Some(stage) => match conflict::merge_unseen(s, &tab_id, stage, content, now, fx) {
+            Some(merged) => (merged, None),
+            None => return,
+        },
+        None => {
+            s.unseen.remove(&tab_id);
+            (content, older_base)
+        }
+    };
     // Whether the tab's newest server state is this app's own save, untouched since.
     let own_save_is_newest = s.saved.remove(&tab_id);
     if let Some(d) = s.drafts.get_mut(&tab_id) {
@@ -51,7 +78,9 @@ pub(super) fn on_edit(
     // An edit made on a base older than this app's own save (it was typed while the save was on
     // the wire) already contains what was saved: nothing else changed the tab, so it is judged
     // against the server's state, not as a conflict with itself.
-    let older = older_base.filter(|(version, _)| *version < server.version && !own_save_is_newest);
+    let older = older_base
+        .map(|(version, base)| (version.max(s.own_saved(&tab_id)), base))
+        .filter(|(version, _)| *version < server.version && !own_save_is_newest);
     let (base_version, base, behind, base_missing) = match older {
         Some((version, BaseAt::Known(base))) if base != current => (version, base, true, false),
         Some((version, BaseAt::Unknown)) => (version, current, false, true),
@@ -73,6 +102,7 @@ pub(super) fn on_edit(
         state: TabState::Dirty,
         updated_at: now,
         base_missing,
+        held: None,
     };
     s.drafts.insert(tab_id.clone(), draft);
     s.persist_draft(&tab_id, fx);
@@ -146,6 +176,7 @@ pub(super) fn on_saved(s: &mut NoteSync, tab_id: TabId, result: WriteResult, fx:
     d.base = pending.content.clone();
     d.base_version = result.version;
     d.last_error = None;
+    s.own_saved.insert(tab_id.clone(), result.version);
     if let Some(server) = &mut s.server
         && result.version > server.version
     {
@@ -160,8 +191,12 @@ pub(super) fn on_saved(s: &mut NoteSync, tab_id: TabId, result: WriteResult, fx:
         tab_id: tab_id.clone(),
         version: result.version,
         replayed: result.replayed,
+        unseen: s.unseen.contains_key(&tab_id),
     }));
-    let unchanged_since = s.drafts.get(&tab_id).is_some_and(|d| d.mine == d.base);
+    let unchanged_since = s
+        .drafts
+        .get(&tab_id)
+        .is_some_and(|d| d.mine == d.base && d.held.is_none());
     if unchanged_since {
         s.drop_draft(&tab_id, fx);
         s.saved.insert(tab_id);
@@ -254,7 +289,9 @@ pub(super) fn send_ready(s: &mut NoteSync, guard: Version, fx: &mut Vec<Effect>)
             continue;
         }
         if d.mine == d.base {
-            s.drop_draft(&tab_id, fx);
+            if d.held.is_none() {
+                s.drop_draft(&tab_id, fx);
+            }
             continue;
         }
         s.ready.remove(&tab_id);

@@ -125,6 +125,30 @@ pub struct Draft {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     #[cfg_attr(feature = "ts", ts(skip))]
     pub base_missing: bool,
+    /// An edit typed before the editor showed another writer's change merged into `mine`,
+    /// touching the same lines, cells or slides: judged once the merged `mine` is on the server
+    /// (then a conflict unless it merges after all). Until then nothing else is saved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(skip))]
+    pub held: Option<Held>,
+}
+
+/// See [`Draft::held`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Held {
+    /// What the editor showed when the person typed `edit` (the content it last handed over).
+    pub editor: Content,
+    pub edit: Content,
+}
+
+/// Another writer's change merged into a tab the person is editing at `version`, which an
+/// editor based on an older version has not shown: an edit made there was typed on `editor`
+/// (what the engine showed before that merge, or the editor's last edit since), not on what the
+/// engine holds, and is merged again (never taken as is: that would undo the other change).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unseen {
+    pub version: Version,
+    pub editor: Content,
 }
 
 /// What this app knows locally of a tab at an older version.
@@ -223,6 +247,7 @@ pub enum Event {
         content: Content,
         now: Timestamp,
         base_version: Version,
+        /// The tab at the newer of `base_version` and [`NoteSync::own_saved`] (the ancestor).
         base: BaseAt,
     },
     /// Save every dirty tab now, without waiting for the debounce.
@@ -354,6 +379,9 @@ pub enum Notice {
         tab_id: TabId,
         version: Version,
         replayed: bool,
+        /// The saved content holds another writer's change the editor has not shown yet: the
+        /// editor is not based on this version until it takes the content.
+        unseen: bool,
     },
     OutgoingDone {
         id: String,
