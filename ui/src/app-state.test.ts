@@ -208,6 +208,17 @@ describe("another writer's edit", () => {
     await vi.waitFor(() => expect(app.get().remoteEdits.markdown).toBeDefined());
     expect(app.get().remoteEdits.markdown).toMatchObject({ author: last.author, agent });
   });
+
+  // The engine merged the agent's change into the person's edits and saved the result: the
+  // newest version is this app's own save; the mark names the agent.
+  it("is marked as the other writer's when this app saved it merged into the person's edits", async () => {
+    history = [version(3, "ana", "person"), version(4, "claude", "agent"), version(5, "ana", "person")];
+    onEngineEvent({ kind: "saved", note_id: NOTE, tab_id: "markdown", version: 5, replayed: false, unseen: true });
+    server = view(5, "ALPHA (agent) and mine");
+    onEngineEvent({ kind: "remote_applied", note_id: NOTE, tab_ids: ["markdown"] });
+    await vi.waitFor(() => expect(app.get().remoteEdits.markdown).toBeDefined());
+    expect(app.get().remoteEdits.markdown).toMatchObject({ author: "claude", agent: true, version: 4 });
+  });
 });
 
 describe("closing the window", () => {

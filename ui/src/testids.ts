@@ -32,6 +32,8 @@
 //                              tab-gone-link per existing tab (data-tab-id)
 //   remote-edit                "Edited by <author> · <time>" on a tab another writer changed
 //                              (data-author, data-tab-id)
+//   remote-change              a Markdown line another writer's change brought, marked until the
+//                              person has seen it (data-author)
 //
 //   editor-markdown            the CodeMirror host (data-tab-id); its .cm-content is editable
 //   markdown-preview-toggle / markdown-preview
@@ -142,6 +144,7 @@ export const TID = {
   tabGone: "tab-gone",
   tabGoneLink: "tab-gone-link",
   remoteEdit: "remote-edit",
+  remoteChange: "remote-change",
 
   editorMarkdown: "editor-markdown",
   markdownPreviewToggle: "markdown-preview-toggle",

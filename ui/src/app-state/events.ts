@@ -32,6 +32,7 @@ export function onEngineEvent(event: EngineEvent): void {
       refreshLedgerSoon();
       break;
     case "saved":
+      ownVersion(event.note_id, event.version);
       refreshNotesSoon();
       refreshLedgerSoon();
       // This app's own save: the tab's content is now the server's at that version, unless the
@@ -104,12 +105,13 @@ export function applyTabStatus(noteId: string, status: TabStatus): void {
 }
 
 async function remoteApplied(noteId: string, tabIds: string[]): Promise<void> {
-  await refreshView();
+  // Who changed the tabs, before their content is read: an editor taking the change in marks
+  // the changed lines with that name.
   try {
     const versions = await api.history(noteId);
     const marks: Record<string, RemoteEdit> = {};
     for (const tabId of tabIds) {
-      const last = latestTouching(versions, tabId);
+      const last = latestTouching(noteId, versions, tabId);
       if (last) {
         marks[tabId] = {
           author: last.author,
@@ -122,14 +124,31 @@ async function remoteApplied(noteId: string, tabIds: string[]): Promise<void> {
     const s = app.get();
     if (s.open?.noteId === noteId) app.set({ remoteEdits: { ...s.remoteEdits, ...marks } });
   } catch {
-    // The marker is a courtesy; the content is already shown.
+    // The marker is a courtesy; the content is read all the same.
   }
+  await refreshView();
 }
 
-function latestTouching(versions: readonly VersionInfo[], tabId: string): VersionInfo | undefined {
+/**
+ * The versions this app's own saves made, per Note: another writer's change merged into the
+ * person's edits is saved by this app, and the mark names that writer, not the save.
+ */
+const own = new Map<string, Set<number>>();
+
+function ownVersion(noteId: string, version: number): void {
+  let versions = own.get(noteId);
+  if (!versions) {
+    versions = new Set();
+    own.set(noteId, versions);
+  }
+  versions.add(version);
+}
+
+function latestTouching(noteId: string, versions: readonly VersionInfo[], tabId: string): VersionInfo | undefined {
+  const mine = own.get(noteId);
   for (let i = versions.length - 1; i >= 0; i--) {
     const v = versions[i] as VersionInfo;
-    if (v.changed_tab_ids.includes(tabId)) return v;
+    if (v.changed_tab_ids.includes(tabId) && !mine?.has(v.version)) return v;
   }
   return undefined;
 }

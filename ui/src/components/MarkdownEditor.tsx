@@ -21,12 +21,23 @@ import {
 import { tags } from "@lezer/highlight";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { TabView } from "../api";
-import { adopted, contentFor, engineContent, localEdit, openLink, takeReveal, useApp } from "../app-state";
+import {
+  type RemoteEdit,
+  adopted,
+  contentFor,
+  engineContent,
+  localEdit,
+  openLink,
+  takeReveal,
+  useApp,
+} from "../app-state";
+import { changedLines } from "../lib/diff";
 import { locate } from "../lib/search";
 import { renderMarkdown } from "../lib/markdown";
 import { minimalChange } from "../lib/text";
 import { TID } from "../testids";
 import { Icon } from "./Icon";
+import { markChanged, remoteMarks } from "./remoteMarks";
 
 /** Marks transactions that carry another writer's text: they are not the person's edits. */
 const fromEngine = Annotation.define<boolean>();
@@ -76,6 +87,12 @@ export function MarkdownEditor(props: { tab: TabView }) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const rev = useApp((s) => s.content[tab.id]?.rev ?? 0);
+  // Another writer's change announced and not yet taken in: the lines it brings are marked.
+  const remote = useApp((s) => s.remoteEdits[tab.id]);
+  const unmarked = useRef<RemoteEdit | null>(null);
+  useEffect(() => {
+    if (remote) unmarked.current = remote;
+  }, [remote]);
   const [preview, setPreview] = useState(false);
   const [large, setLarge] = useState(false);
   const [previewHtml, setPreviewHtml] = useState("");
@@ -163,6 +180,7 @@ export function MarkdownEditor(props: { tab: TabView }) {
               return true;
             },
           }),
+          remoteMarks(),
           placeholder("Start writing…  (Markdown: # heading, **bold**, - list)"),
           EditorView.contentAttributes.of({ "aria-label": `${tab.label}: Markdown text`, "aria-multiline": "true" }),
           theme,
@@ -192,13 +210,18 @@ export function MarkdownEditor(props: { tab: TabView }) {
     if (!v || rev === 0) return;
     const data = engineContent(tab.id);
     if (typeof data !== "string") return;
-    const change = minimalChange(v.state.doc.toString(), data);
+    const shown = v.state.doc.toString();
+    const change = minimalChange(shown, data);
     if (!change) {
       adopted(tab.id);
       return;
     }
+    const by = unmarked.current;
+    unmarked.current = null;
+    const lines = by ? changedLines(shown, data) : [];
     v.dispatch({
       changes: change,
+      effects: by && lines.length > 0 ? markChanged.of({ lines, author: by.author, agent: by.agent }) : [],
       annotations: [fromEngine.of(true)],
       // Keep the viewport where the person was reading.
       scrollIntoView: false,

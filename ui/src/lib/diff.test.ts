@@ -3,6 +3,7 @@ import type { Deck, Layout, Slide } from "../bindings";
 import {
   type LineOp,
   changedCells,
+  changedLines,
   countChanges,
   diffDecks,
   diffLines,
@@ -227,5 +228,20 @@ describe("diffNotes", () => {
   it("is empty between equal Notes", () => {
     const note = { title: "T", tabs: [{ id: "markdown", type: "markdown", label: "Note", data: "x" }] };
     expect(diffNotes(note, structuredClone(note))).toEqual({ tabs: [] });
+  });
+});
+
+describe("changedLines", () => {
+  it("names the lines another writer's change brought, in the new text", () => {
+    const long = Array.from({ length: 300 }, (_, i) => `line ${i + 1}`);
+    const after = [...long];
+    after[2] = "line 3 (person)";
+    after[249] = "line 250 (agent)";
+    expect(changedLines(long.join("\n"), after.join("\n"))).toEqual([2, 249]);
+    // Inserted lines; a removed line marks the line now in its place; the last line.
+    expect(changedLines("a\nb\nc", "a\nx\ny\nb\nc")).toEqual([1, 2]);
+    expect(changedLines("a\nb\nc", "a\nc")).toEqual([1]);
+    expect(changedLines("a\nb\nc", "a\nb")).toEqual([1]);
+    expect(changedLines("a\nb", "a\nb")).toEqual([]);
   });
 });

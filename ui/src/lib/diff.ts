@@ -121,6 +121,26 @@ export function diffText(before: string, after: string): LineOp[] {
   return diffLines(splitLines(before), splitLines(after));
 }
 
+/**
+ * The lines of `after` (from 0) that differ from `before`: added or changed lines, and where
+ * lines were only removed, the line that now stands in their place. What the Markdown editor
+ * marks when another writer's change arrives (the lines of the versions panel's diff).
+ */
+export function changedLines(before: string, after: string): number[] {
+  const last = splitLines(after).length - 1;
+  const out = new Set<number>();
+  let next = 0;
+  for (const op of diffText(before, after)) {
+    if (op.kind === "del") {
+      out.add(Math.min(next, last));
+    } else {
+      if (op.kind === "add") out.add(op.b);
+      next = op.b + 1;
+    }
+  }
+  return [...out].sort((x, y) => x - y);
+}
+
 export type DiffBlock = { kind: "lines"; ops: LineOp[] } | { kind: "skip"; count: number };
 
 /** Keeps `context` unchanged lines around each change and folds longer unchanged runs. */

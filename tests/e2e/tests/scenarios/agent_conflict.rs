@@ -1,5 +1,6 @@
-//! The agent edits the tab the person is typing in: a conflict banner, the person's draft kept,
-//! resolved by a merge that keeps both changes.
+//! The agent edits the line the person is typing on: a conflict banner, the person's draft kept,
+//! resolved by a merge that keeps both changes. (Changes of different lines of one tab merge
+//! without a conflict: `agent_other_lines`.)
 
 use anyhow::{Result, ensure};
 use quire_e2e::{App, Harness, scenario, tid_tab};
@@ -21,7 +22,7 @@ async fn the_same_tab_edited_by_both_is_a_conflict_resolved_by_merge() -> Result
         ensure!(text == "alpha\nbeta\ngamma", "the agent reads {text}");
 
         // The person edits the first line; before their save leaves (debounce), the agent
-        // rewrites the last line on the version it read.
+        // rewrites that line too, on the version it read.
         app.focus_markdown().await?;
         let content = app.driver.active_element().await?;
         content.send_keys(Key::Control + Key::Home).await?;
@@ -31,7 +32,7 @@ async fn the_same_tab_edited_by_both_is_a_conflict_resolved_by_merge() -> Result
             "edit_note_tab",
             json!({"note_id": note, "tab_id": "markdown", "expected_version": version,
                    "idempotency_key": key(), "operation": "replace_text",
-                   "text": "alpha\nbeta\ngamma (checked by the agent)"}),
+                   "text": "alpha (checked by the agent)\nbeta\ngamma"}),
         )
         .await?;
 
@@ -44,15 +45,13 @@ async fn the_same_tab_edited_by_both_is_a_conflict_resolved_by_merge() -> Result
             |t| t.contains("Conflict"),
         )
         .await?;
-        let shown = app
-            .wait_for(&By::Css("[data-testid=\"editor-markdown\"] .cm-content"))
-            .await?
-            .text()
-            .await?;
-        ensure!(
-            shown.contains("A: alpha"),
-            "the draft is kept in the editor: {shown:?}"
-        );
+        // The draft is kept in the editor (read by text: the editor may redraw meanwhile).
+        app.wait_text(
+            &By::Css("[data-testid=\"editor-markdown\"] .cm-content"),
+            "the draft kept in the editor",
+            |t| t.contains("A: alpha"),
+        )
+        .await?;
         let ledger = app.invoke("drafts", json!({})).await?;
         ensure!(
             ledger.to_string().contains("\"markdown\""),
@@ -60,16 +59,20 @@ async fn the_same_tab_edited_by_both_is_a_conflict_resolved_by_merge() -> Result
         );
         quire_e2e::screenshot(&app.driver, "agent-conflict-banner").await?;
 
-        // Review and merge: both lines survive.
+        // Review and merge, the person's line first: both lines survive.
         app.click("conflict-review").await?;
         app.testid("conflict-view").await?;
+        app.click_by(&By::Css(
+            "[data-testid=\"conflict-clash\"][data-index=\"0\"] [data-pick=\"mine_then_theirs\"]",
+        ))
+        .await?;
         app.click("conflict-merge").await?;
         app.wait_gone(&By::Css("[data-testid=\"conflict-banner\"]"))
             .await?;
         app.wait_synced(&note).await?;
         let merged = app.tab_data(&note, "markdown").await?;
         ensure!(
-            merged == json!("A: alpha\nbeta\ngamma (checked by the agent)"),
+            merged == json!("A: alpha\nalpha (checked by the agent)\nbeta\ngamma"),
             "merged: {merged}"
         );
         agent.cancel().await?;

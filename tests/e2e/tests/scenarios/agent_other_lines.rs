@@ -1,0 +1,128 @@
+//! The agent changes one line of a long Note with `edit_note_text` while the person types on
+//! another line of the same tab, before the person's save leaves: the app's engine merges the
+//! two by lines and saves the result on the agent's version, so no conflict is shown; the agent's line appears in the editor, marked as the agent's, and nothing of the
+//! person's typing is lost.
+
+use anyhow::{Context, Result, ensure};
+use quire_e2e::{App, Harness, scenario};
+use serde_json::json;
+use thirtyfour::prelude::*;
+
+use crate::support::{agent_for, call, key, read_tab};
+
+const LINES: usize = 200;
+
+#[tokio::test]
+async fn the_agent_on_another_line_of_the_same_tab_is_merged_not_a_conflict() -> Result<()> {
+    let harness = Harness::start()?;
+    scenario(&harness, "agent-other-lines", async |app: &App| {
+        let note = app.new_note("Research log").await?;
+        let agent = agent_for(app, &note).await?;
+        let long: Vec<String> = (1..=LINES).map(|n| format!("line {n}")).collect();
+        let (version, _) = read_tab(&agent, &note, "markdown").await?;
+        call(
+            &agent,
+            "edit_note_tab",
+            json!({"note_id": note, "tab_id": "markdown", "expected_version": version,
+                   "idempotency_key": key(), "operation": "replace_text", "text": long.join("\n")}),
+        )
+        .await?;
+        app.wait_text(
+            &By::Css("[data-testid=\"editor-markdown\"] .cm-content"),
+            "the long text",
+            |t| t.contains("line 20"),
+        )
+        .await?;
+        let (version, _) = read_tab(&agent, &note, "markdown").await?;
+
+        // The person types at the end of line 2; before their save leaves (debounce), the agent
+        // changes line 12 on the version it read.
+        app.focus_markdown().await?;
+        let content = app.driver.active_element().await?;
+        content.send_keys(Key::Control + Key::Home).await?;
+        content.send_keys(Key::Down).await?;
+        content.send_keys(Key::End).await?;
+        content.send_keys(" (the person").await?;
+        let edited = call(
+            &agent,
+            "edit_note_text",
+            json!({"note_id": note, "tab_id": "markdown", "expected_version": version,
+                   "idempotency_key": key(),
+                   "edits": [{"old_text": "\nline 12\n", "new_text": "\nline 12 (the agent)\n"}]}),
+        )
+        .await?;
+        let agents_version = edited["version"].as_u64().context("the agent's version")?;
+        content.send_keys(", typing on)").await?;
+
+        // The agent's line shows in the editor, marked as the agent's, the person's line not.
+        let mark = app
+            .wait_for(&By::Css(
+                "[data-testid=\"remote-change\"][data-author=\"claude\"]",
+            ))
+            .await?;
+        let marked = mark.text().await?;
+        ensure!(
+            marked == "line 12 (the agent)",
+            "the marked line: {marked:?}"
+        );
+        let marks = app
+            .driver
+            .find_all(By::Css("[data-testid=\"remote-change\"]"))
+            .await?;
+        ensure!(
+            marks.len() == 1,
+            "only the agent's line is marked: {} marks",
+            marks.len()
+        );
+        quire_e2e::screenshot(&app.driver, "agent-other-lines-marked").await?;
+
+        app.wait_synced(&note).await?;
+        ensure!(
+            app.driver
+                .find_all(By::Css("[data-testid=\"conflict-banner\"]"))
+                .await?
+                .is_empty(),
+            "no conflict may be shown for a change of another line"
+        );
+        let text = app.tab_data(&note, "markdown").await?;
+        let text = text.as_str().context("the text")?;
+        let lines: Vec<&str> = text.split('\n').collect();
+        ensure!(lines.len() == LINES, "{} lines", lines.len());
+        ensure!(
+            lines[1] == "line 2 (the person, typing on)",
+            "the person's line: {:?}",
+            lines[1]
+        );
+        ensure!(
+            lines[11] == "line 12 (the agent)",
+            "the agent's line: {:?}",
+            lines[11]
+        );
+        let status = app.invoke("note_status", json!({"noteId": note})).await?;
+        ensure!(
+            status["stats"]["conflicts_shown"] == 0,
+            "no conflict: {status}"
+        );
+        ensure!(
+            status["stats"]["auto_rebased"].as_u64().unwrap_or(0) >= 1,
+            "the engine merged the agent's change into the person's draft: {status}"
+        );
+        let history = app.invoke("history", json!({"noteId": note})).await?;
+        let newest = history
+            .as_array()
+            .and_then(|v| v.last())
+            .context("history")?;
+        ensure!(
+            newest["version"].as_u64() > Some(agents_version),
+            "the merged save came after the agent's: {history}"
+        );
+
+        // Seen: a click in the editor takes the marks away.
+        app.focus_markdown().await?;
+        app.wait_gone(&By::Css("[data-testid=\"remote-change\"]"))
+            .await?;
+        agent.cancel().await?;
+        Ok(())
+    })
+    .await
+}
