@@ -48,6 +48,7 @@ const COMMANDS: &[&str] = &[
     "history",
     "version_at",
     "restore",
+    "revert",
     "delete_note",
     "undelete_note",
     "list_trash",

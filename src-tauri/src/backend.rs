@@ -617,6 +617,13 @@ impl Backend {
         Ok(read_back(&engine, note_id, outcome).await)
     }
 
+    /// [`Engine::revert`], returning once the engine shows the new version.
+    pub async fn revert(&self, note_id: &NoteId, version: Version) -> Result<WriteOutcome> {
+        let engine = self.engine();
+        let outcome = engine.revert(note_id, version).await?;
+        Ok(read_back(&engine, note_id, outcome).await)
+    }
+
     /// Renames a Note (`set_title`, guarded like every write). A Note that is not open (renamed
     /// from the list) is opened for the write and closed again; offline, the write is queued
     /// in the local store and sent when the Note is next opened.

@@ -538,6 +538,19 @@ pub async fn restore(
     Ok(backend.restore(&note_id, version).await?)
 }
 
+/// Takes back what one version changed ("Undo this change"): a guarded write; a clash with
+/// later writes is `revert_conflict`, naming the tabs, with nothing written.
+#[tauri::command]
+pub async fn revert(
+    backend: State<'_, BackendReady>,
+    note_id: String,
+    version: Value,
+) -> Result<WriteOutcome> {
+    let backend = backend.wait().await?;
+    let (note_id, version) = (self::note_id(&note_id)?, self::version(version)?);
+    Ok(backend.revert(&note_id, version).await?)
+}
+
 // ---- the trash --------------------------------------------------------------------------
 
 /// Moves the Note into the trash (its waiting saves go out first); the Undo toast calls

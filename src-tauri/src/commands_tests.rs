@@ -662,6 +662,58 @@ fn structural_edits_address_tabs_by_id_and_versions_restore() {
     app.stop();
 }
 
+/// "Undo this change": the command takes one version back and keeps the later change of
+/// another line; a version whose line changed again is `revert_conflict`, naming the tab by
+/// label, with nothing written.
+#[test]
+fn revert_takes_one_version_back_or_names_the_clashing_tab() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = Fixture::start(dir.path());
+    let note = app.create_note("Undo");
+    let save = |text: &str| {
+        app.ok(
+            "edit_tab",
+            json!({"noteId": note, "tabId": "markdown", "content": text}),
+        );
+        app.ok("flush", json!({"noteId": note}));
+        let saved = app.wait_event("the save", |e| {
+            e["kind"] == "saved" && e["tab_id"] == "markdown"
+        });
+        saved["version"].as_u64().unwrap()
+    };
+    save("a\nb\nc");
+    let changed_b = save("a\nB\nc");
+    let changed_c = save("a\nB\nC");
+
+    let undone = app.ok("revert", json!({"noteId": note, "version": changed_b}));
+    assert_eq!(undone["status"], "committed");
+    assert_eq!(undone["result"]["version"], changed_c + 1);
+    let tab = app.ok("tab_view", json!({"noteId": note, "tabId": "markdown"}));
+    assert_eq!(
+        tab["data"], "a\nb\nC",
+        "shown at once, the later change kept"
+    );
+
+    save("a\nb\nSee");
+    let before = app.ok("history", json!({"noteId": note}));
+    let error = app.err("revert", json!({"noteId": note, "version": changed_c}));
+    assert_eq!(error["code"], "revert_conflict");
+    let message = error["message"].as_str().unwrap();
+    assert!(message.contains("\u{201c}Note\u{201d}"), "{message}");
+    assert_eq!(
+        error["tabs"],
+        json!([{"id": "markdown", "type": "markdown", "label": "Note"}])
+    );
+    assert_eq!(
+        app.ok("history", json!({"noteId": note})),
+        before,
+        "nothing written"
+    );
+    let error = app.err("revert", json!({"noteId": note, "version": 0}));
+    assert_eq!(error["code"], "invalid_argument");
+    app.stop();
+}
+
 #[test]
 fn files_are_kept_by_sha256_and_recorded_as_metadata() {
     let dir = tempfile::tempdir().unwrap();

@@ -10,8 +10,8 @@ use crate::backend::BackendError;
 use crate::embedded::EmbeddedError;
 use crate::files::FileError;
 
-/// A command's error as the UI receives it: `{"code": "...", "message": "..."}`, plus the
-/// Note's tabs when the code is `tab_gone`. The UI switches on `code`; never on `message`.
+/// A command's error as the UI receives it: `{"code": "...", "message": "..."}`, plus tabs
+/// when the code is `tab_gone` or `revert_conflict`. The UI switches on `code`; never on `message`.
 ///
 /// Codes are the engine's (`tab_gone`, `would_discard_drafts`, `version_conflict`, `offline`,
 /// the server's own codes, ...; see [`EngineError::code`]) and the app's: `invalid_argument`,
@@ -22,7 +22,8 @@ use crate::files::FileError;
 pub struct CommandError {
     pub code: String,
     pub message: String,
-    /// With `tab_gone`: the tabs the Note does have (route to one of them, never guess).
+    /// With `tab_gone`: the tabs the Note does have (route to one of them, never guess). With
+    /// `revert_conflict`: the tabs where a later change clashes with the undo.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
     pub tabs: Option<Vec<TabSummary>>,
@@ -69,7 +70,9 @@ impl From<EngineError> for CommandError {
     fn from(error: EngineError) -> Self {
         let body = error.to_body();
         let tabs = match error {
-            EngineError::TabGone { tabs, .. } => Some(tabs),
+            EngineError::TabGone { tabs, .. } | EngineError::RevertConflict { tabs, .. } => {
+                Some(tabs)
+            }
             _ => None,
         };
         CommandError {

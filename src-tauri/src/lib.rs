@@ -212,6 +212,7 @@ pub fn app<R: tauri::Runtime>(
             commands::history,
             commands::version_at,
             commands::restore,
+            commands::revert,
             commands::delete_note,
             commands::undelete_note,
             commands::list_trash,

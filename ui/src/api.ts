@@ -12,6 +12,8 @@
 //   no_conflict, conflict_moved, choice_unavailable, save_in_flight
 //   invalid_content, invalid_merge, invalid_argument
 //   version_conflict      a restore was refused because the Note moved on
+//   revert_conflict       "Undo this change" clashes with a later change of the same lines,
+//                         cells or slides: nothing was written (the message names the tabs)
 //   note_in_trash         the Note is in the trash: restore it (undeleteNote) to write to it
 //   note_not_in_trash     an undelete of a Note that is not in the trash
 //   offline               the server cannot be reached
@@ -232,6 +234,13 @@ export const versionAt = (noteId: string, version: number): Promise<Note> => inv
 /** Restores `version` as a new version (guarded: a stale restore rejects with `version_conflict`). */
 export const restore = (noteId: string, version: number): Promise<WriteOutcome> =>
   invoke("restore", { noteId, version });
+
+/**
+ * Takes back what `version` changed, as a new version merged into the Note now (guarded; a
+ * clash with later writes rejects with `revert_conflict`, naming the tabs, nothing written).
+ */
+export const revert = (noteId: string, version: number): Promise<WriteOutcome> =>
+  invoke("revert", { noteId, version });
 
 // ---- the trash -------------------------------------------------------------------------
 

@@ -67,7 +67,11 @@
 //   versions-panel             the panel; versions-row per version (data-version,
 //                              data-author-kind: person|agent); version-open, version-diff,
 //                              version-restore, version-message (a refused restore explained),
-//                              version-view (the read-only Note at a version), version-close
+//                              version-view (the read-only Note at a version), version-close,
+//                              version-undo ("Undo this change", each row but version 1),
+//                              undo-agent-last (top of the panel, when the newest version is
+//                              an agent's), undo-preview (the dialog: what will be taken back,
+//                              data-version), undo-confirm, undo-cancel
 //
 //   app-menu                   the app's menu (header, right); app-menu-about, app-menu-logs
 //   about                      the About page; about-version ("Quire 0.1.0"), about-log-dir,
@@ -215,6 +219,11 @@ export const TID = {
   versionDiff: "version-diff",
   versionRestore: "version-restore",
   versionMessage: "version-message",
+  versionUndo: "version-undo",
+  undoAgentLast: "undo-agent-last",
+  undoPreview: "undo-preview",
+  undoConfirm: "undo-confirm",
+  undoCancel: "undo-cancel",
   versionView: "version-view",
   versionClose: "version-close",
 

@@ -5,7 +5,8 @@
 //! version and the tabs changed since; no answer at all is [`ClientError::Offline`] (the outcome
 //! of a write is then unknown: resend it with the same idempotency key); a server refused at the
 //! TLS step (its certificate untrusted, expired, for another host) is [`ClientError::Tls`],
-//! naming why; anything else the server refused is [`ClientError::Server`] with its stable
+//! naming why; a revert that clashes with later writes is [`ClientError::RevertConflict`] with
+//! the clashing tabs; anything else the server refused is [`ClientError::Server`] with its stable
 //! `error` code.
 //!
 //! HTTPS is rustls with the system's CA store, plus a CA file ([`quire_tls::Trust`]).
@@ -16,9 +17,9 @@ use std::time::Duration;
 
 use futures::{Stream, StreamExt};
 use quire_api::{
-    AgentAccess, CreateNote, NoteList, PatchNote, RestoreNote, SearchHit, SearchResults,
-    SetAgentAccess, StoredNote, TrashedNote, UndeleteNote, VersionInfo, VersionList, WriteEvent,
-    WriteResult,
+    AgentAccess, CreateNote, NoteList, PatchNote, RestoreNote, RevertNote, SearchHit,
+    SearchResults, SetAgentAccess, StoredNote, TrashedNote, UndeleteNote, VersionInfo, VersionList,
+    WriteEvent, WriteResult,
 };
 use quire_model::{Note, NoteId, NoteSummary, Op, TabId, Version};
 use quire_tls::{PeerCertificate, TlsProblem, Trust};
@@ -45,6 +46,13 @@ pub enum ClientError {
     /// The client could not be set up (an unreadable CA file): nothing was sent.
     #[error("{0}")]
     Setup(String),
+    /// A revert refused because later writes changed what the version changed: nothing was
+    /// written.
+    #[error("revert refused: {message}")]
+    RevertConflict {
+        tab_ids: Vec<TabId>,
+        message: String,
+    },
     #[error("server refused ({status} {code}): {message}")]
     Server {
         status: u16,
@@ -74,6 +82,9 @@ pub struct ServerIdentity {
     /// `None` over plain HTTP.
     pub certificate: Option<PeerCertificate>,
 }
+
+/// The server's code for a revert that clashes with later writes.
+pub const REVERT_CONFLICT: &str = "revert_conflict";
 
 /// How long connecting may take before the server counts as unreachable.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
@@ -232,6 +243,27 @@ impl Client {
         let mut req = self
             .request(Method::POST, &format!("notes/{id}/restore"))?
             .json(&RestoreNote {
+                version,
+                expected_version: Some(expected_version),
+            });
+        if let Some(k) = idempotency_key {
+            req = req.header("Idempotency-Key", k);
+        }
+        decode(send(req).await?).await
+    }
+
+    /// A new version taking back exactly what `version` changed, merged into the Note now
+    /// (guarded like any write; a clash with later writes is [`ClientError::RevertConflict`]).
+    pub async fn revert(
+        &self,
+        id: &NoteId,
+        version: Version,
+        expected_version: Version,
+        idempotency_key: Option<&str>,
+    ) -> Result<WriteResult> {
+        let mut req = self
+            .request(Method::POST, &format!("notes/{id}/revert"))?
+            .json(&RevertNote {
                 version,
                 expected_version: Some(expected_version),
             });
@@ -409,6 +441,14 @@ async fn problem(status: StatusCode, resp: Response) -> ClientError {
         .find_map(|k| body.get(*k).and_then(Value::as_str))
         .unwrap_or_else(|| status.canonical_reason().unwrap_or("error"))
         .to_owned();
+    if status == StatusCode::CONFLICT && code == REVERT_CONFLICT {
+        let tab_ids = body
+            .get("tab_ids")
+            .cloned()
+            .and_then(|v| serde_json::from_value(v).ok())
+            .unwrap_or_default();
+        return ClientError::RevertConflict { tab_ids, message };
+    }
     ClientError::Server {
         status: status.as_u16(),
         code,

@@ -173,6 +173,7 @@ fn show(e: &Effect) -> String {
                     .collect::<Vec<_>>()
                     .join(","),
                 WriteBody::Restore { version } => format!("restore {version}"),
+                WriteBody::Revert { version } => format!("revert {version}"),
             };
             format!("send {}@{} {what}", s.key, s.expected_version)
         }
@@ -836,6 +837,104 @@ fn structural_writes_are_guarded_and_reapplied_or_reported() {
                 &["drop outgoing w2", "failed w2", "fetch"],
                 Clean,
             ),
+        ],
+    );
+}
+
+fn revert(id: &str) -> Outgoing {
+    Outgoing {
+        id: id.to_owned(),
+        body: WriteBody::Revert {
+            version: Version(2),
+        },
+        key: None,
+        expected_version: None,
+        on_conflict: OnConflict::Reapply,
+    }
+}
+
+/// "Undo this change": what it takes back does not depend on the version it was asked on, so
+/// a stale revert is sent again on the new version (the server merges it there); a clash with
+/// later writes is reported, nothing re-sent.
+#[test]
+fn a_stale_revert_is_sent_again_and_a_clash_is_reported() {
+    run(
+        "revert, refused as stale, sent again",
+        opened(),
+        &md(),
+        vec![
+            S(
+                Event::Enqueue(revert("w1")),
+                &["outgoing w1", "outgoing w1 k-1", "send k-1@3 revert 2"],
+                Clean,
+            ),
+            S(conflict(4, &["markdown"]), &["outgoing w1", "fetch"], Clean),
+            S(
+                fetched(note(4, "agent", "a")),
+                &[
+                    "base v4",
+                    "remote markdown",
+                    "outgoing w1 k-2",
+                    "send k-2@4 revert 2",
+                ],
+                Clean,
+            ),
+            S(
+                saved(5, "markdown", false),
+                &["drop outgoing w1", "done w1@5", "fetch"],
+                Clean,
+            ),
+        ],
+    );
+    run(
+        "revert, clashing",
+        opened(),
+        &md(),
+        vec![
+            S(
+                Event::Enqueue(revert("w2")),
+                &["outgoing w2", "outgoing w2 k-1", "send k-1@3 revert 2"],
+                Clean,
+            ),
+            S(
+                Event::SaveFailed(Failure::RevertConflict {
+                    tab_ids: vec![md()],
+                    message: "version 2: later writes changed what it changed".to_owned(),
+                }),
+                &["drop outgoing w2", "failed w2"],
+                Clean,
+            ),
+        ],
+    );
+}
+
+/// A revert never overwrites the person's draft: it goes out before the draft's save, and the
+/// read back of a tab it changed under the draft is a conflict, the draft kept.
+#[test]
+fn a_revert_under_a_draft_makes_a_conflict_not_an_overwrite() {
+    run(
+        "draft, then revert",
+        opened(),
+        &md(),
+        vec![
+            typed("mine", 1),
+            S(
+                Event::Enqueue(revert("w1")),
+                &["outgoing w1", "outgoing w1 k-1", "send k-1@3 revert 2"],
+                Dirty,
+            ),
+            S(
+                saved(4, "markdown", false),
+                &["drop outgoing w1", "done w1@4", "fetch"],
+                Dirty,
+            ),
+            S(
+                fetched(note(4, "reverted", "a")),
+                &["base v4", "conflict markdown", "draft md"],
+                Conflict,
+            ),
+            // The debounce that was waiting sends nothing over the conflict.
+            S(debounce(md(), 1), &[], Conflict),
         ],
     );
 }

@@ -34,5 +34,6 @@ export {
   resolveConflict,
   restoreVersion,
   retrySave,
+  undoVersion,
   write,
 } from "./writes";

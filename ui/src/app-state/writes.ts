@@ -1,9 +1,10 @@
 // Writes the person asks for: saving now, the strip's structural writes, resolving a conflict,
-// discarding a draft, restoring a version.
+// discarding a draft, restoring a version, undoing one version's change.
 
 import * as api from "../api";
 import type { ConflictChoice, DraftPolicy, Op, TabView, WriteOutcome } from "../api";
-import { errorCode, explain } from "../lib/errors";
+import { errorCode, explain, isCommandError } from "../lib/errors";
+import { notUndone, type UndoResult, undone } from "../lib/undo";
 import { edits } from "./edits";
 import { applyStatus, applyTabStatus } from "./events";
 import { confirm, toast, toastError } from "./messages";
@@ -204,5 +205,28 @@ export async function restoreVersion(version: number): Promise<RestoreResult> {
         : `Not restored. ${e.text}`;
     await refreshView();
     return { ok: false, text, detail: e.detail };
+  }
+}
+
+/**
+ * "Undo this change": takes back what `version` changed, keeping everything written since. The
+ * person's typing is handed over and its save started first, so the undo is merged on top of
+ * it; a draft that still has not gone out is never overwritten (the engine shows a conflict
+ * where the undo changed its tab). A clash with a later change writes nothing and says so.
+ */
+export async function undoVersion(version: number): Promise<UndoResult> {
+  const noteId = app.get().open?.noteId;
+  if (!noteId) return { ok: false, text: "No Note is open.", detail: "" };
+  try {
+    await edits.flush(noteId);
+    applyStatus(await api.flush(noteId));
+    const outcome = await api.revert(noteId, version);
+    await refreshView();
+    refreshNotesSoon();
+    return undone(version, outcome);
+  } catch (error) {
+    await refreshView();
+    const clashing = isCommandError(error) ? (error.tabs ?? []).map((t) => t.label) : [];
+    return notUndone(version, explain(error), clashing);
   }
 }

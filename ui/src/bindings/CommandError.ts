@@ -2,8 +2,8 @@
 import type { TabSummary } from "./TabSummary";
 
 /**
- * A command's error as the UI receives it: `{"code": "...", "message": "..."}`, plus the
- * Note's tabs when the code is `tab_gone`. The UI switches on `code`; never on `message`.
+ * A command's error as the UI receives it: `{"code": "...", "message": "..."}`, plus tabs
+ * when the code is `tab_gone` or `revert_conflict`. The UI switches on `code`; never on `message`.
  *
  * Codes are the engine's (`tab_gone`, `would_discard_drafts`, `version_conflict`, `offline`,
  * the server's own codes, ...; see [`EngineError::code`]) and the app's: `invalid_argument`,
@@ -11,6 +11,7 @@ import type { TabSummary } from "./TabSummary";
  */
 export type CommandError = { code: string, message: string, 
 /**
- * With `tab_gone`: the tabs the Note does have (route to one of them, never guess).
+ * With `tab_gone`: the tabs the Note does have (route to one of them, never guess). With
+ * `revert_conflict`: the tabs where a later change clashes with the undo.
  */
 tabs?: Array<TabSummary>, };

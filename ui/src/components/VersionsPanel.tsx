@@ -1,17 +1,20 @@
 // The versions panel: the open Note's history (author, person or agent, time, summary), each
-// version viewable read-only, comparable with now, and restorable. A restore is a guarded write:
-// when it is refused, the panel says why and nothing is lost.
+// version viewable read-only, comparable with now, restorable, and undoable on its own ("Undo
+// this change": what that version changed is taken back, everything since kept), with the
+// agent's last change offered at the top. Restores and undos are guarded writes: when one is
+// refused, the panel says why and nothing is lost.
 
 import { useEffect, useMemo, useState } from "preact/hooks";
 import * as api from "../api";
 import type { Note, VersionInfo } from "../api";
-import { app, closeDialog, confirm, openDialog, restoreTab, restoreVersion, useApp } from "../app-state";
+import { app, closeDialog, confirm, openDialog, restoreTab, restoreVersion, undoVersion, useApp } from "../app-state";
 import { type ComparedNote, diffNotes } from "../lib/diff";
 import { explain } from "../lib/errors";
 import { cellText } from "../lib/grid";
 import { deletedTabs } from "../lib/restoretab";
 import { relativeTime, toDate } from "../lib/status";
 import type { TabType } from "../lib/tabs";
+import { agentsLastChange, canUndo, type UndoResult, undoSpan, whose } from "../lib/undo";
 import { TID } from "../testids";
 import { NoteChangesView } from "./DiffViews";
 import { Icon } from "./Icon";
@@ -51,6 +54,8 @@ export function VersionsPanel() {
   const newestFirst = useMemo(() => (versions ? versions.slice().reverse() : []), [versions]);
   const tabIds = useApp((s) => s.open?.view?.tabs.map((t) => t.id).join("\n") ?? "");
   const deleted = useMemo(() => deletedTabs(versions ?? [], tabIds.split("\n")), [versions, tabIds]);
+  const agentsLast = useMemo(() => agentsLastChange(versions ?? []), [versions]);
+  const [undoing, setUndoing] = useState<VersionInfo | null>(null);
 
   const restore = async (v: VersionInfo) => {
     const ok = await confirm({
@@ -76,6 +81,35 @@ export function VersionsPanel() {
           {message.text}
           {message.detail && <div class="muted small">{message.detail}</div>}
         </div>
+      )}
+      {agentsLast && (
+        <div class="undo-agent">
+          <div class="undo-agent-text">
+            <Icon name="agent" size={14} /> The agent “{agentsLast.author}” made the last change (v{agentsLast.version}
+            {agentsLast.summary ? `: ${agentsLast.summary}` : ""}).
+          </div>
+          <button
+            type="button"
+            class="button"
+            data-testid={TID.undoAgentLast}
+            data-version={agentsLast.version}
+            onClick={() => setUndoing(agentsLast)}
+          >
+            Undo the agent's last change…
+          </button>
+        </div>
+      )}
+      {undoing && noteId && (
+        <UndoPreview
+          noteId={noteId}
+          version={undoing}
+          person={person}
+          onClose={() => setUndoing(null)}
+          onDone={(m) => {
+            setUndoing(null);
+            setMessage(m);
+          }}
+        />
       )}
       {!noteId && <p class="muted panel-intro">Open a Note to see its history.</p>}
       {error && <p class="form-message is-error">{error}</p>}
@@ -128,6 +162,17 @@ export function VersionsPanel() {
                 >
                   Restore…
                 </button>
+                {canUndo(v) && (
+                  <button
+                    type="button"
+                    class="link-button"
+                    data-testid={TID.versionUndo}
+                    title="Take back only what this version changed; everything written since stays"
+                    onClick={() => setUndoing(v)}
+                  >
+                    Undo this change…
+                  </button>
+                )}
               </div>
               {(deleted.get(v.version) ?? []).map((tabId) => (
                 <RestoreTabButton
@@ -143,6 +188,74 @@ export function VersionsPanel() {
         })}
       </ol>
     </aside>
+  );
+}
+
+/**
+ * "Undo this change", before it is done: exactly what will be taken back (the version before
+ * against the version itself, whatever was written since), then Undo or Cancel. A preview
+ * first, rather than an undo at once with an Undo toast: the undo is a write into history the
+ * agent also sees, it may span several tabs the person is not looking at, and it can be refused
+ * (a later change of the same lines); the person should see what goes before it goes.
+ */
+function UndoPreview(props: {
+  noteId: string;
+  version: VersionInfo;
+  person: string | null;
+  onClose: () => void;
+  onDone: (m: UndoResult) => void;
+}) {
+  const { before, after } = undoSpan(props.version.version);
+  const [notes, setNotes] = useState<{ before: Note; after: Note } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    let live = true;
+    Promise.all([api.versionAt(props.noteId, before), api.versionAt(props.noteId, after)]).then(
+      ([b, a]) => live && setNotes({ before: b, after: a }),
+      (e: unknown) => live && setError(explain(e).text),
+    );
+    return () => {
+      live = false;
+    };
+  }, [props.noteId, before, after]);
+  const change = useMemo(() => (notes ? diffNotes(notes.before, notes.after) : null), [notes]);
+  const who = whose(props.version, props.person);
+  return (
+    <Modal label={`Undo the change of version ${after}`} onClose={props.onClose} testId={TID.undoPreview} wide>
+      <div class="modal-head" data-version={after}>
+        <h2>Undo the change of version {after}?</h2>
+        <button type="button" class="icon-button" onClick={props.onClose} aria-label="Close">
+          <Icon name="close" />
+        </button>
+      </div>
+      <p class="undo-intro">
+        This takes back exactly what {who} changed in version {after}, shown below: added lines go, removed lines come
+        back. Everything written since stays. It is a new version, so it can be undone in turn.
+      </p>
+      {error && <p class="form-message is-error">{error}</p>}
+      {!change && !error && <p class="muted">Loading…</p>}
+      {change && <NoteChangesView change={change} olderLabel={`version ${before}`} newerLabel={`version ${after}`} />}
+      <div class="modal-foot">
+        <div class="toolbar-spacer" />
+        <button type="button" class="button" data-testid={TID.undoCancel} onClick={props.onClose}>
+          Cancel
+        </button>
+        <button
+          type="button"
+          class="button primary"
+          data-testid={TID.undoConfirm}
+          data-autofocus
+          disabled={!change || busy}
+          onClick={async () => {
+            setBusy(true);
+            props.onDone(await undoVersion(after));
+          }}
+        >
+          {busy ? "Undoing…" : "Undo this change"}
+        </button>
+      </div>
+    </Modal>
   );
 }
 

@@ -700,6 +700,27 @@ function handle(cmd: string, args: Record<string, unknown>): unknown {
       sendStatus(n);
       return { status: "committed", result: { note_id: noteId, version, changed_tab_ids: [], outcomes: [], replayed: false } };
     }
+    case "revert": {
+      // A coarse stand-in for the server's three-way merge: a tab the version changed goes back
+      // only when nothing changed it since; otherwise the undo clashes, nothing written.
+      const n = get(noteId);
+      const at = n.history.find((x) => x.info.version === args.version) ?? fail("version_not_found", "version: no such version");
+      const before = n.history.find((x) => x.info.version === (args.version as number) - 1) ?? fail("invalid_field", "version: the first version");
+      if (offline) return { status: "queued", id: `q-${clock}` };
+      const changed = at.snapshot.tabs.filter((t) => JSON.stringify(t.data) !== JSON.stringify(before.snapshot.tabs.find((b) => b.id === t.id)?.data));
+      const clashing = changed.filter((t) => JSON.stringify(n.note.tabs.find((x) => x.id === t.id)?.data) !== JSON.stringify(t.data));
+      if (clashing.length > 0) {
+        fail("revert_conflict", `version ${at.info.version} cannot be undone: later changes touched the same lines, cells or slides in ${clashing.map((t) => `“${t.label}”`).join(", ")}; nothing was changed`);
+      }
+      for (const t of changed) {
+        const back = before.snapshot.tabs.find((b) => b.id === t.id);
+        const now = n.note.tabs.find((x) => x.id === t.id);
+        if (back && now) now.data = clone(back.data);
+      }
+      const version = commit(n, YOU, `reverted version ${at.info.version}`, changed.map((t) => t.id));
+      sendStatus(n);
+      return { status: "committed", result: { note_id: noteId, version, changed_tab_ids: [], outcomes: [], replayed: false } };
+    }
     case "drafts":
       return ledger();
     case "archived":

@@ -123,6 +123,11 @@ fn run_effects(
                                 .restore(&note, *version, send.expected_version, Some(&send.key))
                                 .await
                         }
+                        WriteBody::Revert { version } => {
+                            client
+                                .revert(&note, *version, send.expected_version, Some(&send.key))
+                                .await
+                        }
                     };
                     let ev = match res {
                         Ok(r) => {
@@ -299,6 +304,10 @@ pub(super) fn err_from_failure(f: &Failure) -> ClientError {
             changed_tab_ids: changed_tab_ids.clone(),
         },
         Failure::Offline(m) => ClientError::Offline(m.clone()),
+        Failure::RevertConflict { tab_ids, message } => ClientError::RevertConflict {
+            tab_ids: tab_ids.clone(),
+            message: message.clone(),
+        },
         Failure::Rejected {
             status,
             code,
@@ -321,6 +330,9 @@ fn failure(e: ClientError) -> Failure {
             changed_tab_ids,
         },
         ClientError::Offline(m) => Failure::Offline(m),
+        ClientError::RevertConflict { tab_ids, message } => {
+            Failure::RevertConflict { tab_ids, message }
+        }
         // Nothing was sent: the save waits, with its draft, until the server can be reached
         // (the settings screen says why it cannot).
         e @ (ClientError::Tls { .. } | ClientError::Setup(_)) => Failure::Offline(e.to_string()),

@@ -545,6 +545,43 @@ impl Engine {
             .await
     }
 
+    /// Takes back what `version` changed, as a new version the server merges into the Note it
+    /// holds (every later change elsewhere kept). Guarded like every write; refused as stale,
+    /// it is sent again on the new version, since what it takes back does not depend on the
+    /// version it was asked on. It never overwrites a draft: the Note is read back, and a tab
+    /// whose draft the revert changed under it shows a conflict (the draft kept). A clash with
+    /// later writes is [`EngineError::RevertConflict`], naming the tabs by label; nothing is
+    /// written.
+    pub async fn revert(&self, note_id: &NoteId, version: Version) -> Result<WriteOutcome> {
+        let outcome = self
+            .enqueue(note_id, WriteBody::Revert { version }, OnConflict::Reapply)
+            .await;
+        match outcome {
+            Err(EngineError::Client(ClientError::RevertConflict { tab_ids, .. })) => {
+                // The clash is with the server's Note now: its labels name the tabs (the ones
+                // this app last read if it cannot be read).
+                let now = match self.inner.client.get_note(note_id).await {
+                    Ok(stored) => Some(stored.note),
+                    Err(e) => {
+                        tracing::debug!(note = %note_id, error = %e, "labels of a revert's clash");
+                        self.snapshot(note_id)?.sync.server.clone()
+                    }
+                };
+                let tabs = tab_ids
+                    .iter()
+                    .filter_map(|id| now.as_ref()?.tab(id))
+                    .map(|t| TabSummary {
+                        id: t.id.clone(),
+                        kind: t.kind(),
+                        label: t.label.clone(),
+                    })
+                    .collect();
+                Err(EngineError::RevertConflict { version, tabs })
+            }
+            other => other,
+        }
+    }
+
     async fn enqueue(
         &self,
         note_id: &NoteId,

@@ -224,6 +224,16 @@ pub enum EngineError {
     ChoiceUnavailable(TabId),
     #[error("tab {0} has a save in flight; try again when it settles")]
     SaveInFlight(TabId),
+    /// Undoing `version` would clash with later writes in these tabs (as the Note has them
+    /// now): nothing was written.
+    #[error(
+        "version {version} cannot be undone: later changes touched the same lines, cells or slides in {}; nothing was changed",
+        quote_labels(.tabs)
+    )]
+    RevertConflict {
+        version: Version,
+        tabs: Vec<TabSummary>,
+    },
     #[error(transparent)]
     Content(#[from] ContentError),
     #[error(transparent)]
@@ -241,6 +251,13 @@ pub enum EngineError {
 fn list_tabs(tabs: &[TabSummary]) -> String {
     tabs.iter()
         .map(|t| format!("{} ({}, {:?})", t.id, t.kind, t.label))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn quote_labels(tabs: &[TabSummary]) -> String {
+    tabs.iter()
+        .map(|t| format!("\u{201c}{}\u{201d}", t.label))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -267,6 +284,8 @@ impl EngineError {
             EngineError::ChoiceUnavailable(_) => "choice_unavailable",
             EngineError::ConflictMoved { .. } => "conflict_moved",
             EngineError::SaveInFlight(_) => "save_in_flight",
+            EngineError::RevertConflict { .. }
+            | EngineError::Client(ClientError::RevertConflict { .. }) => "revert_conflict",
             EngineError::Content(_) => "invalid_content",
             EngineError::Merge(_) => "invalid_merge",
             EngineError::Client(ClientError::Conflict { .. }) => "version_conflict",

@@ -320,7 +320,9 @@ pub fn step(mut s: NoteSync, event: Event) -> (NoteSync, Vec<Effect>) {
             }
             match failure {
                 Failure::Offline(reason) => save::go_offline(&mut s, &reason, &mut fx),
-                Failure::Conflict { .. } | Failure::Rejected { .. } => {
+                Failure::Conflict { .. }
+                | Failure::Rejected { .. }
+                | Failure::RevertConflict { .. } => {
                     conflict::base_refused(&mut s, version, &mut fx)
                 }
             }
@@ -366,7 +368,9 @@ pub fn step(mut s: NoteSync, event: Event) -> (NoteSync, Vec<Effect>) {
                     save::go_offline(&mut s, &reason, &mut fx);
                 }
                 // A fetch refused (e.g. 401, 404) leaves the local state as it is.
-                other @ (Failure::Conflict { .. } | Failure::Rejected { .. }) => {
+                other @ (Failure::Conflict { .. }
+                | Failure::Rejected { .. }
+                | Failure::RevertConflict { .. }) => {
                     s.fetch_error = Some(other);
                 }
             }
@@ -473,12 +477,17 @@ fn on_save_failed(s: &mut NoteSync, failure: Failure, fx: &mut Vec<Effect>) {
                 message,
             },
         ) => save::on_rejected(s, tab_id, status, &code, &message, fx),
+        // A save carries no revert: should a server answer one so, the save is refused for good.
+        (Target::Tab(tab_id), Failure::RevertConflict { message, .. }) => {
+            save::on_rejected(s, tab_id, 409, "revert_conflict", &message, fx)
+        }
         (Target::Outgoing(id), failure @ Failure::Conflict { .. }) => {
             outbox::on_refused(s, id, failure, fx)
         }
-        (Target::Outgoing(id), failure @ Failure::Rejected { .. }) => {
-            outbox::on_rejected(s, id, failure, fx)
-        }
+        (
+            Target::Outgoing(id),
+            failure @ (Failure::Rejected { .. } | Failure::RevertConflict { .. }),
+        ) => outbox::on_rejected(s, id, failure, fx),
     }
 }
 

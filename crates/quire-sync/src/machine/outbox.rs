@@ -1,4 +1,4 @@
-//! Structural writes (tabs, title, sources, files, restore): queued and persisted, sent one at a
+//! Structural writes (tabs, title, sources, files, restore, revert): queued and persisted, sent one at a
 //! time in order, guarded and idempotent like saves.
 
 use quire_api::WriteResult;

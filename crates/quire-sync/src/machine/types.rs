@@ -162,12 +162,20 @@ pub enum BaseAt {
     Unknown,
 }
 
-/// A structural write (create/rename/move/delete tab, title, sources, files, restore).
+/// A structural write (create/rename/move/delete tab, title, sources, files, restore, revert).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum WriteBody {
-    Ops { changes: Vec<Op> },
-    Restore { version: Version },
+    Ops {
+        changes: Vec<Op>,
+    },
+    Restore {
+        version: Version,
+    },
+    /// Take back what `version` changed; the server merges it into the Note it holds then.
+    Revert {
+        version: Version,
+    },
 }
 
 /// What to do when a structural write is refused as stale.
@@ -213,6 +221,12 @@ pub enum Failure {
     Rejected {
         status: u16,
         code: String,
+        message: String,
+    },
+    /// A revert refused because later writes changed the same lines, cells or slides in these
+    /// tabs: nothing was written.
+    RevertConflict {
+        tab_ids: Vec<TabId>,
         message: String,
     },
 }

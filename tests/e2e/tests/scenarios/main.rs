@@ -26,3 +26,4 @@ mod search_opens_cell;
 mod single_instance;
 mod tabs_by_id;
 mod trash_restore;
+mod undo_agent_change;
