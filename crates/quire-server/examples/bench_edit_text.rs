@@ -3,7 +3,8 @@
 //! For each: the bytes of the JSON-RPC request and of the HTTP response body, and the round
 //! trip on loopback (the server's time plus the transfer; median and p99), first for the write
 //! alone, then for the whole change as an agent makes it: `read_note_tab` then `replace_text`,
-//! against `read_note_lines` (20 lines around the one to change) then `edit_note_text`.
+//! against `read_note_lines` (20 lines from the one to change, found by its words with `find`)
+//! then `edit_note_text`.
 //!
 //! The real server (SQLite, `synchronous=FULL` as `serve` runs it) on its own runtime and
 //! threads; a bare HTTP client on one keep-alive connection speaks MCP 2026-07-28 (stateless),
@@ -26,7 +27,7 @@ use serde_json::{Value, json};
 
 const WARMUP: usize = 3;
 const NOTE_BYTES: usize = 1 << 20;
-/// Lines `read_note_lines` fetches around the one to change.
+/// Lines `read_note_lines` fetches from the one to change.
 const WINDOW: u64 = 20;
 
 fn main() {
@@ -71,7 +72,10 @@ fn main() {
     for (what, m) in [
         ("edit_note_text", &write_text),
         ("edit_note_tab replace_text", &write_whole),
-        ("read_note_lines (20 lines) + edit_note_text", &flow_text),
+        (
+            "read_note_lines (find, 20 lines) + edit_note_text",
+            &flow_text,
+        ),
         ("read_note_tab + replace_text", &flow_whole),
     ] {
         m.print(what);
@@ -259,12 +263,11 @@ async fn measure(addr: SocketAddr, token: String, changes: usize) -> [Measured; 
 
         // The whole change: read what is needed, then write.
         let n = target(4 * i + 2);
-        let start = (n as u64).saturating_sub(WINDOW / 2).max(1);
         let t = Instant::now();
         let read = mcp
             .call(
                 "read_note_lines",
-                json!({"note_id": note, "tab_id": "markdown", "start_line": start,
+                json!({"note_id": note, "tab_id": "markdown", "find": format!("Line {n:06}:"),
                        "line_count": WINDOW}),
             )
             .await;

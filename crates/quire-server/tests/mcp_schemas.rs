@@ -282,6 +282,12 @@ async fn every_result_satisfies_its_tools_output_schema() {
         }
         c.ok(&agent, "read_note_lines", args).await;
     }
+    c.ok(
+        &agent,
+        "read_note_lines",
+        json!({"note_id": note, "tab_id": "markdown", "find": "second"}),
+    )
+    .await;
     for (start, size) in [((0, 0), (2, 3)), ((99, 99), (5, 5))] {
         c.ok(
             &agent,

@@ -7,7 +7,7 @@
 
 mod mcp_support;
 
-use mcp_support::{Harness, key, ok, refused, replace_text};
+use mcp_support::{Harness, key, merged, ok, refused, replace_text};
 use serde_json::{Value, json};
 
 #[tokio::test]
@@ -261,6 +261,24 @@ async fn a_long_tab_is_read_in_numbered_pages_and_a_line_read_there_is_edited() 
     assert_eq!(numbers(&last), (801..=1000).collect::<Vec<_>>());
     assert_eq!(last["truncated"], false);
 
+    // A line reached by its words, without paging: the window starts there; the next match
+    // is found from its number + 1.
+    let found = ok(
+        &agent,
+        "read_note_lines",
+        merged(read(None, Some(2)), json!({"find": "line 77 "})),
+    )
+    .await;
+    assert_eq!(numbers(&found), [77, 78]);
+    assert_eq!(found["start_line"], 77);
+    let next = ok(
+        &agent,
+        "read_note_lines",
+        merged(read(Some(78), Some(1)), json!({"find": "line 70"})),
+    )
+    .await;
+    assert_eq!(numbers(&next), [700]);
+
     // The line as read is the quote; the version as read is the guard.
     let line = middle["lines"][1]["text"].as_str().unwrap();
     let edited = ok(
@@ -383,6 +401,30 @@ async fn read_note_lines_refuses_by_field_and_hides_what_the_agent_may_not_see()
             "invalid_arguments",
             "tab_id",
         ),
+        (
+            "a text no line holds",
+            args(json!({"find": "d"})),
+            "invalid_arguments",
+            "find",
+        ),
+        (
+            "a text across lines",
+            args(json!({"find": "a\nb"})),
+            "invalid_arguments",
+            "find",
+        ),
+        (
+            "a text no line holds from the start asked",
+            args(json!({"start_line": 2, "find": "a"})),
+            "invalid_arguments",
+            "find",
+        ),
+        (
+            "nothing to find",
+            args(json!({"find": ""})),
+            "invalid_arguments",
+            "find",
+        ),
     ];
     for (case, args, code, field) in cases {
         let out = refused(&agent, "read_note_lines", args).await;
@@ -406,4 +448,22 @@ async fn read_note_lines_refuses_by_field_and_hides_what_the_agent_may_not_see()
         (none["lines"].clone(), none["total_lines"].clone()),
         (json!([]), json!(0))
     );
+}
+
+/// The server's instructions tell the model when the precise tools beat the whole-text ones.
+#[tokio::test]
+async fn the_instructions_prefer_quoted_edits_and_partial_reads() {
+    let h = Harness::start();
+    let agent = h.agent().await;
+    let instructions = agent
+        .peer_info()
+        .and_then(|info| info.instructions.clone())
+        .expect("the server gives instructions");
+    for rule in [
+        "To change part of a Markdown text, use edit_note_text",
+        "Use edit_note_tab replace_text only to write a text anew",
+        "For a long Markdown tab, read the lines you need with read_note_lines",
+    ] {
+        assert!(instructions.contains(rule), "the instructions lack: {rule}");
+    }
 }

@@ -33,6 +33,8 @@ pub(crate) struct LinesArgs {
     pub start_line: Option<u64>,
     #[serde(default)]
     pub line_count: Option<u64>,
+    #[serde(default)]
+    pub find: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

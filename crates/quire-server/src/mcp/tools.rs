@@ -253,6 +253,7 @@ impl Agent<'_> {
             tab,
             args.start_line.unwrap_or(1),
             args.line_count.unwrap_or(views::LINES_DEFAULT_COUNT),
+            args.find.as_deref(),
         )?)
     }
 

@@ -87,14 +87,17 @@ pub(crate) fn tab_content(note: &Note, tab: &Tab) -> Value {
 pub(crate) const LINES_DEFAULT_COUNT: u64 = 200;
 
 /// `{note_id, tab_id, version, start_line, lines: [{number, text}], total_lines, truncated}`:
-/// at most `count` lines of a Markdown tab from line `start` (1-based). A line is the text up to
-/// a `\n`, without it, so `text` is what `edit_note_text` can quote; a final `\n` ends the last
-/// line and starts none. `start` past the last line is refused (line 1 of an empty text is not).
+/// at most `count` lines of a Markdown tab from line `start` (1-based), or, with `find`, from
+/// the first line at or after `start` whose text contains it. A line is the text up to a `\n`,
+/// without it, so `text` is what `edit_note_text` can quote; a final `\n` ends the last line
+/// and starts none. `start` past the last line is refused (line 1 of an empty text is not),
+/// and so is a `find` no line holds.
 pub(crate) fn text_lines(
     note: &Note,
     tab: &Tab,
     start: u64,
     count: u64,
+    find: Option<&str>,
 ) -> Result<Value, Violation> {
     let TabData::Markdown(text) = &tab.data else {
         return Err(Violation::at_field(
@@ -114,22 +117,44 @@ pub(crate) fn text_lines(
             format!("line {start} is past the end: this tab has {total} lines"),
         ));
     }
+    let first = match find {
+        None => first,
+        Some(needle) => text
+            .split_inclusive('\n')
+            .enumerate()
+            .skip(first)
+            .find(|(_, line)| line_text(line).contains(needle))
+            .map(|(i, _)| i)
+            .ok_or_else(|| {
+                Violation::at_field(
+                    "find",
+                    format!(
+                        "no line from line {start} on contains it (a line is searched by itself: a text across lines is not found)"
+                    ),
+                )
+            })?,
+    };
     let lines: Vec<Value> = text
         .split_inclusive('\n')
         .enumerate()
         .skip(first)
         .take(to_index(count))
-        .map(|(i, line)| json!({"number": i + 1, "text": line.strip_suffix('\n').unwrap_or(line)}))
+        .map(|(i, line)| json!({"number": i + 1, "text": line_text(line)}))
         .collect();
     Ok(json!({
         "note_id": note.id,
         "tab_id": tab.id,
         "version": note.version,
-        "start_line": start,
+        "start_line": first + 1,
         "truncated": first + lines.len() < total,
         "lines": lines,
         "total_lines": total,
     }))
+}
+
+/// A line of [`text_lines`] without its line break.
+fn line_text(line: &str) -> &str {
+    line.strip_suffix('\n').unwrap_or(line)
 }
 
 /// A window of at most `rows` x `cols` cells, padded with nulls past the sheet's end.
@@ -401,7 +426,7 @@ mod tests {
     fn lines(text: &str, start: u64, count: u64) -> Window {
         let note = markdown(text);
         let tab = note.tab(&TabId::from(TabId::MARKDOWN)).unwrap();
-        let out = text_lines(&note, tab, start, count).map_err(|v| v.field)?;
+        let out = text_lines(&note, tab, start, count, None).map_err(|v| v.field)?;
         let lines = out["lines"].as_array().unwrap();
         Ok((
             lines
@@ -446,6 +471,28 @@ mod tests {
     }
 
     #[test]
+    fn find_starts_the_window_at_the_first_line_holding_it_from_start_on() {
+        let note = markdown("intro\n## Budget\nrent\n## Budget again\nfood\n");
+        let tab = note.tab(&TabId::from(TabId::MARKDOWN)).unwrap();
+        let window = |start: u64, find: &str| {
+            text_lines(&note, tab, start, 2, Some(find)).map(|out| {
+                let numbers: Vec<u64> = out["lines"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|l| l["number"].as_u64().unwrap())
+                    .collect();
+                (out["start_line"].as_u64().unwrap(), numbers)
+            })
+        };
+        assert_eq!(window(1, "Budget").unwrap(), (2, vec![2, 3]));
+        assert_eq!(window(3, "Budget").unwrap(), (4, vec![4, 5]));
+        assert_eq!(window(1, "food").unwrap(), (5, vec![5]));
+        assert_eq!(window(5, "Budget").unwrap_err().field, "find");
+        assert_eq!(window(1, "intro\n## Budget").unwrap_err().field, "find");
+    }
+
+    #[test]
     fn lines_of_a_tab_that_is_not_markdown_are_refused_by_tab_id() {
         let note = note_with(1, 0);
         let tab = note
@@ -453,7 +500,10 @@ mod tests {
             .iter()
             .find(|t| matches!(t.data, TabData::Sources(_)))
             .unwrap();
-        assert_eq!(text_lines(&note, tab, 1, 1).unwrap_err().field, "tab_id");
+        assert_eq!(
+            text_lines(&note, tab, 1, 1, None).unwrap_err().field,
+            "tab_id"
+        );
     }
 
     #[test]
