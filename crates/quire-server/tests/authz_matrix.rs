@@ -157,7 +157,7 @@ const MISSING: Mcp = Mcp::No("note_not_found");
 const SCOPE: Mcp = Mcp::No("insufficient_scope");
 
 /// Every MCP tool, on an approved and on a private Note.
-const MCP_TABLE: [(&str, On, [Mcp; 4]); 30] = {
+const MCP_TABLE: [(&str, On, [Mcp; 4]); 33] = {
     use Mcp::{Ok, Unauthorized as U};
     use On::{Approved as A, Private as P, Trashed as T};
     [
@@ -169,6 +169,8 @@ const MCP_TABLE: [(&str, On, [Mcp; 4]); 30] = {
         ("list_note_tabs", P, [MISSING, MISSING, MISSING, U]),
         ("read_note_tab", A, [Ok, Ok, Ok, U]),
         ("read_note_tab", P, [MISSING, MISSING, MISSING, U]),
+        ("read_note_lines", A, [Ok, Ok, Ok, U]),
+        ("read_note_lines", P, [MISSING, MISSING, MISSING, U]),
         ("read_sheet_range", A, [Ok, Ok, Ok, U]),
         ("read_sheet_range", P, [MISSING, MISSING, MISSING, U]),
         ("list_note_attachments", A, [Ok, Ok, Ok, U]),
@@ -184,6 +186,7 @@ const MCP_TABLE: [(&str, On, [Mcp; 4]); 30] = {
         ("list_notes", T, [Ok, Ok, Ok, U]),
         ("list_note_tabs", T, [MISSING, MISSING, MISSING, U]),
         ("read_note_tab", T, [MISSING, MISSING, MISSING, U]),
+        ("read_note_lines", T, [MISSING, MISSING, MISSING, U]),
         ("read_sheet_range", T, [MISSING, MISSING, MISSING, U]),
         ("list_note_attachments", T, [MISSING, MISSING, MISSING, U]),
         ("edit_note_tab", T, [MISSING, MISSING, SCOPE, U]),
@@ -369,7 +372,7 @@ fn tool_args(tool: &str, note: &TestNote, version: u64, text: &str) -> Value {
         // Both Notes' sheets hold the number 1: only the approved one may be found.
         "search_notes" => json!({"query": "1"}),
         "list_note_tabs" | "list_note_attachments" => json!({"note_id": note.id}),
-        "read_note_tab" => json!({"note_id": note.id, "tab_id": "markdown"}),
+        "read_note_tab" | "read_note_lines" => json!({"note_id": note.id, "tab_id": "markdown"}),
         "read_sheet_range" => json!({"note_id": note.id, "tab_id": note.sheet,
                                      "start_row": 0, "start_col": 0, "rows": 2, "cols": 2}),
         "edit_note_tab" => guard(json!({"tab_id": "markdown", "operation": "replace_text",

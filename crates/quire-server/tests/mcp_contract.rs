@@ -20,11 +20,12 @@ use rmcp::model::{ClientConfig, ProtocolVersion, Tool};
 use rmcp::{ServiceExt, model::CallToolRequestParams};
 use serde_json::{Value, json};
 
-const READ_TOOLS: [&str; 6] = [
+const READ_TOOLS: [&str; 7] = [
     "list_notes",
     "search_notes",
     "list_note_tabs",
     "read_note_tab",
+    "read_note_lines",
     "read_sheet_range",
     "list_note_attachments",
 ];
@@ -119,6 +120,7 @@ async fn tools_list_is_the_seeds_contract() {
         ),
         ("list_note_attachments", vec!["note_id"]),
         ("search_notes", vec!["query"]),
+        ("read_note_lines", vec!["note_id", "tab_id"]),
     ];
     for (name, want) in required {
         assert_eq!(
@@ -204,11 +206,29 @@ async fn tools_list_is_the_seeds_contract() {
     let range = schema_of(&tools, "read_sheet_range");
     assert_eq!(range["properties"]["rows"]["maximum"], 100);
     assert_eq!(range["properties"]["cols"]["maximum"], 100);
+    let lines = schema_of(&tools, "read_note_lines");
+    assert_eq!(lines["properties"]["start_line"]["minimum"], 1);
+    assert_eq!(lines["properties"]["line_count"]["minimum"], 1);
+    assert_eq!(lines["properties"]["line_count"]["maximum"], 2000);
 
-    // Annotations.
+    // Annotations: a read changes nothing; every write is keyed, so a resend changes nothing
+    // more; no tool reaches past this server.
     for name in READ_TOOLS {
         let a = tools[name].annotations.clone().unwrap();
         assert_eq!(a.read_only_hint, Some(true), "{name}");
+        assert_eq!(a.destructive_hint, Some(false), "{name}");
+    }
+    for name in READ_TOOLS
+        .iter()
+        .chain(WRITE_TOOLS.iter())
+        .chain(CREATE_TOOLS.iter())
+    {
+        let a = tools[*name].annotations.clone().unwrap();
+        assert_eq!(
+            (a.idempotent_hint, a.open_world_hint),
+            (Some(true), Some(false)),
+            "{name}"
+        );
     }
     for name in WRITE_TOOLS {
         let a = tools[name].annotations.clone().unwrap();
@@ -271,7 +291,7 @@ async fn both_protocol_versions_are_served() {
             version,
             "{protocol:?}"
         );
-        assert_eq!(agent.list_all_tools().await.unwrap().len(), 11);
+        assert_eq!(agent.list_all_tools().await.unwrap().len(), 12);
         let listed = ok(&agent, "list_notes", json!({})).await;
         assert_eq!(listed["notes"][0]["note_id"], note.as_str(), "{protocol:?}");
         let v = agent_version(&agent, &note).await;

@@ -1,12 +1,13 @@
 //! `edit_note_text` through a real MCP client against the real binary: quoted edits of a
 //! Markdown tab, all or none; a quote not found once is an `isError` result naming the edit and
 //! how often its text occurs, and writes nothing; the same key replays; what it answers fits
-//! its advertised `outputSchema`.
+//! its advertised `outputSchema`. `read_note_lines`: a long tab read in numbered pages, the
+//! line found there changed with `edit_note_text`, and each refusal by the field it names.
 #![allow(clippy::unwrap_used)]
 
 mod mcp_support;
 
-use mcp_support::{Harness, key, ok, refused, replace_text};
+use mcp_support::{Harness, key, merged, ok, refused, replace_text};
 use serde_json::{Value, json};
 
 #[tokio::test]
@@ -202,4 +203,267 @@ async fn an_agent_makes_a_note_once_per_key() {
         access["agent_access"], false,
         "a resend does not approve it again: {access}"
     );
+}
+
+/// A 1,000-line tab read in part: numbered lines, pages that meet, the total; a line read there
+/// is quoted to `edit_note_text` at the version the read gave.
+#[tokio::test]
+async fn a_long_tab_is_read_in_numbered_pages_and_a_line_read_there_is_edited() {
+    let h = Harness::start();
+    let agent = h.agent().await;
+    let note = h.approved_note("Long").await;
+    let text: String = (1..=1000)
+        .map(|i| format!("line {i} of the log\n"))
+        .collect();
+    let v = h.version(&note).await;
+    ok(&agent, "edit_note_tab", replace_text(&note, v, &text)).await;
+    let read = |start: Option<u64>, count: Option<u64>| {
+        let mut args = json!({"note_id": note, "tab_id": "markdown"});
+        if let Some(start) = start {
+            args["start_line"] = json!(start);
+        }
+        if let Some(count) = count {
+            args["line_count"] = json!(count);
+        }
+        args
+    };
+    let numbers = |page: &Value| -> Vec<u64> {
+        page["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["number"].as_u64().unwrap())
+            .collect()
+    };
+
+    // Defaults: from line 1, 200 lines.
+    let first = ok(&agent, "read_note_lines", read(None, None)).await;
+    assert_eq!(numbers(&first), (1..=200).collect::<Vec<_>>());
+    assert_eq!(
+        (
+            first["start_line"].clone(),
+            first["total_lines"].clone(),
+            first["truncated"].clone(),
+            first["version"].clone(),
+            first["lines"][0]["text"].clone(),
+        ),
+        (
+            json!(1),
+            json!(1000),
+            json!(true),
+            json!(v + 1),
+            json!("line 1 of the log")
+        )
+    );
+    let middle = ok(&agent, "read_note_lines", read(Some(500), Some(3))).await;
+    assert_eq!(numbers(&middle), [500, 501, 502]);
+    let last = ok(&agent, "read_note_lines", read(Some(801), Some(2000))).await;
+    assert_eq!(numbers(&last), (801..=1000).collect::<Vec<_>>());
+    assert_eq!(last["truncated"], false);
+
+    // A line reached by its words, without paging: the window starts there; the next match
+    // is found from its number + 1.
+    let found = ok(
+        &agent,
+        "read_note_lines",
+        merged(read(None, Some(2)), json!({"find": "line 77 "})),
+    )
+    .await;
+    assert_eq!(numbers(&found), [77, 78]);
+    assert_eq!(found["start_line"], 77);
+    let next = ok(
+        &agent,
+        "read_note_lines",
+        merged(read(Some(78), Some(1)), json!({"find": "line 70"})),
+    )
+    .await;
+    assert_eq!(numbers(&next), [700]);
+
+    // The line as read is the quote; the version as read is the guard.
+    let line = middle["lines"][1]["text"].as_str().unwrap();
+    let edited = ok(
+        &agent,
+        "edit_note_text",
+        json!({"note_id": note, "tab_id": "markdown",
+               "expected_version": middle["version"], "idempotency_key": key(),
+               "edits": [{"old_text": format!("{line}\n"), "new_text": "line 501, changed\n"}]}),
+    )
+    .await;
+    let after = ok(&agent, "read_note_lines", read(Some(500), Some(3))).await;
+    assert_eq!(after["version"], edited["version"]);
+    assert_eq!(
+        after["lines"][1],
+        json!({"number": 501, "text": "line 501, changed"})
+    );
+    assert_eq!(after["total_lines"], 1000);
+}
+
+/// Each refusal of `read_note_lines` is an `isError` result with its code and the field it
+/// names; a Note the agent may not see, or one in the trash, is not found, as if it never was.
+#[tokio::test]
+async fn read_note_lines_refuses_by_field_and_hides_what_the_agent_may_not_see() {
+    let h = Harness::start();
+    let agent = h.agent().await;
+    let note = h.approved_note("Three lines").await;
+    let v = h.version(&note).await;
+    ok(&agent, "edit_note_tab", replace_text(&note, v, "a\nb\nc\n")).await;
+    let private = h.create_note("Private").await;
+    let trashed = h.approved_note("Trashed").await;
+    let res = h
+        .http
+        .delete(format!("{}/notes/{trashed}", h.url()))
+        .bearer_auth(h.token())
+        .header("if-match", format!("\"{}\"", h.version(&trashed).await))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200, "trash the Note");
+    let missing = uuid::Uuid::now_v7().to_string();
+    let args =
+        |extra: Value| mcp_support::merged(json!({"note_id": note, "tab_id": "markdown"}), extra);
+
+    let cases: Vec<(&str, Value, &str, &str)> = vec![
+        (
+            "a Note that never was",
+            json!({"note_id": missing, "tab_id": "markdown"}),
+            "note_not_found",
+            "note_id",
+        ),
+        (
+            "a Note the person did not approve",
+            json!({"note_id": private, "tab_id": "markdown"}),
+            "note_not_found",
+            "note_id",
+        ),
+        (
+            "a Note in the trash",
+            json!({"note_id": trashed, "tab_id": "markdown"}),
+            "note_not_found",
+            "note_id",
+        ),
+        (
+            "no note ID at all",
+            json!({"note_id": "not-an-id", "tab_id": "markdown"}),
+            "invalid_arguments",
+            "note_id",
+        ),
+        (
+            "an unknown tab",
+            args(json!({"tab_id": "markdown-2"})),
+            "invalid_arguments",
+            "tab_id",
+        ),
+        (
+            "a tab that is not Markdown",
+            args(json!({"tab_id": "sources"})),
+            "invalid_arguments",
+            "tab_id",
+        ),
+        (
+            "line 0",
+            args(json!({"start_line": 0})),
+            "invalid_arguments",
+            "start_line",
+        ),
+        (
+            "past the last line",
+            args(json!({"start_line": 4})),
+            "invalid_arguments",
+            "start_line",
+        ),
+        (
+            "a start that is not a number",
+            args(json!({"start_line": "2"})),
+            "invalid_arguments",
+            "start_line",
+        ),
+        (
+            "no lines",
+            args(json!({"line_count": 0})),
+            "invalid_arguments",
+            "line_count",
+        ),
+        (
+            "over the most lines",
+            args(json!({"line_count": 2001})),
+            "invalid_arguments",
+            "line_count",
+        ),
+        (
+            "a field the tool does not take",
+            args(json!({"end_line": 3})),
+            "invalid_arguments",
+            "end_line",
+        ),
+        (
+            "no tab",
+            json!({"note_id": note}),
+            "invalid_arguments",
+            "tab_id",
+        ),
+        (
+            "a text no line holds",
+            args(json!({"find": "d"})),
+            "invalid_arguments",
+            "find",
+        ),
+        (
+            "a text across lines",
+            args(json!({"find": "a\nb"})),
+            "invalid_arguments",
+            "find",
+        ),
+        (
+            "a text no line holds from the start asked",
+            args(json!({"start_line": 2, "find": "a"})),
+            "invalid_arguments",
+            "find",
+        ),
+        (
+            "nothing to find",
+            args(json!({"find": ""})),
+            "invalid_arguments",
+            "find",
+        ),
+    ];
+    for (case, args, code, field) in cases {
+        let out = refused(&agent, "read_note_lines", args).await;
+        assert_eq!(
+            (out["error"].as_str(), out["field"].as_str()),
+            (Some(code), Some(field)),
+            "{case}: {out}"
+        );
+    }
+    // The last line, and line 1 of an empty text, are not past the end.
+    let last = ok(&agent, "read_note_lines", args(json!({"start_line": 3}))).await;
+    assert_eq!(last["lines"], json!([{"number": 3, "text": "c"}]));
+    let empty = h.approved_note("Empty").await;
+    let none = ok(
+        &agent,
+        "read_note_lines",
+        json!({"note_id": empty, "tab_id": "markdown"}),
+    )
+    .await;
+    assert_eq!(
+        (none["lines"].clone(), none["total_lines"].clone()),
+        (json!([]), json!(0))
+    );
+}
+
+/// The server's instructions tell the model when the precise tools beat the whole-text ones.
+#[tokio::test]
+async fn the_instructions_prefer_quoted_edits_and_partial_reads() {
+    let h = Harness::start();
+    let agent = h.agent().await;
+    let instructions = agent
+        .peer_info()
+        .and_then(|info| info.instructions.clone())
+        .expect("the server gives instructions");
+    for rule in [
+        "To change part of a Markdown text, use edit_note_text",
+        "Use edit_note_tab replace_text only to write a text anew",
+        "For a long Markdown tab, read the lines you need with read_note_lines",
+    ] {
+        assert!(instructions.contains(rule), "the instructions lack: {rule}");
+    }
 }

@@ -26,6 +26,18 @@ pub(crate) struct TabArgs {
 }
 
 #[derive(Debug, Deserialize)]
+pub(crate) struct LinesArgs {
+    pub note_id: String,
+    pub tab_id: TabId,
+    #[serde(default)]
+    pub start_line: Option<u64>,
+    #[serde(default)]
+    pub line_count: Option<u64>,
+    #[serde(default)]
+    pub find: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
 pub(crate) struct SheetRangeArgs {
     pub note_id: String,
     pub tab_id: TabId,

@@ -32,13 +32,8 @@ impl Catalog {
                     unknown.join(", ")
                 )));
             }
-            if tool
-                .annotations
-                .as_ref()
-                .and_then(|a| a.read_only_hint)
-                .is_none()
-            {
-                return Err(CatalogError(format!("{}: no readOnlyHint", tool.name)));
+            if let Some(missing) = incomplete(tool) {
+                return Err(CatalogError(format!("{}: no {missing}", tool.name)));
             }
         }
         Ok(Catalog {
@@ -53,6 +48,29 @@ impl Catalog {
     pub(crate) fn get(&self, name: &str) -> Option<&Tool> {
         self.tools.iter().find(|t| t.name == name)
     }
+}
+
+/// What a tool must declare besides its name and input: a `title`, every hint (and
+/// `openWorldHint: false`: no tool reaches past this server) and an object `outputSchema`.
+/// `None` when it has them all, else the first one missing.
+fn incomplete(tool: &Tool) -> Option<&'static str> {
+    let Some(a) = tool.annotations.as_ref() else {
+        return Some("annotations");
+    };
+    let object_output = tool
+        .output_schema
+        .as_ref()
+        .is_some_and(|s| s.get("type").and_then(Value::as_str) == Some("object"));
+    [
+        (tool.title.is_some(), "title"),
+        (a.read_only_hint.is_some(), "readOnlyHint"),
+        (a.destructive_hint.is_some(), "destructiveHint"),
+        (a.idempotent_hint.is_some(), "idempotentHint"),
+        (a.open_world_hint == Some(false), "openWorldHint: false"),
+        (object_output, "outputSchema of type object"),
+    ]
+    .into_iter()
+    .find_map(|(present, name)| (!present).then_some(name))
 }
 
 /// Every way `args` departs from the tool's advertised `inputSchema`.
@@ -82,6 +100,7 @@ mod tests {
                 "search_notes",
                 "list_note_tabs",
                 "read_note_tab",
+                "read_note_lines",
                 "read_sheet_range",
                 "list_note_attachments",
                 "edit_note_tab",
@@ -91,6 +110,32 @@ mod tests {
                 "create_note",
             ]
         );
+    }
+
+    #[test]
+    fn a_tool_without_a_title_hint_or_output_schema_is_incomplete() {
+        let catalog = Catalog::load().unwrap();
+        let tool = catalog.get("read_note_lines").unwrap();
+        assert_eq!(incomplete(tool), None);
+        let mut t = tool.clone();
+        t.title = None;
+        assert_eq!(incomplete(&t), Some("title"));
+        let mut t = tool.clone();
+        t.output_schema = None;
+        assert_eq!(incomplete(&t), Some("outputSchema of type object"));
+        let mut t = tool.clone();
+        if let Some(a) = t.annotations.as_mut() {
+            a.idempotent_hint = None;
+        }
+        assert_eq!(incomplete(&t), Some("idempotentHint"));
+        let mut t = tool.clone();
+        if let Some(a) = t.annotations.as_mut() {
+            a.open_world_hint = Some(true);
+        }
+        assert_eq!(incomplete(&t), Some("openWorldHint: false"));
+        let mut t = tool.clone();
+        t.annotations = None;
+        assert_eq!(incomplete(&t), Some("annotations"));
     }
 
     /// The per-operation table and the flat schema name the same operations and arguments.

@@ -57,12 +57,16 @@ use catalog::Catalog;
 /// Any other `Origin` is refused; no `Origin` at all (desktop hosts, CLIs) is fine.
 const LOOPBACK_ORIGINS: [&str; 3] = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"];
 
-const INSTRUCTIONS: &str = "Quire Notes. Find a Note with list_notes (or by its words with search_notes), its tabs with list_note_tabs, read with \
-read_note_tab / read_sheet_range / list_note_attachments, write with edit_note_tab, create_note_tab and \
-add_note_source. Address tabs by their exact ID, never by type or label. Every write carries the \
-version you read (expected_version) and an idempotency_key naming one intended change. On \
-version_conflict, read again and redo the change on what is there now; never resend old content \
-with a refreshed version.";
+const INSTRUCTIONS: &str = "Quire Notes. Find a Note with list_notes (or by its words with search_notes), its tabs \
+with list_note_tabs, read with read_note_tab / read_note_lines / read_sheet_range / list_note_attachments, write \
+with edit_note_text, edit_note_tab, create_note_tab and add_note_source, start a Note with create_note. Address \
+tabs by their exact ID, never by type or label. To change part of a Markdown text, use edit_note_text: quote each \
+old_text exactly (unique in the tab) with its new_text; it sends only the change, not the whole text both ways. \
+Use edit_note_tab replace_text only to write a text anew. For a long Markdown tab, read the lines you need with \
+read_note_lines (numbered, from a line number or from the first line holding some words: find) rather than the \
+whole tab with read_note_tab. Every write carries the version you read (expected_version) and an idempotency_key \
+naming one intended change. On version_conflict, read again and redo the change on what is there now; never \
+resend old content with a refreshed version.";
 
 static CATALOG: LazyLock<Result<Catalog, CatalogError>> = LazyLock::new(Catalog::load);
 

@@ -11,8 +11,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use super::args::{
-    AttachmentsArgs, CreateNoteArgs, CreateTabArgs, EditArgs, EditTextArgs, Guard, NoteArgs,
-    SearchArgs, SheetRangeArgs, SourceArgs, TabArgs, check_operation_fields,
+    AttachmentsArgs, CreateNoteArgs, CreateTabArgs, EditArgs, EditTextArgs, Guard, LinesArgs,
+    NoteArgs, SearchArgs, SheetRangeArgs, SourceArgs, TabArgs, check_operation_fields,
 };
 use super::catalog::check_arguments;
 use super::schema::Violation;
@@ -152,6 +152,7 @@ pub(crate) async fn call(
         "search_notes" => agent.search_notes(typed(args)?).await,
         "list_note_tabs" => agent.list_note_tabs(typed(args)?).await,
         "read_note_tab" => agent.read_note_tab(typed(args)?).await,
+        "read_note_lines" => agent.read_note_lines(typed(args)?).await,
         "read_sheet_range" => agent.read_sheet_range(typed(args)?).await,
         "list_note_attachments" => agent.list_note_attachments(typed(args)?).await,
         "edit_note_tab" => {
@@ -242,6 +243,18 @@ impl Agent<'_> {
         let note = self.note(&args.note_id).await?;
         let tab = views::find_tab(&note, &args.tab_id)?;
         Ok(views::tab_content(&note, tab))
+    }
+
+    async fn read_note_lines(&self, args: LinesArgs) -> Result<Value, ToolError> {
+        let note = self.note(&args.note_id).await?;
+        let tab = views::find_tab(&note, &args.tab_id)?;
+        Ok(views::text_lines(
+            &note,
+            tab,
+            args.start_line.unwrap_or(1),
+            args.line_count.unwrap_or(views::LINES_DEFAULT_COUNT),
+            args.find.as_deref(),
+        )?)
     }
 
     async fn read_sheet_range(&self, args: SheetRangeArgs) -> Result<Value, ToolError> {

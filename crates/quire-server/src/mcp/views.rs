@@ -83,6 +83,80 @@ pub(crate) fn tab_content(note: &Note, tab: &Tab) -> Value {
     out
 }
 
+/// Lines `read_note_lines` returns when `line_count` is not given.
+pub(crate) const LINES_DEFAULT_COUNT: u64 = 200;
+
+/// `{note_id, tab_id, version, start_line, lines: [{number, text}], total_lines, truncated}`:
+/// at most `count` lines of a Markdown tab from line `start` (1-based), or, with `find`, from
+/// the first line at or after `start` whose text contains it. A line is the text up to a `\n`,
+/// without it, so `text` is what `edit_note_text` can quote; a final `\n` ends the last line
+/// and starts none. `start` past the last line is refused (line 1 of an empty text is not),
+/// and so is a `find` no line holds.
+pub(crate) fn text_lines(
+    note: &Note,
+    tab: &Tab,
+    start: u64,
+    count: u64,
+    find: Option<&str>,
+) -> Result<Value, Violation> {
+    let TabData::Markdown(text) = &tab.data else {
+        return Err(Violation::at_field(
+            "tab_id",
+            format!(
+                "{:?} is a {} tab; read_note_lines reads a markdown tab (read_note_tab reads any)",
+                tab.id.as_str(),
+                tab.kind()
+            ),
+        ));
+    };
+    let total = text.split_inclusive('\n').count();
+    let first = to_index(start).saturating_sub(1);
+    if first > 0 && first >= total {
+        return Err(Violation::at_field(
+            "start_line",
+            format!("line {start} is past the end: this tab has {total} lines"),
+        ));
+    }
+    let first = match find {
+        None => first,
+        Some(needle) => text
+            .split_inclusive('\n')
+            .enumerate()
+            .skip(first)
+            .find(|(_, line)| line_text(line).contains(needle))
+            .map(|(i, _)| i)
+            .ok_or_else(|| {
+                Violation::at_field(
+                    "find",
+                    format!(
+                        "no line from line {start} on contains it (a line is searched by itself: a text across lines is not found)"
+                    ),
+                )
+            })?,
+    };
+    let lines: Vec<Value> = text
+        .split_inclusive('\n')
+        .enumerate()
+        .skip(first)
+        .take(to_index(count))
+        .map(|(i, line)| json!({"number": i + 1, "text": line_text(line)}))
+        .collect();
+    Ok(json!({
+        "note_id": note.id,
+        "tab_id": tab.id,
+        "version": note.version,
+        "start_line": first + 1,
+        "truncated": first + lines.len() < total,
+        "lines": lines,
+        "total_lines": total,
+    }))
+}
+
+/// A line of [`text_lines`] without its line break.
+fn line_text(line: &str) -> &str {
+    line.strip_suffix('\n').unwrap_or(line)
+}
+
 /// A window of at most `rows` x `cols` cells, padded with nulls past the sheet's end.
 pub(crate) fn sheet_range(
     note: &Note,
@@ -332,6 +406,103 @@ mod tests {
         assert_eq!(
             pages(&note, Some(AttachmentKind::Files), 1),
             vec![vec!["file-1-x"], vec!["file-3-x"]]
+        );
+    }
+
+    fn markdown(text: &str) -> Note {
+        let mut note = note_with(0, 0);
+        for tab in &mut note.tabs {
+            if let TabData::Markdown(t) = &mut tab.data {
+                *t = text.to_owned();
+            }
+        }
+        note
+    }
+
+    /// The lines' numbers and texts, total_lines and truncated; or the field refused.
+    type Window = Result<(Vec<u64>, Vec<String>, u64, bool), String>;
+
+    /// (text, start, count) -> its [`Window`].
+    fn lines(text: &str, start: u64, count: u64) -> Window {
+        let note = markdown(text);
+        let tab = note.tab(&TabId::from(TabId::MARKDOWN)).unwrap();
+        let out = text_lines(&note, tab, start, count, None).map_err(|v| v.field)?;
+        let lines = out["lines"].as_array().unwrap();
+        Ok((
+            lines
+                .iter()
+                .map(|l| l["number"].as_u64().unwrap())
+                .collect(),
+            lines
+                .iter()
+                .map(|l| l["text"].as_str().unwrap().to_owned())
+                .collect(),
+            out["total_lines"].as_u64().unwrap(),
+            out["truncated"].as_bool().unwrap(),
+        ))
+    }
+
+    #[test]
+    fn lines_are_numbered_from_one_and_windowed() {
+        let s = |v: &[&str]| v.iter().map(|t| t.to_string()).collect::<Vec<_>>();
+        let cases: Vec<(&str, u64, u64, Window)> = vec![
+            ("", 1, 10, Ok((vec![], vec![], 0, false))),
+            ("a", 1, 10, Ok((vec![1], s(&["a"]), 1, false))),
+            ("a\n", 1, 10, Ok((vec![1], s(&["a"]), 1, false))),
+            (
+                "a\n\nc",
+                1,
+                10,
+                Ok((vec![1, 2, 3], s(&["a", "", "c"]), 3, false)),
+            ),
+            ("a\nb\nc\n", 2, 1, Ok((vec![2], s(&["b"]), 3, true))),
+            ("a\nb\nc", 3, 5, Ok((vec![3], s(&["c"]), 3, false))),
+            ("a\r\nb", 1, 1, Ok((vec![1], s(&["a\r"]), 2, true))),
+            ("a\nb", 3, 1, Err("start_line".into())),
+            ("", 2, 1, Err("start_line".into())),
+        ];
+        for (text, start, count, want) in cases {
+            assert_eq!(
+                lines(text, start, count),
+                want,
+                "{text:?} from {start}, {count}"
+            );
+        }
+    }
+
+    #[test]
+    fn find_starts_the_window_at_the_first_line_holding_it_from_start_on() {
+        let note = markdown("intro\n## Budget\nrent\n## Budget again\nfood\n");
+        let tab = note.tab(&TabId::from(TabId::MARKDOWN)).unwrap();
+        let window = |start: u64, find: &str| {
+            text_lines(&note, tab, start, 2, Some(find)).map(|out| {
+                let numbers: Vec<u64> = out["lines"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|l| l["number"].as_u64().unwrap())
+                    .collect();
+                (out["start_line"].as_u64().unwrap(), numbers)
+            })
+        };
+        assert_eq!(window(1, "Budget").unwrap(), (2, vec![2, 3]));
+        assert_eq!(window(3, "Budget").unwrap(), (4, vec![4, 5]));
+        assert_eq!(window(1, "food").unwrap(), (5, vec![5]));
+        assert_eq!(window(5, "Budget").unwrap_err().field, "find");
+        assert_eq!(window(1, "intro\n## Budget").unwrap_err().field, "find");
+    }
+
+    #[test]
+    fn lines_of_a_tab_that_is_not_markdown_are_refused_by_tab_id() {
+        let note = note_with(1, 0);
+        let tab = note
+            .tabs
+            .iter()
+            .find(|t| matches!(t.data, TabData::Sources(_)))
+            .unwrap();
+        assert_eq!(
+            text_lines(&note, tab, 1, 1, None).unwrap_err().field,
+            "tab_id"
         );
     }
 
