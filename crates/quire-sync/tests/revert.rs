@@ -104,6 +104,8 @@ async fn undoing_the_agents_change_keeps_the_persons_edits_around_it() {
     engine.shutdown();
 }
 
+/// The person's draft changes the very line the revert takes back: a conflict, never an
+/// overwrite. (A draft on other lines merges with the revert, as with any other write.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_revert_under_a_draft_is_a_conflict_never_an_overwrite() {
     let server = server();
@@ -121,7 +123,7 @@ async fn a_revert_under_a_draft_is_a_conflict_never_an_overwrite() {
     person_writes(&engine, &note, "a\nb").await;
     let agents = agent_writes(&agent, &engine, &note, "a\nB").await;
     engine
-        .edit_tab(&note, &md(), json!("a\nB\nmine"))
+        .edit_tab(&note, &md(), json!("a\nB, mine"))
         .await
         .unwrap();
 
@@ -140,7 +142,7 @@ async fn a_revert_under_a_draft_is_a_conflict_never_an_overwrite() {
         .await
         .unwrap();
     // The draft is kept and shown; the person decides against the reverted text.
-    assert_eq!(engine.tab(&note, &md()).unwrap().data, json!("a\nB\nmine"));
+    assert_eq!(engine.tab(&note, &md()).unwrap().data, json!("a\nB, mine"));
     let conflict = engine.conflict(&note, &md()).unwrap();
     assert_eq!(conflict.base_version, agents);
     assert_eq!(conflict.theirs_version, result.version);
