@@ -42,9 +42,9 @@ struct Cli {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum What {
-    /// Every experiment (1-11), then the benchmarks.
+    /// Every experiment (1-12), then the benchmarks.
     All,
-    /// Every experiment (1-11), no benchmarks.
+    /// Every experiment (1-12), no benchmarks.
     Experiments,
     /// 1. Two editors racing on one tab: lines lost with and without the check.
     Race,
@@ -68,6 +68,8 @@ enum What {
     Outline,
     /// 11. Listing 120 attachments at limit 50.
     Paging,
+    /// 12. One tab, different lines: the agent's precise edits against whole-text edits.
+    Lines,
     /// Benchmarks beyond the articles (in-process and over HTTP).
     Bench,
 }
@@ -129,6 +131,9 @@ fn main() -> anyhow::Result<()> {
         }
         if wants(What::Paging) {
             emit(exp::paging::run(&exp::paging::Params::article()).await?)?;
+        }
+        if wants(What::Lines) {
+            emit(exp::lines::run(&exp::lines::Params::article()).await?)?;
         }
         if matches!(cli.what, What::All | What::Bench) {
             emit(bench::run(&bench::Params::full()).await?)?;

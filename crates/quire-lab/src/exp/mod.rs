@@ -1,9 +1,10 @@
-//! The eleven experiments of the reference articles, one module each.
+//! The eleven experiments of the reference articles, one module each, and Quire's own (12).
 
 pub mod cost;
 pub mod creates;
 pub mod editor;
 pub mod handles;
+pub mod lines;
 pub mod order;
 pub mod outline;
 pub mod paging;

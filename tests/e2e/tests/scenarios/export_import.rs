@@ -1,7 +1,8 @@
 //! Export a Note and import it back: Export Note… in the Note's menu writes its folder where the
 //! person picks in the folder dialog (index.md with the Markdown text, a CSV for the Sheet);
 //! Import… of that folder makes a new Note with the same text and Sheet, listed beside the
-//! first, and the summary says one Note was imported.
+//! first, and the summary says one Note was imported. Then Export all Notes… (the app's menu)
+//! writes both, each in a folder of its own though they share a title.
 
 use std::path::Path;
 
@@ -13,6 +14,8 @@ use thirtyfour::prelude::*;
 /// `quire_app::commands::EXPORT_NOTE_DIALOG_TITLE`, `IMPORT_DIALOG_TITLE`.
 const EXPORT_TITLE: &str = "Export Note to a folder";
 const IMPORT_TITLE: &str = "Import a folder";
+/// `quire_app::commands::EXPORT_ALL_DIALOG_TITLE`.
+const EXPORT_ALL_TITLE: &str = "Export all Notes to a folder";
 
 const TEXT: &str = "# Packing\nOne bag, the map.";
 
@@ -49,6 +52,8 @@ async fn export_a_note_and_import_it_back() -> Result<()> {
         .tempdir()?;
     let out = dir.path().join("exported");
     std::fs::create_dir(&out)?;
+    let all = dir.path().join("everything");
+    std::fs::create_dir(&all)?;
 
     scenario(&harness, "export-import", async |app: &App| {
         let note = app.new_note("Trip to Porto").await?;
@@ -184,6 +189,33 @@ async fn export_a_note_and_import_it_back() -> Result<()> {
             "the Sheet: {}",
             sheet["data"]
         );
+
+        // Export all Notes…: both, a folder each (the same title made unique).
+        app.menu("app-menu", "app-menu-export-all").await?;
+        harness.answer_folder_dialog(EXPORT_ALL_TITLE, &all).await?;
+        let summary = app.testid("transfer-summary").await?;
+        let content = summary.find(By::Css("[data-kind]")).await?;
+        ensure!(
+            content.attr("data-count").await?.as_deref() == Some("2"),
+            "two Notes exported"
+        );
+        let headline = app.testid("transfer-summary-text").await?.text().await?;
+        ensure!(headline.starts_with("2 Notes exported to"), "{headline:?}");
+        let mut folders: Vec<String> = std::fs::read_dir(&all)?
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().join("index.md").is_file())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        folders.sort();
+        ensure!(folders.len() == 2, "a folder per Note: {folders:?}");
+        ensure!(
+            folders.iter().all(|f| f.starts_with("Trip to Porto")),
+            "{folders:?}"
+        );
+        for f in &folders {
+            let index = std::fs::read_to_string(all.join(f).join("index.md"))?;
+            ensure!(index.contains("One bag, the map."), "{f}/index.md: {index}");
+        }
         Ok(())
     })
     .await
