@@ -21,7 +21,8 @@ async fn the_notes_list_marks_a_note_the_agent_changed_until_it_is_opened() -> R
     let harness = Harness::start()?;
     scenario(&harness, "agent-notes-list", async |app: &App| {
         let plan = app.new_note("Plan").await?;
-        app.type_markdown("The plan, as the person left it.").await?;
+        app.type_markdown("The plan, as the person left it.")
+            .await?;
         app.wait_synced(&plan).await?;
         let agent = agent_for(app, &plan).await?;
 
@@ -37,7 +38,8 @@ async fn the_notes_list_marks_a_note_the_agent_changed_until_it_is_opened() -> R
         )
         .await?;
         // The person types in the other Note (the list is read again after the save).
-        app.type_markdown("Meanwhile, the person writes here.").await?;
+        app.type_markdown("Meanwhile, the person writes here.")
+            .await?;
         app.wait_synced(&other).await?;
 
         let marker = app.wait_for(&changed_marker(&plan)).await?;
@@ -46,7 +48,10 @@ async fn the_notes_list_marks_a_note_the_agent_changed_until_it_is_opened() -> R
         let text = marker.text().await?;
         ensure!(text == "changed by claude", "the marker: {text:?}");
         ensure!(
-            app.driver.find_all(changed_marker(&other)).await?.is_empty(),
+            app.driver
+                .find_all(changed_marker(&other))
+                .await?
+                .is_empty(),
             "the person's own Note is not marked"
         );
         quire_e2e::screenshot(&app.driver, "agent-notes-list-marked").await?;
