@@ -10,7 +10,7 @@ import type { LedgerEntry, NoteView, TabStatus, VersionInfo } from "./api";
 // api.ts talks to `window.__TAURI_INTERNALS__`; in Node the global object stands in for window.
 (globalThis as unknown as { window: typeof globalThis }).window = globalThis;
 
-const { app, adopted, closeWindow, contentFor, edits, localEdit, onEngineEvent, refreshLedger, refreshView } =
+const { app, adopted, closeWindow, contentFor, edits, localEdit, marksShown, onEngineEvent, refreshLedger, refreshNotes, refreshView } =
   await import("./app-state");
 
 // A fresh Note per test: base versions are kept per Note and tab for the app's lifetime.
@@ -40,6 +40,8 @@ let calls: Call[] = [];
 let server: NoteView = view(3, "alpha");
 let theirs = "";
 let history: VersionInfo[] = [];
+let histories: Record<string, VersionInfo[]> = {};
+let listed: { id: string; title: string; version: number; updated_at: string; agent_access: boolean }[] = [];
 let drafts: LedgerEntry[] = [];
 let editStatus: TabStatus = status("markdown");
 
@@ -49,6 +51,8 @@ beforeEach(() => {
   calls = [];
   server = view(3, "alpha");
   history = [];
+  histories = {};
+  listed = [];
   drafts = [];
   editStatus = status("markdown");
   mockIPC((cmd, args) => {
@@ -59,7 +63,9 @@ beforeEach(() => {
       case "open_note":
         return server;
       case "history":
-        return history;
+        return histories[(args as { noteId: string }).noteId] ?? history;
+      case "list_notes":
+        return listed;
       case "drafts":
         return drafts;
       case "conflict":
@@ -209,6 +215,22 @@ describe("another writer's edit", () => {
     expect(app.get().remoteEdits.markdown).toMatchObject({ author: last.author, agent });
   });
 
+  // An editor opened on the tab later marks the change against the content the app had before.
+  it("keeps the content from before the change, the first one's over two, until marks are shown", async () => {
+    history = [version(3, "ana", "person"), version(4, "claude", "agent")];
+    server = view(4, "alpha (changed)");
+    onEngineEvent({ kind: "remote_applied", note_id: NOTE, tab_ids: ["markdown"] });
+    await vi.waitFor(() => expect(app.get().content.markdown?.data).toBe("alpha (changed)"));
+    expect(app.get().remoteEdits.markdown).toMatchObject({ version: 4, before: "alpha" });
+    history = [...history, version(5, "claude", "agent")];
+    server = view(5, "alpha (changed twice)");
+    onEngineEvent({ kind: "remote_applied", note_id: NOTE, tab_ids: ["markdown"] });
+    await vi.waitFor(() => expect(app.get().content.markdown?.data).toBe("alpha (changed twice)"));
+    expect(app.get().remoteEdits.markdown).toMatchObject({ version: 5, before: "alpha" });
+    marksShown("markdown");
+    expect(app.get().remoteEdits.markdown).toEqual({ author: "claude", agent: true, version: 5, at: "2026-11-30T10:00:00.000Z" });
+  });
+
   // The engine merged the agent's change into the person's edits and saved the result: the
   // newest version is this app's own save; the mark names the agent.
   it("is marked as the other writer's when this app saved it merged into the person's edits", async () => {
@@ -218,6 +240,46 @@ describe("another writer's edit", () => {
     onEngineEvent({ kind: "remote_applied", note_id: NOTE, tab_ids: ["markdown"] });
     await vi.waitFor(() => expect(app.get().remoteEdits.markdown).toBeDefined());
     expect(app.get().remoteEdits.markdown).toMatchObject({ author: "claude", agent: true, version: 4 });
+  });
+});
+
+describe("the Notes list marks Notes an agent changed since the person saw them", () => {
+  const summary = (id: string, version: number) => ({ id, title: id, version, updated_at: "2026-12-01T10:00:00Z", agent_access: true });
+  const v = (version: number, author: string, author_kind: VersionInfo["author_kind"]): VersionInfo => ({
+    version,
+    author,
+    author_kind,
+    created_at: "2026-12-01T10:00:00.000Z",
+    summary: "",
+    changed_tab_ids: ["markdown"],
+  });
+  const historyReads = () => calls.filter((c) => c.cmd === "history").map((c) => c.args.noteId);
+
+  it("reads the history only of Notes changed since seen, marks the agent's, not the person's, and clears on open", async () => {
+    const [a, b, c] = [`${NOTE}-a`, `${NOTE}-b`, `${NOTE}-c`];
+    listed = [summary(a, 2), summary(b, 2), summary(c, 2)];
+    await refreshNotes();
+    await vi.waitFor(() => expect(Object.keys(app.get().agentChanged)).toEqual([]));
+    expect(historyReads()).toEqual([]);
+    // The agent writes a, the person (from elsewhere) writes b, c stays.
+    histories = { [a]: [v(2, "ana", "person"), v(3, "claude", "agent")], [b]: [v(2, "ana", "person"), v(3, "ana", "person")] };
+    listed = [summary(a, 3), summary(b, 3), summary(c, 2)];
+    await refreshNotes();
+    await vi.waitFor(() => expect(app.get().agentChanged[a]).toEqual({ author: "claude", version: 3 }));
+    expect(historyReads().sort()).toEqual([a, b].sort());
+    expect(app.get().agentChanged[b]).toBeUndefined();
+    // Read again at the same versions: no history is read again.
+    await refreshNotes();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(historyReads().length).toBe(2);
+    // The person opens a: the marker goes, and stays gone.
+    server = { ...view(3, "x"), note_id: a };
+    app.set({ open: { noteId: a, view: null, loading: true, error: null }, content: {} });
+    await refreshView();
+    await vi.waitFor(() => expect(app.get().agentChanged[a]).toBeUndefined());
+    await refreshNotes();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(app.get().agentChanged[a]).toBeUndefined();
   });
 });
 

@@ -130,6 +130,8 @@ export const TID = {
   notesList: "notes-list",
   notesItem: "notes-item",
   notesItemRename: "notes-item-rename",
+  /** A Note an agent changed since the person last opened it (data-author: the agent). */
+  notesItemAgentChanged: "notes-item-agent-changed",
   noteTitle: "note-title",
   noteTitleInput: "note-title-input",
 

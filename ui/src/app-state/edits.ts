@@ -81,6 +81,18 @@ export function localEdit(tabId: string, read: () => unknown, size = 0): void {
 }
 
 /**
+ * An editor has marked what the tab's announced remote change brought: an editor opened on the
+ * tab again does not mark it again (the announcement itself stays, for the banner).
+ */
+export function marksShown(tabId: string): void {
+  const remote = app.get().remoteEdits;
+  const r = remote[tabId];
+  if (!r || !("before" in r)) return;
+  const { before: _shown, ...rest } = r;
+  app.set({ remoteEdits: { ...remote, [tabId]: rest } });
+}
+
+/**
  * Content from the engine that an editor may show now in place of its own, or undefined: only
  * while the person has not edited the tab since it was read and every edit was taken.
  */

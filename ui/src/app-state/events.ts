@@ -106,7 +106,16 @@ export function applyTabStatus(noteId: string, status: TabStatus): void {
 
 async function remoteApplied(noteId: string, tabIds: string[]): Promise<void> {
   // Who changed the tabs, before their content is read: an editor taking the change in marks
-  // the changed lines with that name.
+  // the changed lines with that name. The content as it is now is what the change is marked
+  // against by an editor opened on the tab later.
+  const held = app.get().content;
+  // Two changes before the tab is opened: it marks both, from the content before the first.
+  const beforeOf = (tabId: string): { before?: unknown } => {
+    const pending = app.get().remoteEdits[tabId];
+    if (pending && "before" in pending) return { before: pending.before };
+    const c = held[tabId];
+    return c ? { before: c.data } : {};
+  };
   try {
     const versions = await api.history(noteId);
     const marks: Record<string, RemoteEdit> = {};
@@ -118,6 +127,7 @@ async function remoteApplied(noteId: string, tabIds: string[]): Promise<void> {
           at: last.created_at,
           version: last.version,
           agent: last.author_kind === "agent",
+          ...beforeOf(tabId),
         };
       }
     }

@@ -2,7 +2,7 @@
 // `useApp` and call these functions; all traffic with the engine goes through `api.ts`.
 // `state.ts` holds the state and its invariants; each concern has its module.
 
-export { adopted, contentFor, edits, engineContent, localEdit } from "./edits";
+export { adopted, contentFor, edits, engineContent, localEdit, marksShown } from "./edits";
 export { onEngineEvent, newerStatus } from "./events";
 export { attachDropped, chooseAndAttach, openAttachment, openLink, saveAttachmentCopy } from "./files";
 export { closeWindow, handOverAll, loadSettings, openLogsFolder, start } from "./lifecycle";

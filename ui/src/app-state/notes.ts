@@ -9,12 +9,14 @@ import { applyStatus, reapplyStatus } from "./events";
 import { toastError } from "./messages";
 import { goTab, settleRoute } from "./routing";
 import { type TabContent, app } from "./state";
+import { checkAgentChanges, noteSeen } from "./seen";
 import { reportQueued } from "./writes";
 
 export async function refreshNotes(): Promise<void> {
   try {
     const notes = await api.listNotes();
     app.set({ notes, notesLoaded: true, notesError: null });
+    void checkAgentChanges();
   } catch (error) {
     app.set({ notesLoaded: true, notesError: explain(error).text });
   }
@@ -95,11 +97,13 @@ async function switchTo(noteId: string, known?: NoteView): Promise<void> {
     renamingTab: null,
   });
   if (previous && previous !== noteId) void leave(previous);
+  if (known) noteSeen(noteId, known.version);
   if (!known) {
     try {
       const view = await api.openNote(noteId);
       if (app.get().open?.noteId !== noteId) return;
       app.set({ open: { noteId, view, loading: false, error: null }, content: contentOf(noteId, view) });
+      noteSeen(noteId, view.version);
       reapplyStatus();
     } catch (error) {
       if (app.get().open?.noteId !== noteId) return;
@@ -171,6 +175,7 @@ export async function refreshView(): Promise<void> {
     }
   }
   app.set({ open: { ...s.open, view, loading: false, error: null }, content });
+  noteSeen(s.open.noteId, view.version);
   reapplyStatus();
   settleRoute();
 }

@@ -21,6 +21,11 @@ export interface RemoteEdit {
   version: number;
   /** Written by an agent (the version's `author_kind`, as the server recorded it). */
   agent: boolean;
+  /**
+   * The tab's content as the app had it before the change was read: an editor opened on the
+   * tab afterwards marks what changed from it (one opened already compares with what it shows).
+   */
+  before?: unknown;
 }
 
 /**
@@ -91,6 +96,8 @@ export interface AppState {
   content: Record<string, TabContent>;
   unsent: string[];
   remoteEdits: Record<string, RemoteEdit>;
+  /** Notes an agent changed since the person last opened them (app-state/seen.ts), by ID. */
+  agentChanged: Record<string, { author: string; version: number }>;
   ledger: LedgerEntry[];
   panel: "drafts" | "versions" | null;
   dialog: Dialog | null;
@@ -123,6 +130,7 @@ export const app = createStore<AppState>({
   content: {},
   unsent: [],
   remoteEdits: {},
+  agentChanged: {},
   ledger: [],
   panel: null,
   dialog: null,

@@ -17,6 +17,7 @@ export function NotesList() {
   const openId = useApp((s) => s.open?.noteId ?? null);
   const renaming = useApp((s) => s.renaming);
   const ledger = useApp((s) => s.ledger);
+  const agentChanged = useApp((s) => s.agentChanged);
   const route = useApp((s) => s.route.kind);
   const list = useMemo(() => searchNotes(notes, search), [notes, search]);
   const listRef = useRef<HTMLUListElement>(null);
@@ -119,6 +120,16 @@ export function NotesList() {
                   {draftNotes.has(n.id) && (
                     <span class="pill pill-warn" title="This Note has drafts not on the server yet">
                       drafts
+                    </span>
+                  )}
+                  {agentChanged[n.id] && n.id !== openId && (
+                    <span
+                      class="pill pill-agent-changed"
+                      data-testid={TID.notesItemAgentChanged}
+                      data-author={agentChanged[n.id]?.author}
+                      title={`${agentChanged[n.id]?.author} changed this Note since you last opened it`}
+                    >
+                      changed by {agentChanged[n.id]?.author}
                     </span>
                   )}
                   {n.agent_access && (

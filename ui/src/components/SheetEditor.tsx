@@ -28,6 +28,7 @@ import { useGridEvents } from "./sheet/useGridEvents";
 import { useSheetData } from "./sheet/useSheetData";
 import { useSheetEditing } from "./sheet/useSheetEditing";
 import { useCursorFocus, useSheetSelection } from "./sheet/useSheetSelection";
+import { useSeen } from "./useRemoteMarks";
 
 /**
  * Lays out a one-cell grid off screen, once, while the app is idle. The first grid the page
@@ -63,6 +64,8 @@ export function SheetEditor(props: { tab: TabView }) {
   const events = useGridEvents({ rows, data: ext, extent, updateRows, view, edit });
   const [renamingSheet, setRenamingSheet] = useState<string | null>(null);
   const { sel, select, focusGrid } = view;
+  const marks = sheets.remote.marks;
+  useSeen(view.gridRef, marks !== null, sheets.remote.seen);
 
   // A search result opened here: select the first cell that matches.
   const reveal = useApp((s) => s.reveal);
@@ -172,6 +175,8 @@ export function SheetEditor(props: { tab: TabView }) {
           sel={sel}
           range={range}
           editing={edit.editing}
+          marked={marks?.marks.get(sheet.id)}
+          markedBy={marks?.by}
           onEditText={edit.setEditing}
           onEditDone={edit.finishEdit}
         />

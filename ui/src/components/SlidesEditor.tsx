@@ -3,6 +3,7 @@
 
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { TabView } from "../api";
+import type { Deck } from "../bindings";
 import {
   adopted,
   closeDialog,
@@ -14,6 +15,7 @@ import {
   takeReveal,
   useApp,
 } from "../app-state";
+import { changedSlides } from "../lib/marks";
 import { locate } from "../lib/search";
 import { LAYOUTS, THEMES, bodyBlocks, layoutLabel, moveSlide, newSlideId, splitColumns, themeLabel } from "../lib/slides";
 import { mayTakeFocus } from "../lib/focus";
@@ -21,6 +23,7 @@ import { typeNewlineInto } from "../lib/keys";
 import { TID } from "../testids";
 import { Icon } from "./Icon";
 import { Modal } from "./Modal";
+import { useRemoteMarks, useSeen } from "./useRemoteMarks";
 
 export interface SlideData {
   id: string;
@@ -33,6 +36,12 @@ export interface SlideData {
 export interface DeckData {
   theme: string;
   slides: SlideData[];
+}
+
+/** The slides another writer's change added, changed or moved; null: none. */
+function slideMarks(before: unknown, after: unknown): Set<string> | null {
+  const slides = changedSlides(asDeck(before) as Deck, asDeck(after) as Deck);
+  return slides.size > 0 ? slides : null;
 }
 
 function asDeck(data: unknown): DeckData {
@@ -51,12 +60,17 @@ export function SlidesEditor(props: { tab: TabView }) {
   latest.current = deck;
   const [current, setCurrent] = useState<string | null>(() => deck.slides[0]?.id ?? null);
   const listRef = useRef<HTMLOListElement>(null);
+  const host = useRef<HTMLDivElement>(null);
+  const remote = useRemoteMarks(tab.id, deck, slideMarks);
+  useSeen(host, remote.marks !== null, remote.seen);
+  const marks = remote.marks;
 
   useEffect(() => {
     if (rev === 0) return;
     const incoming = engineContent(tab.id);
     if (incoming === undefined) return;
     const next = asDeck(incoming);
+    remote.took(latest.current, next);
     latest.current = next;
     setDeck(next);
     adopted(tab.id);
@@ -152,7 +166,7 @@ export function SlidesEditor(props: { tab: TabView }) {
   };
 
   return (
-    <div class="slides-editor" data-testid={TID.editorSlides} data-tab-id={tab.id}>
+    <div class="slides-editor" ref={host} data-testid={TID.editorSlides} data-tab-id={tab.id}>
       <div class="editor-toolbar">
         <button type="button" class="button small" data-testid={TID.slideAdd} onClick={addSlide}>
           <Icon name="plus" /> Slide
@@ -185,26 +199,41 @@ export function SlidesEditor(props: { tab: TabView }) {
       </div>
       <div class="slides-body">
         <ol class="slide-list" ref={listRef} aria-label="Slides">
-          {deck.slides.map((s, i) => (
-            <li key={s.id}>
-              <button
-                type="button"
-                class={`slide-item${s.id === current ? " is-on" : ""}`}
-                data-testid={TID.slideItem}
-                data-slide-id={s.id}
-                aria-current={s.id === current}
-                tabIndex={s.id === current || (current === null && i === 0) ? 0 : -1}
-                onClick={() => setCurrent(s.id)}
-                onKeyDown={(e) => onListKey(e, i)}
-                title="Alt+↑/↓ to move"
-              >
-                <span class="slide-num">{i + 1}</span>
-                <span class="slide-thumb">
-                  <SlideCanvas slide={s} theme={deck.theme} small />
-                </span>
-              </button>
-            </li>
-          ))}
+          {deck.slides.map((s, i) => {
+            const mark = marks?.marks.has(s.id) ? marks.by : null;
+            return (
+              <li key={s.id}>
+                <button
+                  type="button"
+                  class={`slide-item${s.id === current ? " is-on" : ""}${
+                    mark ? (mark.agent ? " is-remote is-agent" : " is-remote") : ""
+                  }`}
+                  data-testid={TID.slideItem}
+                  data-slide-id={s.id}
+                  aria-current={s.id === current}
+                  tabIndex={s.id === current || (current === null && i === 0) ? 0 : -1}
+                  onClick={() => setCurrent(s.id)}
+                  onKeyDown={(e) => onListKey(e, i)}
+                  title="Alt+↑/↓ to move"
+                >
+                  <span class="slide-num">{i + 1}</span>
+                  <span class="slide-thumb">
+                    <SlideCanvas slide={s} theme={deck.theme} small />
+                  </span>
+                  {mark && (
+                    <span
+                      class={`remote-slide-mark${mark.agent ? " is-agent" : ""}`}
+                      data-testid={TID.remoteChange}
+                      data-author={mark.author}
+                      title={`Changed by ${mark.author}`}
+                    >
+                      {mark.author}
+                    </span>
+                  )}
+                </button>
+              </li>
+            );
+          })}
           {deck.slides.length === 0 && (
             <li class="slide-list-empty muted">
               No slides yet.

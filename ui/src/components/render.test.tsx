@@ -306,6 +306,42 @@ describe("SheetEditor", () => {
     for (const id of [TID.sheetAdd, TID.sheetAddRow, TID.sheetAddColumn]) expect(count(html, `data-testid="${id}"`)).toBe(1);
     expect(html).toContain('<span class="formula-name">A1</span>');
   });
+
+  it("marks the cells another writer's announced change touched, with the author, when opened on it", () => {
+    openNote({ ...view, tabs: [...tabs, sheetTab] });
+    const before = { sheets: [{ id: "s1", name: "Q1", rows: [[1, "old"], [null, true]] }, { id: "s2", name: "Q2", rows: [] }] };
+    const announced = { author: "claude", at: "2026-12-02T02:00:00Z", version: 7, agent: true };
+    app.set({ remoteEdits: { "sheet-5-ccc": { ...announced, before } } });
+    const html = render(<NoteView noteId={NOTE} tabId="sheet-5-ccc" />);
+    expect(count(html, `data-testid="${TID.remoteChange}"`)).toBe(1);
+    expect(html).toMatch(
+      new RegExp(`class=" is-remote is-agent" title="Changed by claude" data-testid="${TID.sheetCell}" data-row="0" data-col="1"`),
+    );
+    expect(html).toContain(`data-testid="${TID.remoteChange}" data-author="claude" title="Changed by claude"`);
+    // Already shown once (no content to compare with): nothing is marked.
+    app.set({ remoteEdits: { "sheet-5-ccc": announced } });
+    expect(render(<NoteView noteId={NOTE} tabId="sheet-5-ccc" />)).not.toContain(TID.remoteChange);
+  });
+});
+
+describe("SlidesEditor", () => {
+  it("marks the slides another writer's announced change touched, with the author", () => {
+    const slide = (id: string, title: string) => ({ id, title, body: "", notes: "", layout: "title_and_body" as const });
+    const deckTab: TabView = {
+      id: "slides-6-ddd",
+      type: "slides",
+      label: "Talk",
+      data: { theme: "paper", slides: [slide("a", "Intro"), slide("b", "Results (agent)"), slide("c", "End")] },
+      status: status("slides-6-ddd"),
+    };
+    openNote({ ...view, tabs: [...tabs, deckTab] });
+    const before = { theme: "paper", slides: [slide("a", "Intro"), slide("b", "Results"), slide("c", "End")] };
+    app.set({ remoteEdits: { "slides-6-ddd": { author: "ana", at: "2026-12-02T02:00:00Z", version: 7, agent: false, before } } });
+    const html = render(<NoteView noteId={NOTE} tabId="slides-6-ddd" />);
+    expect(count(html, `data-testid="${TID.remoteChange}"`)).toBe(1);
+    expect(html).toMatch(new RegExp(`class="slide-item is-remote" data-testid="${TID.slideItem}" data-slide-id="b"`));
+    expect(html).toContain(`data-testid="${TID.remoteChange}" data-author="ana" title="Changed by ana">ana</span>`);
+  });
 });
 
 describe("the conflict review's merged result", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { byRecent, matchScore, searchNotes } from "./notes";
+import { agentSince, byRecent, matchScore, notesToCheck, searchNotes, withBaseline } from "./notes";
 
 const notes = [
   { id: "a", title: "Trip to Lisbon", updated_at: "2026-11-28T10:00:00Z" },
@@ -28,5 +28,36 @@ describe("notes list", () => {
     expect(matchScore("Rebudget", "bud")).toBe(1);
     expect(matchScore("Big update", "bgu")).toBe(0.5);
     expect(matchScore("Budget", "xyz")).toBe(0);
+  });
+});
+
+describe("Notes an agent changed since the person saw them", () => {
+  const n = (id: string, version: number) => ({ id, version });
+
+  it("takes Notes first met as seen at their version, and returns the same record when none is new", () => {
+    const seen = withBaseline({ a: 2 }, [n("a", 5), n("b", 3)]);
+    expect(seen).toEqual({ a: 2, b: 3 });
+    expect(withBaseline(seen, [n("a", 6), n("b", 4)])).toBe(seen);
+  });
+
+  it("reads only the histories of Notes beyond what was seen, once per version", () => {
+    const notes = [n("a", 5), n("b", 3), n("c", 9), n("new", 1)];
+    const seen = { a: 2, b: 3, c: 4 };
+    expect(notesToCheck(notes, seen, {})).toEqual(["a", "c"]);
+    expect(notesToCheck(notes, seen, { a: 5, c: 8 })).toEqual(["c"]);
+  });
+
+  it("reads no history in a list of 10,000 unchanged Notes", () => {
+    const notes = Array.from({ length: 10_000 }, (_, i) => n(`n${i}`, i + 1));
+    const seen = withBaseline({}, notes);
+    expect(notesToCheck(notes, seen, {})).toEqual([]);
+  });
+
+  it("names the newest agent that wrote after the version seen; none for the person's own", () => {
+    const v = (version: number, author: string, author_kind: string) => ({ version, author, author_kind });
+    const history = [v(1, "ana", "person"), v(2, "claude", "agent"), v(3, "bot", "agent"), v(4, "ana", "person")];
+    expect(agentSince(history, 1)).toBe("bot");
+    expect(agentSince(history, 2)).toBe("bot");
+    expect(agentSince(history, 3)).toBeNull();
   });
 });

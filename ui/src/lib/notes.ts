@@ -49,3 +49,53 @@ export function searchNotes<T extends ListedNote>(notes: readonly T[], query: st
 export function displayTitle(title: string): string {
   return title.trim() === "" ? "Untitled" : title;
 }
+
+// ---- changed by an agent since the person last opened a Note ------------------------------
+
+/** Per Note, the newest version the person has seen (opened, or had open). */
+export type SeenVersions = Record<string, number>;
+
+/**
+ * `seen` with every listed Note it does not know taken as seen at its listed version: a Note
+ * first met (or every Note, the first time) is not marked, and its history is never read.
+ * Returns `seen` itself when nothing is new.
+ */
+export function withBaseline(seen: SeenVersions, notes: readonly Pick<NoteSummary, "id" | "version">[]): SeenVersions {
+  let out: SeenVersions | null = null;
+  for (const n of notes) {
+    if (seen[n.id] !== undefined) continue;
+    out ??= { ...seen };
+    out[n.id] = n.version;
+  }
+  return out ?? seen;
+}
+
+/**
+ * The Notes whose history is worth reading: listed at a version beyond what the person saw
+ * and not read yet at that version (`checked`). Only Notes changed since they were seen: a
+ * list of 10,000 Notes where three changed reads three histories, once each.
+ */
+export function notesToCheck(
+  notes: readonly Pick<NoteSummary, "id" | "version">[],
+  seen: SeenVersions,
+  checked: Readonly<Record<string, number>>,
+): string[] {
+  return notes
+    .filter((n) => {
+      const s = seen[n.id];
+      return s !== undefined && n.version > s && checked[n.id] !== n.version;
+    })
+    .map((n) => n.id);
+}
+
+/** The newest agent that wrote a version after `seen` (a Note's history, any order), or null. */
+export function agentSince(
+  history: readonly { version: number; author: string; author_kind: string }[],
+  seen: number,
+): string | null {
+  let best: { version: number; author: string } | null = null;
+  for (const v of history) {
+    if (v.version > seen && v.author_kind === "agent" && (!best || v.version > best.version)) best = v;
+  }
+  return best?.author ?? null;
+}

@@ -58,6 +58,30 @@ async fn an_agent_edit_of_another_tab_appears_live_without_a_conflict() -> Resul
             |t| t.trim() == "1200",
         )
         .await?;
+        // The cells the agent wrote are marked with its name, and no other cell.
+        let marks = app
+            .driver
+            .find_all(By::Css("[data-testid=\"remote-change\"][data-author=\"claude\"]"))
+            .await?;
+        let mut marked = Vec::new();
+        for mark in &marks {
+            let cell = mark.find(By::XPath("..")).await?;
+            let row = cell.attr("data-row").await?.unwrap_or_default();
+            let col = cell.attr("data-col").await?.unwrap_or_default();
+            let title = cell.attr("title").await?.unwrap_or_default();
+            ensure!(title == "Changed by claude", "the cell's title: {title:?}");
+            let class = cell.attr("class").await?.unwrap_or_default();
+            ensure!(class.contains("is-remote") && class.contains("is-agent"), "the cell's class: {class:?}");
+            marked.push(format!("{row}:{col}"));
+        }
+        ensure!(marked == ["0:0", "0:1"], "the agent's cells are marked: {marked:?}");
+        let all = app.driver.find_all(By::Css("[data-testid=\"remote-change\"]")).await?;
+        ensure!(all.len() == 2, "only the agent's cells are marked: {} marks", all.len());
+        quire_e2e::screenshot(&app.driver, "agent-live-sheet-marked").await?;
+        // A click in the grid: the person has seen them.
+        app.click_by(&By::Css("[data-testid=\"sheet-cell\"][data-row=\"3\"][data-col=\"2\"]")).await?;
+        app.wait_gone(&By::Css("[data-testid=\"remote-change\"]")).await?;
+
         let marker = app.wait_for(&tid_tab("remote-edit", &sheet)).await?;
         let author = marker.attr("data-author").await?.unwrap_or_default();
         ensure!(author == "claude", "the edit is marked as the agent's: {author:?}");

@@ -10,6 +10,7 @@ mod support;
 mod about_and_logs;
 mod agent_conflict;
 mod agent_live;
+mod agent_notes_list;
 mod agent_other_lines;
 mod agent_snippet;
 mod agent_token_revoke;

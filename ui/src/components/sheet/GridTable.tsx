@@ -8,6 +8,7 @@ import {
   columnName,
   inRange,
 } from "../../lib/grid";
+import { type MarkAuthor, cellKey } from "../../lib/marks";
 import { TID } from "../../testids";
 import { CellInput } from "./CellInput";
 import { type CellEdit, COL_W, HEAD_W, type Move, ROW_H } from "./layout";
@@ -40,10 +41,13 @@ export function GridTable(props: {
   sel: Selection;
   range: Range;
   editing: CellEdit | null;
+  /** Cells another writer's change touched (keys from `cellKey`), marked with `markedBy`. */
+  marked?: Set<string> | undefined;
+  markedBy?: MarkAuthor | undefined;
   onEditText: (edit: CellEdit) => void;
   onEditDone: (value: string | null, move: Move) => void;
 }) {
-  const { rows, extent, sel, range, editing } = props;
+  const { rows, extent, sel, range, editing, marked, markedBy } = props;
   const { firstRow: first, lastRow: last, firstCol, lastCol } = props.shown;
   const allCols = Array.from({ length: extent.cols }, (_, i) => i);
   const cols = allCols.slice(firstCol, lastCol + 1);
@@ -82,6 +86,7 @@ export function GridTable(props: {
               const isFocus = sel.focus.row === r && sel.focus.col === c;
               const isEditing = editing && editing.pos.row === r && editing.pos.col === c;
               const value = rows[r]?.[c] ?? null;
+              const mark = markedBy && marked?.has(cellKey(r, c)) ? markedBy : null;
               return (
                 <td
                   key={c}
@@ -89,7 +94,8 @@ export function GridTable(props: {
                   tabIndex={isFocus && !isEditing ? 0 : -1}
                   class={`${isFocus ? "is-focus" : ""}${inRange(range, pos) ? " is-sel" : ""}${
                     typeof value === "number" ? " is-num" : ""
-                  }`}
+                  }${mark ? (mark.agent ? " is-remote is-agent" : " is-remote") : ""}`}
+                  title={mark ? `Changed by ${mark.author}` : undefined}
                   data-testid={TID.sheetCell}
                   data-row={r}
                   data-col={c}
@@ -103,6 +109,15 @@ export function GridTable(props: {
                     />
                   ) : (
                     cellText(value)
+                  )}
+                  {mark && (
+                    <span
+                      class={`remote-cell-mark${mark.agent ? " is-agent" : ""}`}
+                      data-testid={TID.remoteChange}
+                      data-author={mark.author}
+                      title={`Changed by ${mark.author}`}
+                      aria-label={`Changed by ${mark.author}`}
+                    />
                   )}
                 </td>
               );

@@ -4,12 +4,20 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { adopted, confirm, contentFor, engineContent, localEdit, useApp } from "../../app-state";
 import type { Rows } from "../../lib/grid";
+import { changedCellsBySheet } from "../../lib/marks";
+import { useRemoteMarks } from "../useRemoteMarks";
 import type { SheetData, SheetTabData } from "./layout";
 
 function asSheetTab(data: unknown): SheetTabData {
   const d = data as { sheets?: unknown };
   if (d && Array.isArray(d.sheets) && d.sheets.length > 0) return d as SheetTabData;
   return { sheets: [{ id: "s1", name: "Sheet 1", rows: [] }] };
+}
+
+/** The cells another writer's change touched, per sheet; null: none. */
+function cellMarks(before: unknown, after: unknown): Map<string, Set<string>> | null {
+  const cells = changedCellsBySheet(asSheetTab(before), asSheetTab(after));
+  return cells.size > 0 ? cells : null;
 }
 
 function newSheetId(): string {
@@ -23,6 +31,7 @@ export function useSheetData(tabId: string) {
   latest.current = data;
   const [sheetId, setSheetId] = useState(() => data.sheets[0]?.id ?? "s1");
   const sheet = data.sheets.find((s) => s.id === sheetId) ?? (data.sheets[0] as SheetData);
+  const remote = useRemoteMarks(tabId, data, cellMarks);
 
   // Another writer's content (or a resolution), when the store allows it.
   useEffect(() => {
@@ -30,6 +39,7 @@ export function useSheetData(tabId: string) {
     const incoming = engineContent(tabId);
     if (incoming === undefined) return;
     const next = asSheetTab(incoming);
+    remote.took(latest.current, next);
     latest.current = next;
     setData(next);
     adopted(tabId);
@@ -78,5 +88,5 @@ export function useSheetData(tabId: string) {
     if (sheetId === id) setSheetId(sheets[0]?.id ?? "s1");
   };
 
-  return { data, sheet, setSheetId, updateRows, addSheet, renameSheet, removeSheet };
+  return { data, sheet, remote, setSheetId, updateRows, addSheet, renameSheet, removeSheet };
 }
