@@ -24,9 +24,11 @@ import type { TabView } from "../api";
 import {
   type RemoteEdit,
   adopted,
+  app,
   contentFor,
   engineContent,
   localEdit,
+  marksShown,
   openLink,
   takeReveal,
   useApp,
@@ -90,8 +92,10 @@ export function MarkdownEditor(props: { tab: TabView }) {
   // Another writer's change announced and not yet taken in: the lines it brings are marked.
   const remote = useApp((s) => s.remoteEdits[tab.id]);
   const unmarked = useRef<RemoteEdit | null>(null);
+  // The announced change this editor's content already holds (opened on it, or taken in).
+  const shownVersion = useRef<number | null>(app.get().remoteEdits[tab.id]?.version ?? null);
   useEffect(() => {
-    if (remote) unmarked.current = remote;
+    if (remote && remote.version !== shownVersion.current) unmarked.current = remote;
   }, [remote]);
   const [preview, setPreview] = useState(false);
   const [large, setLarge] = useState(false);
@@ -200,6 +204,15 @@ export function MarkdownEditor(props: { tab: TabView }) {
       }),
     });
     view.current = v;
+    // Opened on a tab whose announced change no editor showed yet: mark what it brought.
+    const announced = app.get().remoteEdits[tabId];
+    if (announced && typeof announced.before === "string" && typeof initial === "string") {
+      const lines = changedLines(announced.before, initial);
+      if (lines.length > 0) {
+        v.dispatch({ effects: markChanged.of({ lines, author: announced.author, agent: announced.agent }) });
+      }
+      marksShown(tabId);
+    }
     revealIn(v);
     return v;
   };
@@ -218,6 +231,10 @@ export function MarkdownEditor(props: { tab: TabView }) {
     }
     const by = unmarked.current;
     unmarked.current = null;
+    if (by) {
+      shownVersion.current = by.version;
+      marksShown(tab.id);
+    }
     const lines = by ? changedLines(shown, data) : [];
     v.dispatch({
       changes: change,

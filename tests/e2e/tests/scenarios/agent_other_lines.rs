@@ -121,6 +121,37 @@ async fn the_agent_on_another_line_of_the_same_tab_is_merged_not_a_conflict() ->
         app.focus_markdown().await?;
         app.wait_gone(&By::Css("[data-testid=\"remote-change\"]"))
             .await?;
+
+        // A change made while the person looks at another tab is marked when they come back
+        // (whether the editor opens before the app has read the change or after).
+        app.click_by(&By::Css("[data-testid=\"tab\"][data-tab-id=\"sources\"] a"))
+            .await?;
+        app.wait_gone(&By::Css("[data-testid=\"editor-markdown\"]"))
+            .await?;
+        let (version, _) = read_tab(&agent, &note, "markdown").await?;
+        call(
+            &agent,
+            "edit_note_text",
+            json!({"note_id": note, "tab_id": "markdown", "expected_version": version,
+                   "idempotency_key": key(),
+                   "edits": [{"old_text": "\nline 14\n", "new_text": "\nline 14 (later)\n"}]}),
+        )
+        .await?;
+        app.wait_synced(&note).await?;
+        app.click_by(&By::Css(
+            "[data-testid=\"tab\"][data-tab-id=\"markdown\"] a",
+        ))
+        .await?;
+        let mark = app
+            .wait_for(&By::Css(
+                "[data-testid=\"remote-change\"][data-author=\"claude\"]",
+            ))
+            .await?;
+        let marked = mark.text().await?;
+        ensure!(
+            marked == "line 14 (later)",
+            "marked on coming back to the tab: {marked:?}"
+        );
         agent.cancel().await?;
         Ok(())
     })
