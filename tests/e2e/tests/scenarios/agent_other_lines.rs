@@ -137,7 +137,20 @@ async fn the_agent_on_another_line_of_the_same_tab_is_merged_not_a_conflict() ->
                    "edits": [{"old_text": "\nline 14\n", "new_text": "\nline 14 (later)\n"}]}),
         )
         .await?;
-        app.wait_synced(&note).await?;
+        // The app's engine has the change (its event came in).
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while !app
+            .tab_data(&note, "markdown")
+            .await?
+            .as_str()
+            .is_some_and(|t| t.contains("line 14 (later)"))
+        {
+            ensure!(
+                std::time::Instant::now() < deadline,
+                "the app never read the change"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
         app.click_by(&By::Css(
             "[data-testid=\"tab\"][data-tab-id=\"markdown\"] a",
         ))
