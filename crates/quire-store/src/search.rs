@@ -499,8 +499,11 @@ fn raw_ends(text: &str, from: usize, mut stop: impl FnMut(usize) -> bool) -> Vec
 /// text's hash and length, so that a write of a long text finds where its chunks were without
 /// chunking it again. What it holds is only ever what [`raw_ends`] gives for that text.
 struct EndsCache {
-    entries: std::sync::Mutex<std::collections::VecDeque<(u64, usize, std::sync::Arc<Vec<usize>>)>>,
+    entries: std::sync::Mutex<std::collections::VecDeque<KeptEnds>>,
 }
+
+/// A text's hash and length, and its chunk ends.
+type KeptEnds = (u64, usize, std::sync::Arc<Vec<usize>>);
 
 /// Texts the cache keeps (the writes of a burst go to few tabs).
 const ENDS_CACHED: usize = 16;
