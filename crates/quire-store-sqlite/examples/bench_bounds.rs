@@ -324,6 +324,41 @@ async fn prepare(store: &SqliteStore, scenario: &str) -> Prepared {
                 }),
             }
         }
+        "1 line edited with edit_text in a 1 MiB Markdown Note" => {
+            // The Note of `quire-server`'s `bench_edit_text`: 16,384 lines of 64 bytes, a
+            // line no write touched before changed each run.
+            let text: String = (0..16_384)
+                .map(|i| {
+                    format!(
+                        "{:<63}\n",
+                        format!("line {i:05} of the long Note, a few words")
+                    )
+                })
+                .collect();
+            write(
+                store,
+                &id,
+                Version(1),
+                vec![Op::ReplaceText {
+                    tab_id: TabId::new(TabId::MARKDOWN),
+                    text,
+                }],
+            )
+            .await;
+            Prepared {
+                id,
+                request: Box::new(|run| {
+                    let line = 8_000 + run * 97;
+                    vec![Op::EditText {
+                        tab_id: TabId::new(TabId::MARKDOWN),
+                        edits: vec![quire_model::TextEdit {
+                            old_text: format!("line {line:05} of"),
+                            new_text: format!("line {line:05} (edited) of"),
+                        }],
+                    }]
+                }),
+            }
+        }
         other => panic!("no scenario {other:?}"),
     }
 }
@@ -338,6 +373,7 @@ const SCENARIOS: &[&str] = &[
     "1,000 slides added, 16 KiB each (a 16 MiB request)",
     "16 MiB of Markdown replaced",
     "1 line edited in a Note holding 64 MiB of text",
+    "1 line edited with edit_text in a 1 MiB Markdown Note",
 ];
 
 fn ms(d: Duration) -> String {

@@ -420,12 +420,38 @@ fn hard_at(units: &[Unit<'_>], i: usize, buf: &mut String) -> Option<bool> {
     Some(buf.len() >= HARD_BYTES || one_in_sixteen(buf))
 }
 
-/// A Markdown text's chunks: slices of the text itself, cut after lines. Linear in the text:
-/// each line's end is found once, however many chunks a long line is cut into.
+/// A Markdown text's chunks: slices of the text itself, cut after lines, those without words
+/// left out.
 fn chunk_text(text: &str) -> Vec<Cow<'_, str>> {
+    let ends = raw_ends(text, 0, |_| false);
+    with_words(text, 0, &ends).map(Cow::Borrowed).collect()
+}
+
+/// The slices of `text` from `start` to each of `ends` in turn that hold a word.
+fn with_words<'t, 'e>(
+    text: &'t str,
+    start: usize,
+    ends: &'e [usize],
+) -> impl Iterator<Item = &'t str> + use<'t, 'e> {
+    let mut from = start;
+    ends.iter()
+        .map(move |&end| {
+            let chunk = &text[from..end];
+            from = end;
+            chunk
+        })
+        .filter(|c| words(c).next().is_some())
+}
+
+/// Where the chunks of `text` that start at `from` end (every chunk, words or not), in order;
+/// stops after an end for which `stop` says so. `from` must be where a chunk starts (0, or an
+/// end this gave): the chunks after a chunk's start depend on the text from there only, which
+/// is what lets a write re-chunk only around what it changed ([`markdown_diff`]). Linear in
+/// the text: each line's end is found once, however many chunks a long line is cut into.
+fn raw_ends(text: &str, from: usize, mut stop: impl FnMut(usize) -> bool) -> Vec<usize> {
     let mut out = Vec::new();
-    let mut start = 0;
-    let mut at = 0;
+    let mut start = from;
+    let mut at = from;
     // The end of the line `at` is in, once found.
     let mut line: Option<usize> = None;
     while at < text.len() {
@@ -446,22 +472,142 @@ fn chunk_text(text: &str) -> Vec<Cow<'_, str>> {
             } else {
                 inner_cut(text, start + CHUNK_MAX)
             };
-            out.push(Cow::Borrowed(&text[start..cut]));
+            out.push(cut);
             start = cut;
             at = cut;
+            if stop(cut) {
+                return out;
+            }
             continue;
         }
         if len >= CHUNK_MIN && closes(&text[at..line_end]) {
-            out.push(Cow::Borrowed(&text[start..next]));
+            out.push(next);
             start = next;
+            if stop(next) {
+                return out;
+            }
         }
         at = next;
     }
     if start < text.len() {
-        out.push(Cow::Borrowed(&text[start..]));
+        out.push(text.len());
     }
-    out.retain(|c| words(c).next().is_some());
     out
+}
+
+/// The chunk ends ([`raw_ends`]) of the Markdown texts the index was last brought to, by the
+/// text's hash and length, so that a write of a long text finds where its chunks were without
+/// chunking it again. What it holds is only ever what [`raw_ends`] gives for that text.
+struct EndsCache {
+    entries: std::sync::Mutex<std::collections::VecDeque<KeptEnds>>,
+}
+
+/// A text's hash and length, and its chunk ends.
+type KeptEnds = (u64, usize, std::sync::Arc<Vec<usize>>);
+
+/// Texts the cache keeps (the writes of a burst go to few tabs).
+const ENDS_CACHED: usize = 16;
+/// Shorter texts are chunked whole: cheaper than hashing them for the cache.
+const ENDS_MIN_TEXT: usize = 64 * 1024;
+
+static ENDS: EndsCache = EndsCache {
+    entries: std::sync::Mutex::new(std::collections::VecDeque::new()),
+};
+
+impl EndsCache {
+    fn get(&self, key: (u64, usize)) -> Option<std::sync::Arc<Vec<usize>>> {
+        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        entries
+            .iter()
+            .find(|(h, n, _)| (*h, *n) == key)
+            .map(|(_, _, ends)| ends.clone())
+    }
+
+    fn put(&self, key: (u64, usize), ends: std::sync::Arc<Vec<usize>>) {
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        entries.retain(|(h, n, _)| (*h, *n) != key);
+        if entries.len() >= ENDS_CACHED {
+            entries.pop_front();
+        }
+        entries.push_back((key.0, key.1, ends));
+    }
+}
+
+/// How many of the first `most` positions two byte strings share, by `same(i, n)`: whether
+/// the `n` positions from `i` are alike. Compared a block at a time (a `memcmp`), then a byte
+/// at a time inside the block that differs.
+fn common_len(most: usize, same: impl Fn(usize, usize) -> bool) -> usize {
+    const BLOCK: usize = 256;
+    let mut at = 0;
+    while at + BLOCK <= most && same(at, BLOCK) {
+        at += BLOCK;
+    }
+    while at < most && same(at, 1) {
+        at += 1;
+    }
+    at
+}
+
+fn ends_key(text: &str) -> (u64, usize) {
+    (xxhash_rust::xxh3::xxh3_64(text.as_bytes()), text.len())
+}
+
+/// The chunks of Markdown `a` to remove and of `b` to add (words or not filtered yet as
+/// [`chunk_text`] does) to go from `a`'s chunks to `b`'s: the chunks from the last one of `a`
+/// starting at or before the line where the texts first differ, up to the first end both
+/// share inside their common tail; the chunks outside are the same on both sides. `a`'s ends
+/// come from [`ENDS`] when it holds them (a long text the index was brought to), and `b`'s
+/// are put there.
+fn markdown_diff<'w, 'n>(a: &'w str, b: &'n str) -> (Vec<&'w str>, Vec<&'n str>) {
+    if a.len().max(b.len()) < ENDS_MIN_TEXT {
+        return (
+            with_words(a, 0, &raw_ends(a, 0, |_| false)).collect(),
+            with_words(b, 0, &raw_ends(b, 0, |_| false)).collect(),
+        );
+    }
+    let a_ends = match ENDS.get(ends_key(a)) {
+        Some(ends) => ends,
+        None => std::sync::Arc::new(raw_ends(a, 0, |_| false)),
+    };
+    let (ab, bb) = (a.as_bytes(), b.as_bytes());
+    let head = common_len(ab.len().min(bb.len()), |i, n| ab[i..i + n] == bb[i..i + n]);
+    let most = a.len().min(b.len()) - head;
+    let tail = common_len(most, |i, n| {
+        ab[ab.len() - i - n..ab.len() - i] == bb[bb.len() - i - n..bb.len() - i]
+    });
+    // Every line before the one the texts first differ in is whole in both. A chunk starting
+    // at `s` reads the ends of the lines that start before `s + CHUNK_MAX` (the line that
+    // makes it too long is read to its end before the chunk is cut, maybe before that line):
+    // the chunks that read only whole lines are the same in both texts.
+    let line = a[..head].rfind('\n').map_or(0, |i| i + 1);
+    let kept = match line.checked_sub(CHUNK_MAX) {
+        None => 0,
+        Some(last) => (1 + a_ends.partition_point(|&end| end <= last)).min(a_ends.len()),
+    };
+    let from = if kept == 0 { 0 } else { a_ends[kept - 1] };
+    // From an end of `b` inside the common tail that is an end of `a` too, both texts chunk
+    // alike to their end.
+    let (sync, shift) = (b.len() - tail, a.len() as i128 - b.len() as i128);
+    let in_a = |end: usize| {
+        let at = (end as i128 + shift) as usize;
+        a_ends[kept..].binary_search(&at).ok().map(|i| kept + i)
+    };
+    let mut met = None;
+    let new_ends = raw_ends(b, from, |end| {
+        if end >= sync && end < b.len() {
+            met = in_a(end);
+        }
+        met.is_some()
+    });
+    let gone = met.map_or(a_ends.len(), |i| i + 1);
+    let mut b_ends = Vec::with_capacity(kept + new_ends.len() + a_ends.len() - gone);
+    b_ends.extend_from_slice(&a_ends[..kept]);
+    b_ends.extend_from_slice(&new_ends);
+    b_ends.extend(a_ends[gone..].iter().map(|&e| (e as i128 - shift) as usize));
+    let remove = with_words(a, from, &a_ends[kept..gone]).collect();
+    let add = with_words(b, from, &new_ends).collect();
+    ENDS.put(ends_key(b), std::sync::Arc::new(b_ends));
+    (remove, add)
 }
 
 /// Where to cut a long line near `at`: after the last whitespace in the 256 bytes before it,
@@ -701,8 +847,8 @@ pub fn plan<'a>(old: Option<&'a Note>, new: &'a Note, changed: Option<&[TabId]>)
 }
 
 /// The chunks to remove (by hash) and to add to go from tab data `was` to `now`; a chunk
-/// both hold is left alone, as many times as both hold it. Markdown: the chunks between the
-/// texts' common beginning and end; other kinds: [`grouped_diff`]. `carries_title`: a tab
+/// both hold is left alone, as many times as both hold it. Markdown: the chunks around the
+/// change ([`markdown_diff`]); other kinds: [`grouped_diff`]. `carries_title`: a tab
 /// without words still holds its one empty chunk.
 #[allow(clippy::type_complexity)]
 fn changes<'a>(
@@ -712,18 +858,10 @@ fn changes<'a>(
 ) -> (Vec<i64>, Vec<(i64, Cow<'a, str>)>) {
     let (mut remove, mut add): (Vec<Cow<'_, str>>, Vec<Cow<'a, str>>) = match (was, now) {
         (TabData::Markdown(a), TabData::Markdown(b)) => {
-            let (was, now) = (chunk_text(a), chunk_text(b));
-            let head = was.iter().zip(&now).take_while(|(a, b)| a == b).count();
-            let tail = was[head..]
-                .iter()
-                .rev()
-                .zip(now[head..].iter().rev())
-                .take_while(|(a, b)| a == b)
-                .count();
-            let keep = now.len() - tail;
+            let (remove, add) = markdown_diff(a, b);
             (
-                was[head..was.len() - tail].to_vec(),
-                now.into_iter().take(keep).skip(head).collect(),
+                remove.into_iter().map(Cow::Borrowed).collect(),
+                add.into_iter().map(Cow::Borrowed).collect(),
             )
         }
         _ => {
@@ -961,6 +1099,36 @@ mod tests {
         assert!(add.iter().any(|(_, c)| c.contains("(edited)")));
     }
 
+    /// Once the index was brought to a long text, a one-line edit of it chunks only the lines
+    /// around the edit: the chunk ends kept for the text are used, not found again.
+    #[test]
+    fn a_one_line_edit_of_a_long_text_chunks_only_around_it() {
+        let text: String = (0..20_000)
+            .map(|i| format!("line {i} of the cached note, with some words\n"))
+            .collect();
+        let first = text.replacen("line 100 of", "line 100 (first) of", 1);
+        let (a, b) = (TabData::Markdown(text), TabData::Markdown(first));
+        assert_eq!(applied(&a, &b), hashes(&b));
+        let TabData::Markdown(first) = &b else {
+            unreachable!()
+        };
+        let second = first.replacen("line 15000 of", "line 15000 (second) of", 1);
+        // Chunking from the last chunk before the edit: an edit far from the start stops at
+        // once if the ends are used, and finds the same ends a fresh chunking finds.
+        let kept = ENDS.get(ends_key(first)).expect("the ends kept");
+        assert_eq!(*kept, raw_ends(first, 0, |_| false));
+        let (remove, add) = markdown_diff(first, &second);
+        assert!(
+            remove.len() <= 2 && add.len() <= 2,
+            "{} / {}",
+            remove.len(),
+            add.len()
+        );
+        assert!(add.iter().any(|c| c.contains("(second)")));
+        let c = TabData::Markdown(second);
+        assert_eq!(applied(&b, &c), hashes(&c));
+    }
+
     fn chunks_of(text: &str) -> Vec<String> {
         chunk_text(text).into_iter().map(Cow::into_owned).collect()
     }
@@ -1152,6 +1320,74 @@ mod tests {
     mod exact {
         use super::*;
         use proptest::prelude::*;
+
+        /// A Markdown text long enough for [`markdown_diff`] to cache its chunk ends: lines
+        /// from `lines`, repeated, with blank lines, long lines and multibyte text among them.
+        fn markdown(lines: &[String], copies: usize) -> String {
+            let mut text = String::new();
+            while text.len() < ENDS_MIN_TEXT {
+                for (i, line) in lines.iter().enumerate() {
+                    for _ in 0..copies {
+                        text.push_str(line);
+                        text.push_str(if i % 7 == 0 { "\n\n" } else { "\n" });
+                    }
+                }
+                text.push_str(&format!("{} é\u{3000}", "long".repeat(2_500)));
+            }
+            text
+        }
+
+        /// `text` with bytes `[at, at + cut)` (moved to char boundaries) replaced by `put`.
+        fn spliced(text: &str, at: prop::sample::Index, cut: usize, put: &str) -> String {
+            let mut start = at.index(text.len() + 1);
+            while !text.is_char_boundary(start) {
+                start -= 1;
+            }
+            let mut end = (start + cut).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            format!("{}{put}{}", &text[..start], &text[end..])
+        }
+
+        fn edit() -> impl Strategy<Value = (prop::sample::Index, usize, String)> {
+            (
+                any::<prop::sample::Index>(),
+                prop_oneof![0usize..8, 0usize..200, 0usize..9_000],
+                prop_oneof![
+                    "[a-c ]{0,6}",
+                    "([a-z]{0,8}\n){0,6}",
+                    "(\n\n|é|x{0,5000}|[a-z ]{0,3000})",
+                ],
+            )
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(64))]
+            /// After any sequence of edits of a long Markdown text (small or large, at its start,
+            /// its end, across lines, chunks and long lines), the chunks left after each write's
+            /// `changes` are exactly a fresh chunking of the new text, and the chunk ends the
+            /// write keeps for the next one are the fresh ones.
+            #[test]
+            fn the_index_after_markdown_edits_is_a_fresh_index(
+                lines in prop::collection::vec("[a-z]{0,12}( [a-z]{1,9}){0,12}", 1..40),
+                copies in 1usize..4,
+                edits in prop::collection::vec(edit(), 1..6),
+            ) {
+                let mut was = TabData::Markdown(markdown(&lines, copies));
+                for (at, cut, put) in &edits {
+                    let TabData::Markdown(text) = &was else { unreachable!() };
+                    let now = TabData::Markdown(spliced(text, *at, *cut, put));
+                    prop_assert_eq!(applied(&was, &now), hashes(&now));
+                    let TabData::Markdown(new_text) = &now else { unreachable!() };
+                    if new_text.len() >= ENDS_MIN_TEXT || text.len() >= ENDS_MIN_TEXT {
+                        let kept = ENDS.get(ends_key(new_text)).expect("the ends kept");
+                        prop_assert_eq!(&*kept, &raw_ends(new_text, 0, |_| false));
+                    }
+                    was = now;
+                }
+            }
+        }
 
         fn cell() -> impl Strategy<Value = serde_json::Value> {
             prop_oneof![

@@ -162,10 +162,14 @@ pub(super) fn edit_text(d: &mut Draft, tab_id: &TabId, edits: &[TextEdit]) -> Op
 
 /// Where `needle` starts in `text`, overlapping occurrences counted (`"aa"` is twice in
 /// `"aaa"`).
+/// Searched with `memchr`'s SIMD finder: the quote of one line is found in a text of
+/// megabytes in a fraction of the time `str::find` takes (a one-line edit of a long Note should
+/// cost what it changes).
 fn occurrences(text: &str, needle: &str) -> Vec<usize> {
+    let finder = memchr::memmem::Finder::new(needle.as_bytes());
     let mut found = Vec::new();
     let mut from = 0;
-    while let Some(at) = text[from..].find(needle).map(|i| from + i) {
+    while let Some(at) = finder.find(&text.as_bytes()[from..]).map(|i| from + i) {
         found.push(at);
         // The next occurrence may start inside this one: one character on.
         from = at + text[at..].chars().next().map_or(1, char::len_utf8);
