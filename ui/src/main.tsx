@@ -8,6 +8,7 @@ import { isTauri } from "@tauri-apps/api/core";
 import { render } from "preact";
 import { reportFirstPaint } from "./api";
 import { start } from "./app-state";
+import { startTheme } from "./lib/theme";
 import { App } from "./components/App";
 import { markdownEditor } from "./components/NoteView";
 import { warmUpGrid } from "./components/SheetEditor";
@@ -51,6 +52,7 @@ async function main(): Promise<void> {
     const { app } = await import("./app-state");
     (window as unknown as { __quireApp: typeof app }).__quireApp = app;
   }
+  startTheme();
   const root = document.getElementById("app");
   if (!root) throw new Error("#app is missing from index.html");
   render(<App />, root);

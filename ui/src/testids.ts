@@ -78,7 +78,8 @@
 //                              about-open-logs ("Open logs folder")
 //   settings-open / settings   the settings screen; settings-mode-embedded,
 //                              settings-mode-remote (radios), settings-url, settings-token,
-//                              settings-save, settings-message
+//                              settings-save, settings-message; settings-theme-system,
+//                              settings-theme-light, settings-theme-dark (radios)
 //   settings-server-check      whom the app reached (data-status: unchecked | reached | failed,
 //                              data-code: the failure's code); settings-certificate (subject,
 //                              issuer) when over verified HTTPS
@@ -240,6 +241,9 @@ export const TID = {
   settingsOpen: "settings-open",
   settings: "settings",
   settingsModeEmbedded: "settings-mode-embedded",
+  settingsThemeSystem: "settings-theme-system",
+  settingsThemeLight: "settings-theme-light",
+  settingsThemeDark: "settings-theme-dark",
   settingsModeRemote: "settings-mode-remote",
   settingsUrl: "settings-url",
   settingsToken: "settings-token",

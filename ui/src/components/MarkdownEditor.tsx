@@ -66,7 +66,7 @@ const markdownStyle = HighlightStyle.define([
   { tag: tags.strikethrough, textDecoration: "line-through" },
   { tag: tags.link, color: "var(--accent)" },
   { tag: tags.url, color: "var(--accent)", textDecoration: "underline" },
-  { tag: tags.monospace, fontFamily: "var(--mono)", fontSize: "0.92em", color: "#7a3e9d" },
+  { tag: tags.monospace, fontFamily: "var(--mono)", fontSize: "0.92em", color: "var(--code)" },
   { tag: tags.quote, color: "var(--muted)", fontStyle: "italic" },
   { tag: [tags.processingInstruction, tags.meta], color: "var(--faint)" },
   { tag: tags.contentSeparator, color: "var(--faint)" },

@@ -1,5 +1,5 @@
-// Settings: which server the app talks to. Embedded (the default: a server inside the app, on
-// this computer) or a remote server (URL and the person's token).
+// Settings: which server the app talks to (embedded, the default: a server inside the app, on
+// this computer; or a remote server: URL and the person's token), and the app's appearance.
 
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
@@ -7,6 +7,7 @@ import * as api from "../api";
 import type { ServerCheck } from "../bindings";
 import { app, loadSettings, refreshLedger, refreshNotes, refreshView, useApp } from "../app-state";
 import { explain } from "../lib/errors";
+import { type ThemeChoice, setThemeChoice, themeChoice } from "../lib/theme";
 import { Icon } from "./Icon";
 import { TID } from "../testids";
 
@@ -122,6 +123,7 @@ export function SettingsScreen() {
           </p>
         </div>
       </form>
+      <Appearance />
       <div class="card">
         <h2>Connection</h2>
         <dl class="facts">
@@ -149,6 +151,42 @@ export function SettingsScreen() {
         </p>
       </div>
     </section>
+  );
+}
+
+const THEMES: { value: ThemeChoice; label: string; hint: string; testId: string }[] = [
+  { value: "system", label: "System", hint: "light or dark, as this computer is set", testId: TID.settingsThemeSystem },
+  { value: "light", label: "Light", hint: "always", testId: TID.settingsThemeLight },
+  { value: "dark", label: "Dark", hint: "always", testId: TID.settingsThemeDark },
+];
+
+/** Light, dark, or as the system is: applied at once, kept on this computer. */
+function Appearance() {
+  const [choice, setChoice] = useState<ThemeChoice>(themeChoice());
+  return (
+    <div class="card">
+      <h2>Appearance</h2>
+      <div class="choices" role="radiogroup" aria-label="Theme">
+        {THEMES.map((t) => (
+          <label class="choice" key={t.value}>
+            <input
+              type="radio"
+              name="theme"
+              value={t.value}
+              checked={choice === t.value}
+              data-testid={t.testId}
+              onChange={() => {
+                setThemeChoice(t.value);
+                setChoice(t.value);
+              }}
+            />
+            <span>
+              <strong>{t.label}</strong> <span class="muted">{t.hint}</span>
+            </span>
+          </label>
+        ))}
+      </div>
+    </div>
   );
 }
 

@@ -14,6 +14,7 @@ mod agent_notes_list;
 mod agent_other_lines;
 mod agent_snippet;
 mod agent_token_revoke;
+mod appearance;
 mod export_import;
 mod files_through_dialogs;
 mod first_use_polish;
