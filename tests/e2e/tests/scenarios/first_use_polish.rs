@@ -48,7 +48,8 @@ async fn the_conflict_banner_and_the_drafts_panel_lay_out_down_to_the_smallest_w
         let agent = agent_for(app, &note).await?;
         let (version, _) = read_tab(&agent, &note, "markdown").await?;
 
-        // The person edits; before their save leaves, the agent rewrites the text: a conflict.
+        // The person edits the first line; before their save leaves, the agent rewrites that
+        // line too: a conflict (a change of another line would merge).
         app.focus_markdown().await?;
         let content = app.driver.active_element().await?;
         content.send_keys(Key::Control + Key::Home).await?;
@@ -58,7 +59,7 @@ async fn the_conflict_banner_and_the_drafts_panel_lay_out_down_to_the_smallest_w
             "edit_note_tab",
             json!({"note_id": note, "tab_id": "markdown", "expected_version": version,
                    "idempotency_key": key(), "operation": "replace_text",
-                   "text": "alpha\nbeta\ngamma (checked by the agent)"}),
+                   "text": "alpha (checked by the agent)\nbeta\ngamma"}),
         )
         .await?;
         app.wait_for(&tid_tab("conflict-banner", "markdown"))
