@@ -155,6 +155,22 @@ impl LabServer {
         self.running.url()
     }
 
+    /// The desktop app's engine for the person on this server, its local store at `db_path`,
+    /// with the app's timing.
+    pub fn person_engine(&self, db_path: PathBuf) -> anyhow::Result<quire_sync::Engine> {
+        Ok(quire_sync::Engine::start(
+            quire_sync::EngineConfig {
+                server: self.url().parse().context("server URL")?,
+                token: self.person_token.clone(),
+                db_path,
+                timing: quire_sync::machine::Config::default(),
+                http: None,
+                key_prefix: quire_sync::EngineConfig::fresh_key_prefix(),
+            },
+            Arc::new(quire_sync::SystemClock),
+        )?)
+    }
+
     pub async fn stop(self) -> anyhow::Result<()> {
         self.running.shutdown().await.context("server shutdown")
     }

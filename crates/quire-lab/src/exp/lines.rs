@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use quire_model::{NoteId, Op, TabId, Version};
 use quire_store_sqlite::Synchronous;
-use quire_sync::{Engine, EngineConfig};
+use quire_sync::Engine;
 use serde_json::{Value, json};
 
 use crate::client::{Client, Direct, Mcp, Reply, text_of};
@@ -253,17 +253,7 @@ pub async fn row(p: &Params, tool: Tool) -> anyhow::Result<RowResult> {
             key_rng: rng(seed, 2),
         };
         let person = Person {
-            engine: Engine::start(
-                EngineConfig {
-                    server: server.url().parse().context("server URL")?,
-                    token: server.person_token.clone(),
-                    db_path: app_dir.path().join(format!("app-{seed}.db")),
-                    timing: quire_sync::machine::Config::default(),
-                    http: None,
-                    key_prefix: EngineConfig::fresh_key_prefix(),
-                },
-                Arc::new(quire_sync::SystemClock),
-            )?,
+            engine: server.person_engine(app_dir.path().join(format!("app-{seed}.db")))?,
             note: note.clone(),
             edits: p.edits,
             think_ms: p.person_think_ms,

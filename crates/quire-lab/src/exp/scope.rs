@@ -12,7 +12,7 @@ use anyhow::Context;
 use quire_model::{NewTabKind, NoteId, Op, TabId, Version};
 use quire_store::Store;
 use quire_store_sqlite::Synchronous;
-use quire_sync::{Engine, EngineConfig};
+use quire_sync::Engine;
 use serde_json::{Value, json};
 
 use super::editor::{
@@ -132,17 +132,7 @@ pub async fn row(p: &Params, scope: Scope) -> anyhow::Result<RowResult> {
                 })
             }
             Scope::NoteWithEngine => {
-                let engine = Engine::start(
-                    EngineConfig {
-                        server: server.url().parse().context("server URL")?,
-                        token: server.person_token.clone(),
-                        db_path: app_dir.path().join(format!("app-{seed}.db")),
-                        timing: quire_sync::machine::Config::default(),
-                        http: None,
-                        key_prefix: EngineConfig::fresh_key_prefix(),
-                    },
-                    Arc::new(quire_sync::SystemClock),
-                )?;
+                let engine = server.person_engine(app_dir.path().join(format!("app-{seed}.db")))?;
                 let person = AppPerson {
                     engine,
                     note: note.clone(),
