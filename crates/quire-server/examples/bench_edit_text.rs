@@ -14,14 +14,13 @@
 //! `cargo run --release -p quire-server --example bench_edit_text [-- --changes N]`
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod support;
+
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use quire_api::Scope;
 use quire_model::AuthorKind;
-use quire_server::{ServeConfig, ShutdownHandle};
-use quire_store::Store;
-use quire_store_sqlite::{SqliteOptions, SqliteStore};
+use quire_server::ServeConfig;
 use quire_testkit::bench::{Samples, arg, micros};
 use serde_json::{Value, json};
 
@@ -34,25 +33,11 @@ fn main() {
     let changes = arg("--changes", 30);
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("bench.db");
-    let token = make_token(&db);
+    let token = support::make_token(&db, "agent", AuthorKind::Agent);
 
-    let (ready, started) = std::sync::mpsc::channel::<(SocketAddr, ShutdownHandle)>();
     let config = ServeConfig::new(&db, SocketAddr::from(([127, 0, 0, 1], 0)));
-    let server = std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async move {
-            let running = quire_server::serve(config).await.unwrap();
-            ready
-                .send((running.addr(), running.shutdown_handle()))
-                .unwrap();
-            running.wait().await.unwrap();
-        });
-    });
-    let (addr, stop) = started.recv().unwrap();
+    let server = support::serve(config);
+    let addr = server.addr;
 
     let client_rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -60,8 +45,7 @@ fn main() {
         .unwrap();
     let [write_text, write_whole, flow_text, flow_whole] =
         client_rt.block_on(measure(addr, token, changes));
-    stop.shutdown();
-    server.join().unwrap();
+    server.stop();
 
     println!(
         "A one-line change of a {} KiB Markdown Note over MCP, {changes} changes each, loopback",
@@ -324,23 +308,4 @@ impl Call {
         *version = self.result["version"].as_u64().unwrap();
         self
     }
-}
-
-fn make_token(db: &std::path::Path) -> String {
-    let store = SqliteStore::open(db, SqliteOptions::default()).unwrap();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let made = quire_server::tokens::create(
-            &store,
-            "agent",
-            &[Scope::NotesRead, Scope::NotesWrite],
-            AuthorKind::Agent,
-        )
-        .await
-        .unwrap();
-        store.close().await.unwrap();
-        made.token
-    })
 }

@@ -8,13 +8,15 @@
 //! `cargo run --release -p quire-server --example bench_search [-- --notes N --queries N --writes N]`
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod support;
+
 use std::net::SocketAddr;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use quire_api::Scope;
 use quire_model::{AuthorKind, NoteId, Op, TabId, Timestamp, Version};
-use quire_server::{ServeConfig, ShutdownHandle};
+use quire_server::ServeConfig;
 use quire_store::search::{SearchQuery, SearchScope};
 use quire_store::{Change, NewNote, Store, WriteRequest};
 use quire_store_sqlite::{SqliteOptions, SqliteStore, Synchronous};
@@ -268,26 +270,12 @@ fn main() {
     });
 
     // Over HTTP: the server on its own runtime and threads, as the binary runs it.
-    let (ready, up) = std::sync::mpsc::channel::<(SocketAddr, ShutdownHandle)>();
     let config = ServeConfig {
         synchronous: Synchronous::Normal,
         ..ServeConfig::new(&db, SocketAddr::from(([127, 0, 0, 1], 0)))
     };
-    let server = std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async move {
-            let running = quire_server::serve(config).await.unwrap();
-            ready
-                .send((running.addr(), running.shutdown_handle()))
-                .unwrap();
-            running.wait().await.unwrap();
-        });
-    });
-    let (addr, stop) = up.recv().unwrap();
+    let server = support::serve(config);
+    let addr = server.addr;
     let client = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -313,8 +301,7 @@ fn main() {
             report(&format!("HTTP GET /search, {name}"), samples);
         }
     });
-    stop.shutdown();
-    server.join().unwrap();
+    server.stop();
 
     // The guarded write with and without the index: a one-word edit of a 2 KB Note, in
     // alternating blocks on two copies of the file, so that both see the same load.

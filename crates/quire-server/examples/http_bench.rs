@@ -5,14 +5,14 @@
 //! `cargo run --release -p quire-server --example http_bench [-- ITERATIONS]`
 #![allow(clippy::unwrap_used)]
 
+mod support;
+
 use std::net::SocketAddr;
 use std::time::Instant;
 
-use quire_api::Scope;
 use quire_model::AuthorKind;
-use quire_server::{ServeConfig, ShutdownHandle};
-use quire_store::Store;
-use quire_store_sqlite::{SqliteOptions, SqliteStore, Synchronous};
+use quire_server::ServeConfig;
+use quire_store_sqlite::Synchronous;
 use quire_testkit::bench::{Samples, micros, text_200};
 use serde_json::{Value, json};
 
@@ -34,29 +34,15 @@ fn main() {
 fn run(name: &str, mode: Synchronous, iterations: usize) {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("bench.db");
-    let token = make_token(&db);
+    let token = support::make_token(&db, "bench", AuthorKind::Person);
 
     // The server on its own runtime and threads, as the binary runs it.
-    let (ready, started) = std::sync::mpsc::channel::<(SocketAddr, ShutdownHandle)>();
     let config = ServeConfig {
         synchronous: mode,
         ..ServeConfig::new(&db, SocketAddr::from(([127, 0, 0, 1], 0)))
     };
-    let server = std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async move {
-            let running = quire_server::serve(config).await.unwrap();
-            ready
-                .send((running.addr(), running.shutdown_handle()))
-                .unwrap();
-            running.wait().await.unwrap();
-        });
-    });
-    let (addr, stop) = started.recv().unwrap();
+    let server = support::serve(config);
+    let addr = server.addr;
 
     let client_rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -117,27 +103,7 @@ fn run(name: &str, mode: Synchronous, iterations: usize) {
         report(name, "GET /notes/{id}", gets);
         report(name, "PATCH 200-char replace_text", patches);
     });
-    stop.shutdown();
-    server.join().unwrap();
-}
-
-fn make_token(db: &std::path::Path) -> String {
-    let store = SqliteStore::open(db, SqliteOptions::default()).unwrap();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let made = quire_server::tokens::create(
-            &store,
-            "bench",
-            &[Scope::NotesRead, Scope::NotesWrite],
-            AuthorKind::Person,
-        )
-        .await
-        .unwrap();
-        store.close().await.unwrap();
-        made.token
-    })
+    server.stop();
 }
 
 fn report(mode: &str, what: &str, samples: Samples) {
