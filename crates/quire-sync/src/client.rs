@@ -158,6 +158,21 @@ impl Client {
             .timeout(self.timeout))
     }
 
+    /// A write: `body` as JSON, with its idempotency key when it has one.
+    async fn keyed<T: serde::de::DeserializeOwned>(
+        &self,
+        method: Method,
+        path: &str,
+        body: &impl serde::Serialize,
+        idempotency_key: Option<&str>,
+    ) -> Result<T> {
+        let mut req = self.request(method, path)?.json(body);
+        if let Some(k) = idempotency_key {
+            req = req.header("Idempotency-Key", k);
+        }
+        decode(send(req).await?).await
+    }
+
     /// Who the server is: asks for the Note list with the token (so a refused token shows here
     /// too) and keeps the certificate the server showed.
     pub async fn identify(&self) -> Result<ServerIdentity> {
@@ -173,13 +188,11 @@ impl Client {
         title: &str,
         idempotency_key: Option<&str>,
     ) -> Result<StoredNote> {
-        let mut req = self.request(Method::POST, "notes")?.json(&CreateNote {
+        let body = CreateNote {
             title: title.to_owned(),
-        });
-        if let Some(k) = idempotency_key {
-            req = req.header("Idempotency-Key", k);
-        }
-        decode(send(req).await?).await
+        };
+        self.keyed(Method::POST, "notes", &body, idempotency_key)
+            .await
     }
 
     pub async fn list_notes(&self) -> Result<Vec<NoteSummary>> {
@@ -220,16 +233,17 @@ impl Client {
         changes: &[Op],
         idempotency_key: Option<&str>,
     ) -> Result<WriteResult> {
-        let mut req = self
-            .request(Method::PATCH, &format!("notes/{id}"))?
-            .json(&PatchNote {
-                expected_version: Some(expected_version),
-                changes: Cow::Borrowed(changes),
-            });
-        if let Some(k) = idempotency_key {
-            req = req.header("Idempotency-Key", k);
-        }
-        decode(send(req).await?).await
+        let body = PatchNote {
+            expected_version: Some(expected_version),
+            changes: Cow::Borrowed(changes),
+        };
+        self.keyed(
+            Method::PATCH,
+            &format!("notes/{id}"),
+            &body,
+            idempotency_key,
+        )
+        .await
     }
 
     /// A new version equal to `version` (guarded like any write).
@@ -240,16 +254,13 @@ impl Client {
         expected_version: Version,
         idempotency_key: Option<&str>,
     ) -> Result<WriteResult> {
-        let mut req = self
-            .request(Method::POST, &format!("notes/{id}/restore"))?
-            .json(&RestoreNote {
-                version,
-                expected_version: Some(expected_version),
-            });
-        if let Some(k) = idempotency_key {
-            req = req.header("Idempotency-Key", k);
-        }
-        decode(send(req).await?).await
+        let body = RestoreNote {
+            version,
+            expected_version: Some(expected_version),
+        };
+        let path = format!("notes/{id}/restore");
+        self.keyed(Method::POST, &path, &body, idempotency_key)
+            .await
     }
 
     /// A new version taking back exactly what `version` changed, merged into the Note now
@@ -261,16 +272,13 @@ impl Client {
         expected_version: Version,
         idempotency_key: Option<&str>,
     ) -> Result<WriteResult> {
-        let mut req = self
-            .request(Method::POST, &format!("notes/{id}/revert"))?
-            .json(&RevertNote {
-                version,
-                expected_version: Some(expected_version),
-            });
-        if let Some(k) = idempotency_key {
-            req = req.header("Idempotency-Key", k);
-        }
-        decode(send(req).await?).await
+        let body = RevertNote {
+            version,
+            expected_version: Some(expected_version),
+        };
+        let path = format!("notes/{id}/revert");
+        self.keyed(Method::POST, &path, &body, idempotency_key)
+            .await
     }
 
     pub async fn history(&self, id: &NoteId) -> Result<Vec<VersionInfo>> {
