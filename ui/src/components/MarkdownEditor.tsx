@@ -22,13 +22,10 @@ import { tags } from "@lezer/highlight";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { TabView } from "../api";
 import {
-  type RemoteEdit,
   adopted,
-  app,
   contentFor,
   engineContent,
   localEdit,
-  marksShown,
   openLink,
   takeReveal,
   useApp,
@@ -40,6 +37,7 @@ import { minimalChange } from "../lib/text";
 import { TID } from "../testids";
 import { Icon } from "./Icon";
 import { markChanged, remoteMarks } from "./remoteMarks";
+import { type Marks, useRemoteMarks } from "./useRemoteMarks";
 
 /** Marks transactions that carry another writer's text: they are not the person's edits. */
 const fromEngine = Annotation.define<boolean>();
@@ -84,19 +82,25 @@ const theme = EditorView.theme({
   ".cm-placeholder": { color: "var(--faint)" },
 });
 
+/** The lines of `after` another writer's change brought, if any. */
+function lineMarks(before: unknown, after: unknown): number[] | null {
+  if (typeof before !== "string" || typeof after !== "string") return null;
+  const lines = changedLines(before, after);
+  return lines.length > 0 ? lines : null;
+}
+
+function marking({ by, marks }: Marks<number[]>) {
+  return markChanged.of({ lines: marks, author: by.author, agent: by.agent });
+}
+
 export function MarkdownEditor(props: { tab: TabView }) {
   const { tab } = props;
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const rev = useApp((s) => s.content[tab.id]?.rev ?? 0);
-  // Another writer's change announced and not yet taken in: the lines it brings are marked.
-  const remote = useApp((s) => s.remoteEdits[tab.id]);
-  const unmarked = useRef<RemoteEdit | null>(null);
-  // The announced change this editor's content already holds (opened on it, or taken in).
-  const shownVersion = useRef<number | null>(app.get().remoteEdits[tab.id]?.version ?? null);
-  useEffect(() => {
-    if (remote && remote.version !== shownVersion.current) unmarked.current = remote;
-  }, [remote]);
+  // The lines another writer's change brought (the editor opened on it, or took it in).
+  const [opened] = useState(() => contentFor(tab.id));
+  const remote = useRemoteMarks(tab.id, opened, lineMarks);
   const [preview, setPreview] = useState(false);
   const [large, setLarge] = useState(false);
   const [previewHtml, setPreviewHtml] = useState("");
@@ -204,15 +208,7 @@ export function MarkdownEditor(props: { tab: TabView }) {
       }),
     });
     view.current = v;
-    // Opened on a tab whose announced change no editor showed yet: mark what it brought.
-    const announced = app.get().remoteEdits[tabId];
-    if (announced && typeof announced.before === "string" && typeof initial === "string") {
-      const lines = changedLines(announced.before, initial);
-      if (lines.length > 0) {
-        v.dispatch({ effects: markChanged.of({ lines, author: announced.author, agent: announced.agent }) });
-      }
-      marksShown(tabId);
-    }
+    if (remote.marks) v.dispatch({ effects: marking(remote.marks) });
     revealIn(v);
     return v;
   };
@@ -229,16 +225,10 @@ export function MarkdownEditor(props: { tab: TabView }) {
       adopted(tab.id);
       return;
     }
-    const by = unmarked.current;
-    unmarked.current = null;
-    if (by) {
-      shownVersion.current = by.version;
-      marksShown(tab.id);
-    }
-    const lines = by ? changedLines(shown, data) : [];
+    const marks = remote.took(shown, data);
     v.dispatch({
       changes: change,
-      effects: by && lines.length > 0 ? markChanged.of({ lines, author: by.author, agent: by.agent }) : [],
+      effects: marks ? marking(marks) : [],
       annotations: [fromEngine.of(true)],
       // Keep the viewport where the person was reading.
       scrollIntoView: false,

@@ -1,5 +1,6 @@
-// What another writer's change brought into a Sheet or deck editor, marked with the author's name
-// until the person has seen it: a click in the editor, or SEEN_AFTER_MS of focus in it. Computed
+// What another writer's change brought into an editor (a Sheet, a deck, the Markdown text),
+// marked with the author's name until the person has seen it: a click in the editor, or
+// SEEN_AFTER_MS of focus in it (the Markdown editor keeps its marks in CodeMirror instead). Computed
 // once per change taken in (`took`), or once when the editor opens on a tab whose announced
 // change it has not shown yet; never per render.
 
@@ -41,15 +42,18 @@ export function useRemoteMarks<M>(tabId: string, initial: unknown, diff: (before
     if (remote && remote.version !== shownVersion.current) unmarked.current = remote;
   }, [remote]);
 
-  /** The editor replaced what it showed with the engine's content. */
-  const took = (shown: unknown, incoming: unknown) => {
+  /** The editor replaced what it showed with the engine's content: the marks it brought. */
+  const took = (shown: unknown, incoming: unknown): Marks<M> | null => {
     const by = unmarked.current;
     unmarked.current = null;
-    if (!by) return;
+    if (!by) return null;
     shownVersion.current = by.version;
     marksShown(tabId);
     const m = diff(shown, incoming);
-    if (m) setMarks({ by: { author: by.author, agent: by.agent }, marks: m });
+    if (!m) return null;
+    const taken = { by: { author: by.author, agent: by.agent }, marks: m };
+    setMarks(taken);
+    return taken;
   };
 
   return { marks, took, seen: () => setMarks(null) };
