@@ -1,16 +1,45 @@
 //! The agent changes one line of a long Note with `edit_note_text` while the person types on
 //! another line of the same tab, before the person's save leaves: the app's engine merges the
-//! two by lines and saves the result on the agent's version, so no conflict is shown; the agent's line appears in the editor, marked as the agent's, and nothing of the
-//! person's typing is lost.
+//! two by lines and saves the result on the agent's version, so no conflict is shown; the
+//! agent's line appears in the editor, marked as the agent's, and nothing of the person's
+//! typing is lost.
 
 use anyhow::{Context, Result, ensure};
 use quire_e2e::{App, Harness, scenario};
 use serde_json::json;
 use thirtyfour::prelude::*;
 
-use crate::support::{agent_for, call, key, read_tab};
+use crate::support::{Agent, agent_for, call, key, read_tab};
 
 const LINES: usize = 200;
+
+/// The agent changes the line `old` to `new` with `edit_note_text` on `version`.
+async fn change_line(
+    agent: &Agent,
+    note: &str,
+    version: u64,
+    old: &str,
+    new: &str,
+) -> Result<serde_json::Value> {
+    call(
+        agent,
+        "edit_note_text",
+        json!({"note_id": note, "tab_id": "markdown", "expected_version": version,
+               "idempotency_key": key(),
+               "edits": [{"old_text": format!("\n{old}\n"), "new_text": format!("\n{new}\n")}]}),
+    )
+    .await
+}
+
+/// The text of the line marked as claude's, once there is one.
+async fn marked_by_claude(app: &App) -> Result<String> {
+    let mark = app
+        .wait_for(&By::Css(
+            "[data-testid=\"remote-change\"][data-author=\"claude\"]",
+        ))
+        .await?;
+    Ok(mark.text().await?)
+}
 
 #[tokio::test]
 async fn the_agent_on_another_line_of_the_same_tab_is_merged_not_a_conflict() -> Result<()> {
@@ -43,24 +72,12 @@ async fn the_agent_on_another_line_of_the_same_tab_is_merged_not_a_conflict() ->
         content.send_keys(Key::Down).await?;
         content.send_keys(Key::End).await?;
         content.send_keys(" (the person").await?;
-        let edited = call(
-            &agent,
-            "edit_note_text",
-            json!({"note_id": note, "tab_id": "markdown", "expected_version": version,
-                   "idempotency_key": key(),
-                   "edits": [{"old_text": "\nline 12\n", "new_text": "\nline 12 (the agent)\n"}]}),
-        )
-        .await?;
+        let edited = change_line(&agent, &note, version, "line 12", "line 12 (the agent)").await?;
         let agents_version = edited["version"].as_u64().context("the agent's version")?;
         content.send_keys(", typing on)").await?;
 
         // The agent's line shows in the editor, marked as the agent's, the person's line not.
-        let mark = app
-            .wait_for(&By::Css(
-                "[data-testid=\"remote-change\"][data-author=\"claude\"]",
-            ))
-            .await?;
-        let marked = mark.text().await?;
+        let marked = marked_by_claude(app).await?;
         ensure!(
             marked == "line 12 (the agent)",
             "the marked line: {marked:?}"
@@ -129,14 +146,7 @@ async fn the_agent_on_another_line_of_the_same_tab_is_merged_not_a_conflict() ->
         app.wait_gone(&By::Css("[data-testid=\"editor-markdown\"]"))
             .await?;
         let (version, _) = read_tab(&agent, &note, "markdown").await?;
-        call(
-            &agent,
-            "edit_note_text",
-            json!({"note_id": note, "tab_id": "markdown", "expected_version": version,
-                   "idempotency_key": key(),
-                   "edits": [{"old_text": "\nline 14\n", "new_text": "\nline 14 (later)\n"}]}),
-        )
-        .await?;
+        change_line(&agent, &note, version, "line 14", "line 14 (later)").await?;
         // The app's engine has the change (its event came in).
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
         while !app
@@ -155,12 +165,7 @@ async fn the_agent_on_another_line_of_the_same_tab_is_merged_not_a_conflict() ->
             "[data-testid=\"tab\"][data-tab-id=\"markdown\"] a",
         ))
         .await?;
-        let mark = app
-            .wait_for(&By::Css(
-                "[data-testid=\"remote-change\"][data-author=\"claude\"]",
-            ))
-            .await?;
-        let marked = mark.text().await?;
+        let marked = marked_by_claude(app).await?;
         ensure!(
             marked == "line 14 (later)",
             "marked on coming back to the tab: {marked:?}"
