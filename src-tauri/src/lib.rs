@@ -27,6 +27,7 @@ pub mod instance;
 pub mod logs;
 pub mod ready;
 pub mod settings;
+pub mod spelling;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -141,6 +142,9 @@ pub fn app<R: tauri::Runtime>(
                     tracing::warn!(error = %e, "cannot emit an engine event");
                 }
             });
+            if let Some(window) = app.get_webview_window(MAIN_WINDOW) {
+                spelling::enable(&window);
+            }
             // Not awaited here: the window's page loads meanwhile; commands wait for it.
             let handle = app.handle().clone();
             let port = options.embedded_port;

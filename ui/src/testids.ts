@@ -65,7 +65,7 @@
 //                              data-state); drafts-empty
 //   versions-toggle            opens the versions panel
 //   versions-panel             the panel; versions-row per version (data-version,
-//                              data-author-kind: person|agent); version-open, version-diff,
+//                              data-author-kind: person|agent); version-open, version-change (what it changed), version-diff,
 //                              version-restore, version-message (a refused restore explained),
 //                              version-view (the read-only Note at a version), version-close,
 //                              version-undo ("Undo this change", each row but version 1),
@@ -79,7 +79,7 @@
 //   settings-open / settings   the settings screen; settings-mode-embedded,
 //                              settings-mode-remote (radios), settings-url, settings-token,
 //                              settings-save, settings-message; settings-theme-system,
-//                              settings-theme-light, settings-theme-dark (radios)
+//                              settings-theme-light, settings-theme-dark (radios); settings-spellcheck (checkbox)
 //   settings-server-check      whom the app reached (data-status: unchecked | reached | failed,
 //                              data-code: the failure's code); settings-certificate (subject,
 //                              issuer) when over verified HTTPS
@@ -95,6 +95,12 @@
 //
 //   quick-switcher / quick-switcher-input / quick-switcher-item (data-note-id)   Ctrl+K, Ctrl+P
 //   quick-switcher-search      the switcher's "Search contents for …" choice
+//   diff-mark                  in the diff of one version (versions panel: What changed, Undo this
+//                              change): a line, cell or slide it brought, marked as the editors
+//                              mark another writer's change (data-author)
+//   command-palette / command-palette-input / command-palette-item (data-command: the command's
+//                              ID; aria-disabled when it cannot run now) / command-palette-shortcut
+//                              Ctrl+Shift+P (⇧⌘P on macOS): every action with its shortcut
 //   search-dialog / search-input / search-result (data-note-id, data-tab-id; matched words in
 //                              <mark>)   Ctrl+Shift+F: content search; a result opens its tab
 //                              with the match selected
@@ -220,6 +226,7 @@ export const TID = {
   versionsRow: "versions-row",
   versionOpen: "version-open",
   versionDiff: "version-diff",
+  versionChange: "version-change",
   versionRestore: "version-restore",
   versionMessage: "version-message",
   versionUndo: "version-undo",
@@ -244,6 +251,7 @@ export const TID = {
   settingsThemeSystem: "settings-theme-system",
   settingsThemeLight: "settings-theme-light",
   settingsThemeDark: "settings-theme-dark",
+  settingsSpellcheck: "settings-spellcheck",
   settingsModeRemote: "settings-mode-remote",
   settingsUrl: "settings-url",
   settingsToken: "settings-token",
@@ -294,6 +302,11 @@ export const TID = {
   quickSwitcherInput: "quick-switcher-input",
   quickSwitcherItem: "quick-switcher-item",
   quickSwitcherSearch: "quick-switcher-search",
+  diffMark: "diff-mark",
+  commandPalette: "command-palette",
+  commandPaletteInput: "command-palette-input",
+  commandPaletteItem: "command-palette-item",
+  commandPaletteShortcut: "command-palette-shortcut",
   searchDialog: "search-dialog",
   searchInput: "search-input",
   searchResult: "search-result",

@@ -21,7 +21,7 @@ export { goTab, navigate, openSearchResult, tabLink, takeReveal } from "./routin
 export { deleteNote, emptyTrash, refreshTrash, restoreNote } from "./trash";
 export { runTransfer } from "./transfer";
 export { restoreTab } from "./restore-tab";
-export type { AppState, Confirm, Dialog, OpenNote, RemoteEdit, TabContent, Toast, Transfer } from "./state";
+export type { AppState, Confirm, Dialog, OpenNote, RemoteEdit, TabContent, Toast, Transfer, VersionMode } from "./state";
 export { app, useApp } from "./state";
 export type { RestoreResult } from "./writes";
 export {

@@ -39,12 +39,22 @@ export interface TabContent {
   version: number;
 }
 
+export type VersionMode = "view" | "diff" | "change";
+
 export type Dialog =
   | { kind: "switcher" }
+  | { kind: "palette" }
   | { kind: "search"; q: string }
   | { kind: "conflict"; tabId: string }
   | { kind: "present"; tabId: string; start: number }
-  | { kind: "version"; version: number; mode: "view" | "diff" }
+  | {
+      kind: "version";
+      version: number;
+      /** As it was; its changes up to now; or what it changed (from the version before). */
+      mode: VersionMode;
+      /** Who made it (the marks of "what it changed"). */
+      by?: { author: string; agent: boolean };
+    }
   | { kind: "transfer"; summary: TransferSummary };
 
 /** An export or import under way: its progress (null until the first event). */

@@ -4,6 +4,7 @@
 import { navigate, openLogsFolder, useApp } from "../app-state";
 import { TID } from "../testids";
 import { Icon } from "./Icon";
+import { keyboardHelp } from "../app-state/commands";
 
 export function AboutScreen() {
   const appInfo = useApp((s) => s.appInfo);
@@ -35,8 +36,7 @@ export function AboutScreen() {
       </div>
       <div class="card about-more">
         <p class="muted small">
-          <Icon name="check" size={13} /> Keyboard: Ctrl+N new Note · Ctrl+K find · Ctrl+S save now · Ctrl+Tab next tab ·
-          F2 rename · Alt+Shift+←/→ move a tab · Esc closes dialogs · Ctrl+Q quit.
+          <Icon name="check" size={13} /> Keyboard: {keyboardHelp()}.
         </p>
         <p class="muted small">
           Which server Quire uses: <a href="#/settings" onClick={(e) => (e.preventDefault(), navigate({ kind: "settings" }))}>Settings</a>.

@@ -3,10 +3,13 @@
 
 import { useEffect } from "preact/hooks";
 import { app, closeDialog, closeWindow, createNote, flushNow, goTab, openDialog, useApp } from "../app-state";
+import { SHORTCUTS, keyLabel } from "../app-state/commands";
+import { matchesShortcut } from "../lib/commands";
 import { cycle } from "../lib/tabs";
 import { TID } from "../testids";
 import { AboutScreen } from "./AboutScreen";
 import { AgentPanel } from "./AgentPanel";
+import { CommandPalette } from "./CommandPalette";
 import { ConflictDialog } from "./ConflictView";
 import { ConfirmDialog, QuickSwitcher, Toasts } from "./Dialogs";
 import { SearchDialog } from "./SearchDialog";
@@ -27,6 +30,11 @@ function onGlobalKey(e: KeyboardEvent): void {
   if (mod && !e.altKey && !e.shiftKey && (e.key === "n" || e.key === "N")) {
     e.preventDefault();
     void createNote();
+  } else if (matchesShortcut(SHORTCUTS.palette, e)) {
+    // Every command, with its shortcut.
+    e.preventDefault();
+    if (s.dialog?.kind === "palette") closeDialog();
+    else openDialog({ kind: "palette" });
   } else if (mod && e.shiftKey && !e.altKey && (e.key === "f" || e.key === "F")) {
     // Search the contents of every Note.
     e.preventDefault();
@@ -101,10 +109,10 @@ function Home(props: { ready: boolean }) {
         </p>
         <div class="home-actions">
           <button type="button" class="button primary" disabled={!props.ready} onClick={() => void createNote()}>
-            <Icon name="plus" /> New note <kbd>Ctrl N</kbd>
+            <Icon name="plus" /> New note <kbd>{keyLabel("newNote")}</kbd>
           </button>
           <button type="button" class="button" onClick={() => openDialog({ kind: "switcher" })}>
-            <Icon name="search" /> Find a Note <kbd>Ctrl K</kbd>
+            <Icon name="search" /> Find a Note <kbd>{keyLabel("findNote")}</kbd>
           </button>
         </div>
       </div>
@@ -134,10 +142,11 @@ export function App() {
       {panel === "drafts" && <DraftsLedger />}
       {panel === "versions" && <VersionsPanel />}
       {dialog?.kind === "switcher" && <QuickSwitcher />}
+      {dialog?.kind === "palette" && <CommandPalette />}
       {dialog?.kind === "search" && <SearchDialog q={dialog.q} />}
       {dialog?.kind === "conflict" && <ConflictDialog tabId={dialog.tabId} />}
       {dialog?.kind === "present" && <Presentation tabId={dialog.tabId} start={dialog.start} />}
-      {dialog?.kind === "version" && <VersionDialog version={dialog.version} mode={dialog.mode} />}
+      {dialog?.kind === "version" && <VersionDialog version={dialog.version} mode={dialog.mode} by={dialog.by} />}
       {dialog?.kind === "transfer" && <TransferSummaryDialog summary={dialog.summary} />}
       {confirmQuestion && <ConfirmDialog {...confirmQuestion} />}
       <TransferProgressBar />

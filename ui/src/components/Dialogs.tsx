@@ -20,6 +20,7 @@ import { TID } from "../testids";
 import { Icon } from "./Icon";
 import { Modal } from "./Modal";
 import { isEnter } from "../lib/keys";
+import { keyLabel } from "../app-state/commands";
 
 export function QuickSwitcher() {
   const notes = useApp((s) => s.notes);
@@ -125,7 +126,7 @@ export function QuickSwitcher() {
               choose(searchAt);
             }}
           >
-            <Icon name="search" /> <span>Search contents for “{query.trim()}” (Ctrl+Shift+F)</span>
+            <Icon name="search" /> <span>Search contents for “{query.trim()}” ({keyLabel("searchContents")})</span>
           </li>
         )}
         {count === 0 && <li class="switcher-empty muted">No Notes yet.</li>}

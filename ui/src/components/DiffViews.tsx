@@ -17,8 +17,26 @@ import {
 import { cellName, cellText } from "../lib/grid";
 import { layoutLabel, themeLabel } from "../lib/slides";
 import { typeName, type TabType } from "../lib/tabs";
+import { TID } from "../testids";
 
-export function LineDiffView(props: { ops: LineOp[]; context?: number; emptyText?: string }) {
+/**
+ * Who made the change shown: its new lines, cells and slides are marked as the editors mark
+ * another writer's change (the author's colour and name; `diff-mark`).
+ */
+export interface MarkedBy {
+  author: string;
+  agent: boolean;
+}
+
+function markClass(by: MarkedBy | undefined): string {
+  return by ? ` is-marked${by.agent ? " is-agent" : ""}` : "";
+}
+
+function markAttrs(by: MarkedBy | undefined) {
+  return by ? { "data-testid": TID.diffMark, "data-author": by.author, title: `Changed by ${by.author}` } : {};
+}
+
+export function LineDiffView(props: { ops: LineOp[]; context?: number; emptyText?: string; by?: MarkedBy }) {
   const [expanded, setExpanded] = useState<Set<number>>(new Set());
   const blocks = foldUnchanged(props.ops, props.context ?? 3);
   const { added, removed } = countChanges(props.ops);
@@ -45,7 +63,12 @@ export function LineDiffView(props: { ops: LineOp[]; context?: number; emptyText
         ) : (
           <div key={i} class="diff-block">
             {b.ops.map((op, j) => (
-              <div key={j} class={`diff-line diff-${op.kind}`} role="row">
+              <div
+                key={j}
+                class={`diff-line diff-${op.kind}${op.kind === "add" ? markClass(props.by) : ""}`}
+                role="row"
+                {...(op.kind === "add" ? markAttrs(props.by) : {})}
+              >
                 <span class="diff-num" role="cell">
                   {op.kind === "add" ? "" : op.a + 1}
                 </span>
@@ -73,7 +96,7 @@ function showCell(v: unknown): string {
   return JSON.stringify(v);
 }
 
-export function SheetChangesView(props: { changes: SheetChange[]; max?: number }) {
+export function SheetChangesView(props: { changes: SheetChange[]; max?: number; by?: MarkedBy }) {
   const max = props.max ?? 200;
   if (props.changes.length === 0) return <p class="muted">No changed cells.</p>;
   return (
@@ -105,7 +128,9 @@ export function SheetChangesView(props: { changes: SheetChange[]; max?: number }
                   <tr key={`${c.row}:${c.col}`}>
                     <td class="mono">{cellName({ row: c.row, col: c.col })}</td>
                     <td class="cell-before">{showCell(c.before)}</td>
-                    <td class="cell-after">{showCell(c.after)}</td>
+                    <td class={`cell-after${markClass(props.by)}`} {...markAttrs(props.by)}>
+                      {showCell(c.after)}
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -118,7 +143,7 @@ export function SheetChangesView(props: { changes: SheetChange[]; max?: number }
   );
 }
 
-export function DeckChangesView(props: { change: DeckChange }) {
+export function DeckChangesView(props: { change: DeckChange; by?: MarkedBy }) {
   const { change } = props;
   if (!change.theme && change.slides.length === 0) return <p class="muted">No changed slides.</p>;
   return (
@@ -131,13 +156,18 @@ export function DeckChangesView(props: { change: DeckChange }) {
       {change.slides.map((s) => {
         const title = s.after?.title || s.before?.title || "Untitled slide";
         return (
-          <li key={s.slideId} class={`slide-change is-${s.status}`}>
+          <li
+            key={s.slideId}
+            class={`slide-change is-${s.status}${s.status === "removed" ? "" : markClass(props.by)}`}
+            {...(s.status === "removed" ? {} : markAttrs(props.by))}
+          >
             <span class={`pill ${s.status === "added" ? "pill-ok" : s.status === "removed" ? "pill-danger" : "pill-muted"}`}>
               {s.status}
             </span>{" "}
             <strong>
               {s.index + 1}. {title}
             </strong>
+            {props.by && s.status !== "removed" && <span class="diff-mark-author">{props.by.author}</span>}
             {s.status === "changed" && (
               <div class="slide-change-fields">
                 {s.fields.map((f) => (
@@ -181,7 +211,8 @@ export function ContentDiff(props: { type: string; before: unknown; after: unkno
   }
 }
 
-export function NoteChangesView(props: { change: NoteChange; olderLabel: string; newerLabel: string }) {
+export function NoteChangesView(props: { change: NoteChange; olderLabel: string; newerLabel: string; by?: MarkedBy }) {
+  const { by } = props;
   const { change } = props;
   if (!change.title && change.tabs.length === 0) {
     return (
@@ -217,9 +248,9 @@ export function NoteChangesView(props: { change: NoteChange; olderLabel: string;
               Moved from position {t.moved.from + 1} to {t.moved.to + 1}.
             </p>
           )}
-          {t.content?.type === "markdown" && <LineDiffView ops={t.content.ops} />}
-          {t.content?.type === "sheet" && <SheetChangesView changes={t.content.sheets} />}
-          {t.content?.type === "slides" && <DeckChangesView change={t.content.deck} />}
+          {t.content?.type === "markdown" && <LineDiffView ops={t.content.ops} by={by} />}
+          {t.content?.type === "sheet" && <SheetChangesView changes={t.content.sheets} by={by} />}
+          {t.content?.type === "slides" && <DeckChangesView change={t.content.deck} by={by} />}
           {(t.content?.type === "sources" || t.content?.type === "files") && (
             <ul class="list-changes">
               {t.content.list.added.map((x) => (

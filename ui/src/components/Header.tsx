@@ -8,6 +8,7 @@ import { summarize } from "../lib/status";
 import { TID } from "../testids";
 import { Icon } from "./Icon";
 import { MenuButton } from "./Menu";
+import { keyLabel } from "../app-state/commands";
 
 export function SyncStatus() {
   const status = useApp((s) => s.status);
@@ -32,7 +33,7 @@ export function SyncStatus() {
     >
       <button
         type="button"
-        title={`${summary.detail}\nCtrl+S saves now.`}
+        title={`${summary.detail}\n${keyLabel("saveNow")} saves now.`}
         onClick={() => {
           if (summary.state === "conflict" || summary.state === "offline" || summary.state === "failed") {
             app.set({ panel: "drafts" });
@@ -71,11 +72,11 @@ export function Header() {
         class="switcher-trigger"
         onClick={() => openDialog({ kind: "switcher" })}
         aria-keyshortcuts="Control+K"
-        title="Find a Note (Ctrl+K)"
+        title={`Find a Note (${keyLabel("findNote")})`}
       >
         <Icon name="search" />
         <span>Find a Note…</span>
-        <kbd>Ctrl K</kbd>
+        <kbd>{keyLabel("findNote")}</kbd>
       </button>
       <div class="header-spacer" />
       <SyncStatus />

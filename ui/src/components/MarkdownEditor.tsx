@@ -37,7 +37,9 @@ import { minimalChange } from "../lib/text";
 import { TID } from "../testids";
 import { Icon } from "./Icon";
 import { markChanged, remoteMarks } from "./remoteMarks";
+import { spellcheckOn, spelling } from "./spelling";
 import { type Marks, useRemoteMarks } from "./useRemoteMarks";
+import { keyLabel, onEditorAction } from "../app-state/commands";
 
 /** Marks transactions that carry another writer's text: they are not the person's edits. */
 const fromEngine = Annotation.define<boolean>();
@@ -189,6 +191,7 @@ export function MarkdownEditor(props: { tab: TabView }) {
             },
           }),
           remoteMarks(),
+          spelling(spellcheckOn()),
           placeholder("Start writing…  (Markdown: # heading, **bold**, - list)"),
           EditorView.contentAttributes.of({ "aria-label": `${tab.label}: Markdown text`, "aria-multiline": "true" }),
           theme,
@@ -245,6 +248,9 @@ export function MarkdownEditor(props: { tab: TabView }) {
     if (!next) requestAnimationFrame(() => view.current?.focus());
   };
 
+  // The command palette's "Toggle preview".
+  useEffect(() => onEditorAction(tab.id, (action) => action === "toggle-preview" && togglePreview()));
+
   const onPreviewClick = (e: MouseEvent) => {
     const a = (e.target as HTMLElement).closest("a");
     if (!a) return;
@@ -278,7 +284,7 @@ export function MarkdownEditor(props: { tab: TabView }) {
             aria-pressed={preview}
             data-testid={TID.markdownPreviewToggle}
             aria-keyshortcuts="Control+Shift+E"
-            title="Preview (Ctrl+Shift+E)"
+            title={`Preview (${keyLabel("preview")})`}
             onClick={() => !preview && togglePreview()}
           >
             <Icon name="eye" /> Preview

@@ -8,6 +8,7 @@ import { relativeTime, toDate } from "../lib/status";
 import { TID } from "../testids";
 import { Icon } from "./Icon";
 import { isEnter } from "../lib/keys";
+import { keyLabel } from "../app-state/commands";
 
 export function NotesList() {
   const notes = useApp((s) => s.notes);
@@ -38,7 +39,7 @@ export function NotesList() {
           data-testid={TID.newNote}
           onClick={() => void createNote()}
           aria-keyshortcuts="Control+N"
-          title="New note (Ctrl+N)"
+          title={`New note (${keyLabel("newNote")})`}
         >
           <Icon name="plus" />
           <span>New note</span>
@@ -71,7 +72,7 @@ export function NotesList() {
         {loaded && error && <li class="notes-empty notes-error">{error}</li>}
         {loaded && !error && notes.length === 0 && (
           <li class="notes-empty">
-            No Notes yet. <kbd>Ctrl N</kbd> makes one.
+            No Notes yet. <kbd>{keyLabel("newNote")}</kbd> makes one.
           </li>
         )}
         {loaded && notes.length > 0 && list.length === 0 && <li class="notes-empty">No title matches “{search}”.</li>}

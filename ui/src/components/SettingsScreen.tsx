@@ -10,6 +10,8 @@ import { explain } from "../lib/errors";
 import { type ThemeChoice, setThemeChoice, themeChoice } from "../lib/theme";
 import { Icon } from "./Icon";
 import { TID } from "../testids";
+import { keyboardHelp } from "../app-state/commands";
+import { setSpellcheck, spellcheckOn } from "./spelling";
 
 export function SettingsScreen() {
   const settings = useApp((s) => s.settings);
@@ -146,8 +148,7 @@ export function SettingsScreen() {
           Version, data and logs folders: <a href="#/about">About Quire</a> (in the menu at the top right).
         </p>
         <p class="muted small">
-          <Icon name="check" size={13} /> Keyboard: Ctrl+N new Note · Ctrl+K find · Ctrl+S save now · Ctrl+Tab next tab ·
-          F2 rename · Alt+Shift+←/→ move a tab · Esc closes dialogs · Ctrl+Q quit.
+          <Icon name="check" size={13} /> Keyboard: {keyboardHelp()}.
         </p>
       </div>
     </section>
@@ -186,7 +187,29 @@ function Appearance() {
           </label>
         ))}
       </div>
+      <Spelling />
     </div>
+  );
+}
+
+/** Spell-check in Markdown (the system's checker; never in code): on unless turned off here. */
+function Spelling() {
+  const [on, setOn] = useState(spellcheckOn());
+  return (
+    <label class="choice spelling-choice">
+      <input
+        type="checkbox"
+        checked={on}
+        data-testid={TID.settingsSpellcheck}
+        onChange={(e) => {
+          setSpellcheck(e.currentTarget.checked);
+          setOn(e.currentTarget.checked);
+        }}
+      />
+      <span>
+        <strong>Check spelling</strong> <span class="muted">as I write in Markdown (never in code)</span>
+      </span>
+    </label>
   );
 }
 

@@ -12,6 +12,7 @@ import { TID } from "../testids";
 import { Icon } from "./Icon";
 import { MenuButton } from "./Menu";
 import { RenameInput } from "./NotesList";
+import { keyLabel } from "../app-state/commands";
 
 export function tabIcon(type: TabType): string {
   switch (type) {
@@ -175,7 +176,7 @@ export function TabStrip(props: { noteId: string; tabs: TabView[]; activeId: str
                   draggable={false}
                   title={`${typeName(type)} · ${tab.id}${mark.label ? ` · ${mark.label}` : ""}${
                     remote ? ` · edited by ${remote.author}` : ""
-                  }\nF2 rename · Alt+Shift+←/→ move`}
+                  }\n${keyLabel("renameTab")} rename · ${keyLabel("moveTabLeft")}/→ move`}
                   onKeyDown={(e) => onKeyDown(e, tab, index)}
                   onDblClick={(e) => {
                     e.preventDefault();
@@ -197,20 +198,20 @@ export function TabStrip(props: { noteId: string; tabs: TabView[]; activeId: str
                     {
                       label: "Rename",
                       testId: TID.tabMenuRename,
-                      hint: "F2",
+                      hint: keyLabel("renameTab"),
                       onSelect: () => app.set({ renamingTab: tab.id }),
                     },
                     {
                       label: "Move left",
                       testId: TID.tabMenuMoveLeft,
-                      hint: "Alt+Shift+←",
+                      hint: keyLabel("moveTabLeft"),
                       disabled: index === 0,
                       onSelect: () => void moveTab(tab.id, index - 1),
                     },
                     {
                       label: "Move right",
                       testId: TID.tabMenuMoveRight,
-                      hint: "Alt+Shift+→",
+                      hint: keyLabel("moveTabRight"),
                       disabled: index === tabs.length - 1,
                       onSelect: () => void moveTab(tab.id, index + 1),
                     },

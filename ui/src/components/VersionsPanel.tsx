@@ -7,6 +7,7 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
 import * as api from "../api";
 import type { Note, VersionInfo } from "../api";
+import type { VersionMode } from "../app-state";
 import { app, closeDialog, confirm, openDialog, restoreTab, restoreVersion, undoVersion, useApp } from "../app-state";
 import { type ComparedNote, diffNotes } from "../lib/diff";
 import { explain } from "../lib/errors";
@@ -16,7 +17,7 @@ import { relativeTime, toDate } from "../lib/status";
 import type { TabType } from "../lib/tabs";
 import { agentsLastChange, canUndo, type UndoResult, undoSpan, whose } from "../lib/undo";
 import { TID } from "../testids";
-import { NoteChangesView } from "./DiffViews";
+import { type MarkedBy, NoteChangesView } from "./DiffViews";
 import { Icon } from "./Icon";
 import { Modal } from "./Modal";
 import { SlideCanvas, type SlideData } from "./SlidesEditor";
@@ -144,6 +145,24 @@ export function VersionsPanel() {
                 >
                   View
                 </button>
+                {v.version > 1 && (
+                  <button
+                    type="button"
+                    class="link-button"
+                    data-testid={TID.versionChange}
+                    title="What this version changed, marked as the editor marks it"
+                    onClick={() =>
+                      openDialog({
+                        kind: "version",
+                        version: v.version,
+                        mode: "change",
+                        by: { author: v.author, agent: v.author_kind === "agent" },
+                      })
+                    }
+                  >
+                    What changed
+                  </button>
+                )}
                 <button
                   type="button"
                   class="link-button"
@@ -235,7 +254,14 @@ function UndoPreview(props: {
       </p>
       {error && <p class="form-message is-error">{error}</p>}
       {!change && !error && <p class="muted">Loading…</p>}
-      {change && <NoteChangesView change={change} olderLabel={`version ${before}`} newerLabel={`version ${after}`} />}
+      {change && (
+        <NoteChangesView
+          change={change}
+          olderLabel={`version ${before}`}
+          newerLabel={`version ${after}`}
+          by={{ author: props.version.author, agent: props.version.author_kind === "agent" }}
+        />
+      )}
       <div class="modal-foot">
         <div class="toolbar-spacer" />
         <button type="button" class="button" data-testid={TID.undoCancel} onClick={props.onClose}>
@@ -316,8 +342,8 @@ export function VersionAuthor(props: { version: VersionInfo; person: string | nu
   );
 }
 
-/** A version of the open Note, read-only, or its changes up to now. */
-export function VersionDialog(props: { version: number; mode: "view" | "diff" }) {
+/** A version of the open Note, read-only; its changes up to now; or what it changed. */
+export function VersionDialog(props: { version: number; mode: VersionMode; by?: MarkedBy }) {
   const noteId = useApp((s) => s.open?.noteId ?? null);
   const view = useApp((s) => s.open?.view ?? null);
   const content = useApp((s) => s.content);
@@ -326,6 +352,20 @@ export function VersionDialog(props: { version: number; mode: "view" | "diff" })
   const [mode, setMode] = useState(props.mode);
   const [tabId, setTabId] = useState<string | null>(null);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  // The version before it, read when "What it changed" is first shown.
+  const [previous, setPrevious] = useState<Note | null>(null);
+  useEffect(() => {
+    if (!noteId || mode !== "change" || previous || props.version <= 1) return;
+    let live = true;
+    api.versionAt(noteId, props.version - 1).then(
+      (n) => live && setPrevious(n),
+      (e: unknown) => live && setError(explain(e).text),
+    );
+    return () => {
+      live = false;
+    };
+  }, [noteId, mode, previous, props.version]);
+  const changed = useMemo(() => (note && previous ? diffNotes(previous, note) : null), [note, previous]);
 
   useEffect(() => {
     if (!noteId) return;
@@ -375,6 +415,17 @@ export function VersionDialog(props: { version: number; mode: "view" | "diff" })
           <button type="button" role="tab" aria-selected={mode === "view"} class={mode === "view" ? "is-on" : ""} onClick={() => setMode("view")}>
             As it was
           </button>
+          {props.version > 1 && (
+            <button
+              type="button"
+              role="tab"
+              aria-selected={mode === "change"}
+              class={mode === "change" ? "is-on" : ""}
+              onClick={() => setMode("change")}
+            >
+              What it changed
+            </button>
+          )}
           <button type="button" role="tab" aria-selected={mode === "diff"} class={mode === "diff" ? "is-on" : ""} onClick={() => setMode("diff")}>
             Changes since
           </button>
@@ -412,6 +463,15 @@ export function VersionDialog(props: { version: number; mode: "view" | "diff" })
           </div>
           {tab && <ReadOnlyTab type={tab.type} data={tab.data} />}
         </div>
+      )}
+      {mode === "change" && !changed && !error && <p class="muted">Loading…</p>}
+      {mode === "change" && changed && (
+        <NoteChangesView
+          change={changed}
+          olderLabel={`version ${props.version - 1}`}
+          newerLabel={`version ${props.version}`}
+          by={props.by}
+        />
       )}
       {note && mode === "diff" && change && (
         <NoteChangesView change={change} olderLabel={`version ${props.version}`} newerLabel="now" />

@@ -13,10 +13,12 @@ import type {
   VersionInfo,
 } from "../api";
 import { app } from "../app-state";
+import { diffNotes } from "../lib/diff";
 import { TID } from "../testids";
 import { AgentTokenList, ApprovalRecord } from "./AgentPanel";
 import { TabBanner } from "./Banners";
 import { MergedResult } from "./ConflictView";
+import { NoteChangesView } from "./DiffViews";
 import { DraftsLedger } from "./DraftsLedger";
 import { SyncStatus } from "./Header";
 import { NoteView } from "./NoteView";
@@ -378,5 +380,44 @@ describe("the conflict review's merged result", () => {
     const html = render(<MergedResult base="" preview={{ error: "choices: 2 clashes need 2 choices, got 1" }} />);
     expect(html).toContain('role="alert"');
     expect(html).toContain("2 clashes need 2 choices");
+  });
+});
+
+describe("the diff of one version, marked as the editors mark a change", () => {
+  const before = {
+    title: "Trip",
+    tabs: [
+      { id: "markdown", type: "markdown", label: "Note", data: "one\ntwo\nthree" },
+      { id: "sheet-1", type: "sheet", label: "Budget", data: { sheets: [{ id: "s1", name: "Sheet 1", rows: [["a", "1"]] }] } },
+    ],
+  };
+  const after = {
+    title: "Trip",
+    tabs: [
+      { id: "markdown", type: "markdown", label: "Note", data: "one\nTWO\nthree\nfour" },
+      { id: "sheet-1", type: "sheet", label: "Budget", data: { sheets: [{ id: "s1", name: "Sheet 1", rows: [["a", "2"]] }] } },
+    ],
+  };
+
+  it("marks the lines and cells it brought with the author's name, and not what it removed", () => {
+    const html = render(
+      <NoteChangesView
+        change={diffNotes(before, after)}
+        olderLabel="version 3"
+        newerLabel="version 4"
+        by={{ author: "claude", agent: true }}
+      />,
+    );
+    const marks = html.match(/data-testid="diff-mark"/g) ?? [];
+    // "TWO" and "four" (lines), and the cell B1.
+    expect(marks.length).toBe(3);
+    expect(html).toContain('class="diff-line diff-add is-marked is-agent" role="row" data-testid="diff-mark" data-author="claude"');
+    expect(html).toMatch(/class="cell-after is-marked is-agent"[^>]*data-author="claude"/);
+    expect(html).toMatch(/class="diff-line diff-del" role="row">/);
+  });
+
+  it("marks nothing where no author is given (a span of several versions)", () => {
+    const html = render(<NoteChangesView change={diffNotes(before, after)} olderLabel="version 3" newerLabel="now" />);
+    expect(html).not.toContain(TID.diffMark);
   });
 });

@@ -2,7 +2,8 @@
 //! another line of the same tab, before the person's save leaves: the app's engine merges the
 //! two by lines and saves the result on the agent's version, so no conflict is shown; the
 //! agent's line appears in the editor, marked as the agent's, and nothing of the person's
-//! typing is lost.
+//! typing is lost. The versions panel's "What changed" of the agent's version marks the same
+//! line the same way.
 
 use anyhow::{Context, Result, ensure};
 use quire_e2e::{App, Harness, scenario};
@@ -170,6 +171,28 @@ async fn the_agent_on_another_line_of_the_same_tab_is_merged_not_a_conflict() ->
             marked == "line 14 (later)",
             "marked on coming back to the tab: {marked:?}"
         );
+
+        // The versions panel's "What changed" of the agent's version: the same mark, on the
+        // one line it changed.
+        app.click("versions-toggle").await?;
+        app.click_by(&By::Css(format!(
+            "[data-testid=\"versions-row\"][data-version=\"{agents_version}\"] [data-testid=\"version-change\"]"
+        )))
+        .await?;
+        let mark = app
+            .wait_text(
+                &By::Css("[data-testid=\"diff-mark\"][data-author=\"claude\"]"),
+                "the agent's line in its version's diff",
+                |t| t.contains("line 12 (the agent)"),
+            )
+            .await?;
+        let marks = app
+            .driver
+            .find_all(By::Css("[data-testid=\"diff-mark\"]"))
+            .await?;
+        ensure!(marks.len() == 1, "one marked line in the diff ({mark:?}): {}", marks.len());
+        quire_e2e::screenshot(&app.driver, "version-change-marked").await?;
+        app.click("version-close").await?;
         agent.cancel().await?;
         Ok(())
     })

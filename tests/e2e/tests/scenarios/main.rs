@@ -21,6 +21,7 @@ mod first_use_polish;
 mod https_remote;
 mod markdown_saved;
 mod offline_remote;
+mod palette_and_spelling;
 mod perf;
 mod quit_keeps_edits;
 mod restore_version;
