@@ -506,14 +506,32 @@ pub async fn apply_ops(
 
 // ---- versions ---------------------------------------------------------------------------
 
+/// The Note's history, oldest first; with `limit`, one page: the newest `limit` versions
+/// before `before`.
 #[tauri::command]
 pub async fn history(
     backend: State<'_, BackendReady>,
     note_id: String,
+    before: Option<Value>,
+    limit: Option<usize>,
 ) -> Result<Vec<VersionInfo>> {
     let backend = backend.wait().await?;
     let note_id = self::note_id(&note_id)?;
-    Ok(backend.engine().history(&note_id).await?)
+    let engine = backend.engine();
+    Ok(match limit {
+        None => engine.history(&note_id).await?,
+        Some(limit) => {
+            let before = before
+                .map(|v| match v.as_u64() {
+                    Some(n) if n > 0 => Ok(Version(n)),
+                    _ => Err(invalid(format!(
+                        "before: expected a version number, got {v}"
+                    ))),
+                })
+                .transpose()?;
+            engine.history_page(&note_id, before, limit).await?
+        }
+    })
 }
 
 #[tauri::command]

@@ -228,6 +228,16 @@ export const applyOps = (noteId: string, ops: Op[], policy: DraftPolicy = "refus
  */
 export const history = (noteId: string): Promise<VersionInfo[]> => invoke("history", { noteId });
 
+/** Most versions in one page of the history (the server's limit). */
+export const HISTORY_PAGE_MAX = 1000;
+
+/**
+ * One page of the history: the newest `limit` (1 to HISTORY_PAGE_MAX) versions before `before`
+ * (of all, without it), oldest first. A long history is read a page at a time.
+ */
+export const historyPage = (noteId: string, limit: number, before?: number): Promise<VersionInfo[]> =>
+  invoke("history", { noteId, limit, before: before ?? null });
+
 /** The Note as it was at `version` (read-only). */
 export const versionAt = (noteId: string, version: number): Promise<Note> => invoke("version_at", { noteId, version });
 

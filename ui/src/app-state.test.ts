@@ -240,6 +240,10 @@ describe("another writer's edit", () => {
     onEngineEvent({ kind: "remote_applied", note_id: NOTE, tab_ids: ["markdown"] });
     await vi.waitFor(() => expect(app.get().remoteEdits.markdown).toBeDefined());
     expect(app.get().remoteEdits.markdown).toMatchObject({ author: "claude", agent: true, version: 4 });
+    // A page of the newest versions, not the whole history.
+    const reads = calls.filter((c) => c.cmd === "history");
+    expect(reads.length).toBeGreaterThan(0);
+    expect(reads.every((c) => typeof c.args.limit === "number")).toBe(true);
   });
 });
 
@@ -268,6 +272,8 @@ describe("the Notes list marks Notes an agent changed since the person saw them"
     await vi.waitFor(() => expect(app.get().agentChanged[a]).toEqual({ author: "claude", version: 3 }));
     expect(historyReads().sort()).toEqual([a, b].sort());
     expect(app.get().agentChanged[b]).toBeUndefined();
+    // One page, of the versions since the one seen (2 -> 3), not the whole history.
+    expect(calls.filter((c) => c.cmd === "history").map((c) => c.args.limit)).toEqual([1, 1]);
     // Read again at the same versions: no history is read again.
     await refreshNotes();
     await vi.advanceTimersByTimeAsync(1);

@@ -65,7 +65,8 @@
 //                              data-state); drafts-empty
 //   versions-toggle            opens the versions panel
 //   versions-panel             the panel; versions-row per version (data-version,
-//                              data-author-kind: person|agent); version-open, version-change (what it changed), version-diff,
+//                              data-author-kind: person|agent; the newest 100, then versions-older
+//                              loads the 100 before); version-open, version-change (what it changed), version-diff,
 //                              version-restore, version-message (a refused restore explained),
 //                              version-view (the read-only Note at a version), version-close,
 //                              version-undo ("Undo this change", each row but version 1),
@@ -227,6 +228,7 @@ export const TID = {
   versionOpen: "version-open",
   versionDiff: "version-diff",
   versionChange: "version-change",
+  versionsOlder: "versions-older",
   versionRestore: "version-restore",
   versionMessage: "version-message",
   versionUndo: "version-undo",

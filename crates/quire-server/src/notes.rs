@@ -355,6 +355,20 @@ impl Notes {
         Ok(self.store.history(id).await?)
     }
 
+    /// One page of the history: the newest `limit` versions before `before`, oldest first.
+    pub async fn history_page(
+        &self,
+        caller: &Caller,
+        id: &NoteId,
+        before: Option<Version>,
+        limit: usize,
+        channel: Channel,
+    ) -> Result<Vec<VersionInfo>> {
+        require(caller, Scope::NotesRead)?;
+        self.check_visible(caller, id, channel).await?;
+        Ok(self.store.history_page(id, before, limit).await?)
+    }
+
     pub async fn note_at(
         &self,
         caller: &Caller,

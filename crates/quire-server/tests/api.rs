@@ -521,6 +521,39 @@ async fn history_and_restore() {
         assert!(v["created_at"].is_string() && v["summary"].is_string());
     }
 
+    // Pages: the newest `limit` before `before`, oldest first; a bad parameter is named.
+    let page = |q: &'static str| {
+        let api = &api;
+        let id = &id;
+        async move {
+            let body = api.get_ok(&format!("/notes/{id}/versions?{q}")).await;
+            body["versions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v["version"].as_u64().unwrap())
+                .collect::<Vec<u64>>()
+        }
+    };
+    assert_eq!(page("limit=2").await, [3, 4]);
+    assert_eq!(page("before=3&limit=5").await, [1, 2]);
+    assert_eq!(page("before=4").await, [1, 2, 3]);
+    assert_eq!(page("before=1").await, Vec::<u64>::new());
+    for (q, field) in [
+        ("limit=0", "limit"),
+        ("limit=1001", "limit"),
+        ("before=0", "before"),
+    ] {
+        let resp = api
+            .req(Method::GET, &format!("/notes/{id}/versions?{q}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY, "{q}");
+        let problem: Value = resp.json().await.unwrap();
+        assert_eq!(problem["field"], field, "{q}: {problem}");
+    }
+
     let at = |v: u64| {
         api.req(Method::GET, &format!("/notes/{id}/versions/{v}"))
             .send()

@@ -277,6 +277,16 @@ impl Store for PgStore {
         Ok(read::history(&db, id).await?)
     }
 
+    async fn history_page(
+        &self,
+        id: &NoteId,
+        before: Option<Version>,
+        limit: usize,
+    ) -> Result<Vec<VersionInfo>> {
+        let db = self.client().await?;
+        Ok(read::history_page(&db, id, before, limit).await?)
+    }
+
     async fn note_at(&self, id: &NoteId, version: Version) -> Result<Note> {
         let db = self.client().await?;
         match read::note_at(&db, id, version).await? {

@@ -220,15 +220,27 @@ pub(crate) async fn note_exists(db: &Object, id: &NoteId) -> Result<bool, Fail> 
 }
 
 pub(crate) async fn history(db: &Object, id: &NoteId) -> Result<Vec<VersionInfo>, Fail> {
+    history_page(db, id, None, usize::MAX).await
+}
+
+/// The newest `limit` versions older than `before` (of all when `None`), oldest first, read
+/// newest first from the primary key (note_id, version): a page costs its rows.
+pub(crate) async fn history_page(
+    db: &Object,
+    id: &NoteId,
+    before: Option<Version>,
+    limit: usize,
+) -> Result<Vec<VersionInfo>, Fail> {
     let stmt = db
         .prepare_cached(
             "SELECT version, author, created_at, summary, changed_tab_ids, author_kind
-             FROM versions WHERE note_id = $1 ORDER BY version",
+             FROM versions WHERE note_id = $1 AND version < $2 ORDER BY version DESC LIMIT $3",
         )
         .await?;
-    let rows = db.query(&stmt, &[&id.as_str()]).await?;
-    if rows.is_empty() {
-        // Every Note has its creation as version 1.
+    let before = before.map_or(i64::MAX, |v| i64::try_from(v.0).unwrap_or(i64::MAX));
+    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+    let rows = db.query(&stmt, &[&id.as_str(), &before, &limit]).await?;
+    if rows.is_empty() && !note_exists(db, id).await? {
         return Err(StoreError::NoteNotFound(id.clone()).into());
     }
     let mut agent_names = None;
@@ -255,6 +267,7 @@ pub(crate) async fn history(db: &Object, id: &NoteId) -> Result<Vec<VersionInfo>
             changed_tab_ids: changed.into_iter().map(TabId::new).collect(),
         });
     }
+    out.reverse();
     Ok(out)
 }
 

@@ -245,6 +245,17 @@ impl Store for SqliteStore {
         self.read(move |c| read::history(c, &id)).await
     }
 
+    async fn history_page(
+        &self,
+        id: &NoteId,
+        before: Option<Version>,
+        limit: usize,
+    ) -> Result<Vec<VersionInfo>> {
+        let id = id.clone();
+        self.read(move |c| read::history_page(c, &id, before, limit))
+            .await
+    }
+
     async fn note_at(&self, id: &NoteId, version: Version) -> Result<Note> {
         let id = id.clone();
         self.read(move |c| read::note_at(c, &id, version)).await

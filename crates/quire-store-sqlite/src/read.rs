@@ -484,12 +484,30 @@ pub(super) fn note_at(conn: &Connection, id: &NoteId, version: Version) -> Resul
 }
 
 pub(super) fn history(conn: &Connection, id: &NoteId) -> Result<Vec<VersionInfo>> {
+    history_page(conn, id, None, usize::MAX)
+}
+
+/// The newest `limit` versions older than `before` (of all when `None`), oldest first: read
+/// newest first from the version key's index, so a page costs its rows, not the history.
+pub(super) fn history_page(
+    conn: &Connection,
+    id: &NoteId,
+    before: Option<Version>,
+    limit: usize,
+) -> Result<Vec<VersionInfo>> {
     let (first, last) = span(nid(conn, id)?);
+    let last = match before {
+        // Version 0 and below: nothing is older.
+        Some(Version(0)) => return Ok(Vec::new()),
+        Some(Version(v)) => last.min(first | i64::from(u32::try_from(v - 1).unwrap_or(u32::MAX))),
+        None => last,
+    };
+    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
     let mut stmt = conn.prepare_cached(
         "SELECT key, author, created_at, summary, changed_tab_ids, author_kind
-         FROM versions WHERE key BETWEEN ?1 AND ?2 ORDER BY key",
+         FROM versions WHERE key BETWEEN ?1 AND ?2 ORDER BY key DESC LIMIT ?3",
     )?;
-    let rows = stmt.query_map([first, last], |r| {
+    let rows = stmt.query_map([first, last, limit], |r| {
         Ok((
             r.get::<_, i64>(0)?,
             r.get::<_, String>(1)?,
@@ -522,6 +540,7 @@ pub(super) fn history(conn: &Connection, id: &NoteId) -> Result<Vec<VersionInfo>
             changed_tab_ids: serde_json::from_str(&changed)?,
         });
     }
+    out.reverse();
     Ok(out)
 }
 

@@ -39,6 +39,7 @@ macro_rules! conformance_tests {
             refused_writes_store_nothing,
             bad_keys_are_refused,
             history_reproduces_every_version,
+            history_pages_are_slices_of_the_history,
             numbers_read_back_exactly,
             restore_makes_a_new_version_equal_to_the_old_one,
             restore_of_a_missing_version_is_refused,
@@ -701,6 +702,51 @@ pub async fn history_reproduces_every_version(store: Arc<dyn Store>) {
     }
     let versions: Vec<u64> = history.iter().map(|h| h.version.0).collect();
     assert_eq!(versions, (1..=seen.len() as u64).collect::<Vec<_>>());
+}
+
+/// A page of the history is the newest `limit` versions before `before`, oldest first, the
+/// same entries as the whole history holds; past the start it is empty; a missing Note is
+/// refused as the whole history is.
+pub async fn history_pages_are_slices_of_the_history(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let id = create(store, "Paged").await;
+    for v in 1..=9 {
+        write(store, request(&id, v, None, vec![text(&format!("v{v}"))])).await;
+    }
+    let all = store.history(&id).await.expect("history");
+    assert_eq!(all.len(), 10);
+    let id = &id;
+    let page = |before: Option<u64>, limit: usize| async move {
+        store
+            .history_page(id, before.map(Version), limit)
+            .await
+            .expect("history_page")
+    };
+    assert_eq!(page(None, 3).await, all[7..].to_vec(), "the newest three");
+    assert_eq!(
+        page(Some(8), 3).await,
+        all[4..7].to_vec(),
+        "three before version 8"
+    );
+    assert_eq!(
+        page(Some(3), 10).await,
+        all[..2].to_vec(),
+        "up to the first"
+    );
+    assert_eq!(page(None, 100).await, all, "a page larger than the history");
+    assert_eq!(
+        page(Some(1), 5).await,
+        Vec::new(),
+        "nothing before version 1"
+    );
+    assert_eq!(page(Some(0), 5).await, Vec::new());
+    assert_eq!(page(Some(u64::MAX), 2).await, all[8..].to_vec());
+    assert_eq!(page(None, 0).await, Vec::new());
+    let missing = new_id();
+    assert!(matches!(
+        store.history_page(&missing, None, 5).await,
+        Err(StoreError::NoteNotFound(_))
+    ));
 }
 
 /// Every finite number written into a cell reads back as the very number written (the same

@@ -55,6 +55,21 @@ pub trait Store: Send + Sync + 'static {
     /// Every version of the Note, oldest first.
     async fn history(&self, id: &NoteId) -> Result<Vec<VersionInfo>>;
 
+    /// One page of the history: the newest `limit` versions older than `before` (of all
+    /// versions when `None`), oldest first. A Note with 100,000 versions opens its versions
+    /// panel on a page; the backends read only the page (this default reads everything).
+    async fn history_page(
+        &self,
+        id: &NoteId,
+        before: Option<Version>,
+        limit: usize,
+    ) -> Result<Vec<VersionInfo>> {
+        let mut all = self.history(id).await?;
+        all.retain(|v| before.is_none_or(|b| v.version < b));
+        let skip = all.len().saturating_sub(limit);
+        Ok(all.split_off(skip))
+    }
+
     /// The Note as it was at `version`.
     async fn note_at(&self, id: &NoteId, version: Version) -> Result<Note>;
 

@@ -288,6 +288,21 @@ impl Client {
         Ok(v.versions)
     }
 
+    /// One page of the history: the newest `limit` versions before `before`, oldest first.
+    pub async fn history_page(
+        &self,
+        id: &NoteId,
+        before: Option<Version>,
+        limit: usize,
+    ) -> Result<Vec<VersionInfo>> {
+        let path = match before {
+            Some(before) => format!("notes/{id}/versions?before={before}&limit={limit}"),
+            None => format!("notes/{id}/versions?limit={limit}"),
+        };
+        let v: VersionList = decode(send(self.request(Method::GET, &path)?).await?).await?;
+        Ok(v.versions)
+    }
+
     pub async fn note_at(&self, id: &NoteId, version: Version) -> Result<Note> {
         let resp =
             send(self.request(Method::GET, &format!("notes/{id}/versions/{version}"))?).await?;

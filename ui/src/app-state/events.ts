@@ -104,6 +104,9 @@ export function applyTabStatus(noteId: string, status: TabStatus): void {
   });
 }
 
+/** How many of the newest versions are read to name who last changed a tab. */
+const RECENT_VERSIONS = 50;
+
 async function remoteApplied(noteId: string, tabIds: string[]): Promise<void> {
   // Who changed the tabs, before their content is read: an editor taking the change in marks
   // the changed lines with that name. The content as it is now is what the change is marked
@@ -117,7 +120,8 @@ async function remoteApplied(noteId: string, tabIds: string[]): Promise<void> {
     return c ? { before: c.data } : {};
   };
   try {
-    const versions = await api.history(noteId);
+    // The newest versions are enough to name who last changed each tab.
+    const versions = await api.historyPage(noteId, RECENT_VERSIONS);
     const marks: Record<string, RemoteEdit> = {};
     for (const tabId of tabIds) {
       const last = latestTouching(noteId, versions, tabId);

@@ -79,7 +79,9 @@ async function onePass(): Promise<void> {
   for (const id of notesToCheck(notes, seenVersions(), checked).slice(0, MAX_PER_PASS)) {
     const version = versions.get(id) ?? 0;
     try {
-      const history = await api.history(id);
+      // Only versions after the one seen matter: the page holds them (up to the server's limit).
+      const since = version - (seenVersions()[id] ?? version);
+      const history = await api.historyPage(id, Math.min(Math.max(since, 1), api.HISTORY_PAGE_MAX));
       checked[id] = version;
       const agent = agentSince(history, seenVersions()[id] ?? version);
       if (app.get().open?.noteId === id) continue;

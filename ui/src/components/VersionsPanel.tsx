@@ -12,6 +12,7 @@ import { app, closeDialog, confirm, openDialog, restoreTab, restoreVersion, undo
 import { type ComparedNote, diffNotes } from "../lib/diff";
 import { explain } from "../lib/errors";
 import { cellText } from "../lib/grid";
+import { PAGE, hasOlder, withNewest, withOlder } from "../lib/versionPages";
 import { deletedTabs } from "../lib/restoretab";
 import { relativeTime, toDate } from "../lib/status";
 import type { TabType } from "../lib/tabs";
@@ -23,16 +24,19 @@ import { Modal } from "./Modal";
 import { SlideCanvas, type SlideData } from "./SlidesEditor";
 import { tabIcon } from "./TabStrip";
 
+/** The history a page at a time: the newest page (read again at each new version), and older pages on request. */
 function useHistory(noteId: string | null, version: number | null) {
   const [versions, setVersions] = useState<VersionInfo[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [loadingOlder, setLoadingOlder] = useState(false);
+  useEffect(() => setVersions(null), [noteId]);
   useEffect(() => {
     if (!noteId) return;
     let live = true;
-    api.history(noteId).then(
-      (v) => {
+    api.historyPage(noteId, PAGE).then(
+      (page) => {
         if (live) {
-          setVersions(v);
+          setVersions((loaded) => withNewest(loaded, page));
           setError(null);
         }
       },
@@ -42,14 +46,27 @@ function useHistory(noteId: string | null, version: number | null) {
       live = false;
     };
   }, [noteId, version]);
-  return { versions, error };
+  const loadOlder = async () => {
+    const first = versions?.[0]?.version;
+    if (!noteId || first === undefined || loadingOlder) return;
+    setLoadingOlder(true);
+    try {
+      const page = await api.historyPage(noteId, PAGE, first);
+      setVersions((loaded) => withOlder(loaded ?? [], page));
+    } catch (e) {
+      setError(explain(e).text);
+    } finally {
+      setLoadingOlder(false);
+    }
+  };
+  return { versions, error, loadOlder, loadingOlder };
 }
 
 export function VersionsPanel() {
   const noteId = useApp((s) => s.open?.noteId ?? null);
   const current = useApp((s) => s.open?.view?.version ?? null);
   const person = useApp((s) => s.settings?.person_name ?? null);
-  const { versions, error } = useHistory(noteId, current);
+  const { versions, error, loadOlder, loadingOlder } = useHistory(noteId, current);
   const [message, setMessage] = useState<{ ok: boolean; text: string; detail?: string } | null>(null);
   const now = new Date();
   const newestFirst = useMemo(() => (versions ? versions.slice().reverse() : []), [versions]);
@@ -206,6 +223,17 @@ export function VersionsPanel() {
           );
         })}
       </ol>
+      {hasOlder(versions) && (
+        <button
+          type="button"
+          class="button versions-older"
+          data-testid={TID.versionsOlder}
+          disabled={loadingOlder}
+          onClick={() => void loadOlder()}
+        >
+          {loadingOlder ? "Loading…" : `Show older versions (before v${versions?.[0]?.version ?? ""})`}
+        </button>
+      )}
     </aside>
   );
 }

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use axum::extract::{FromRequestParts, Path, State};
+use axum::extract::{FromRequestParts, Path, RawQuery, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -237,13 +237,76 @@ async fn set_agent_access(
     Ok(Json(access))
 }
 
+/// `GET /notes/{id}/versions[?before=V][&limit=N]`: every version, oldest first; with either
+/// parameter, one page: the newest `limit` (default [`HISTORY_PAGE`], at most
+/// [`HISTORY_PAGE_MAX`]) versions before `before`, oldest first. The page before it is
+/// `?before=<its first version>`; the first page is the one that starts at version 1.
 async fn history(
     State(state): State<AppState>,
     Auth(caller): Auth,
     NotePath { id, .. }: NotePath,
+    RawQuery(raw): RawQuery,
 ) -> Result<Json<VersionList>, ApiError> {
-    let versions = state.notes.history(&caller, &id, Channel::App).await?;
+    let versions = match history_params(raw.as_deref().unwrap_or_default())? {
+        None => state.notes.history(&caller, &id, Channel::App).await?,
+        Some((before, limit)) => {
+            state
+                .notes
+                .history_page(&caller, &id, before, limit, Channel::App)
+                .await?
+        }
+    };
     Ok(Json(VersionList { versions }))
+}
+
+/// Versions in a page of the history when `limit` is not given.
+pub const HISTORY_PAGE: usize = 100;
+/// The most versions one page holds.
+pub const HISTORY_PAGE_MAX: usize = 1000;
+
+/// `before` and `limit` from the query string; `None` when neither is given (the whole history).
+fn history_params(raw: &str) -> Result<Option<(Option<Version>, usize)>, ApiError> {
+    let mut before = None;
+    let mut limit = None;
+    for (name, value) in url::form_urlencoded::parse(raw.as_bytes()) {
+        match name.as_ref() {
+            "before" if before.is_none() => before = Some(value.into_owned()),
+            "limit" if limit.is_none() => limit = Some(value.into_owned()),
+            _ => {}
+        }
+    }
+    if before.is_none() && limit.is_none() {
+        return Ok(None);
+    }
+    let invalid = |field: &str, detail: String| ApiError::InvalidField {
+        field: field.to_owned(),
+        detail,
+    };
+    let before = match before {
+        None => None,
+        Some(text) => match text.parse::<u64>() {
+            Ok(v) if v >= 1 => Some(Version(v)),
+            _ => {
+                return Err(invalid(
+                    "before",
+                    format!("{text:?}: give a version, a whole number from 1"),
+                ));
+            }
+        },
+    };
+    let limit = match limit {
+        None => HISTORY_PAGE,
+        Some(text) => match text.parse::<usize>() {
+            Ok(n) if (1..=HISTORY_PAGE_MAX).contains(&n) => n,
+            _ => {
+                return Err(invalid(
+                    "limit",
+                    format!("{text:?}: give a whole number from 1 to {HISTORY_PAGE_MAX}"),
+                ));
+            }
+        },
+    };
+    Ok(Some((before, limit)))
 }
 
 async fn note_at(
@@ -365,6 +428,33 @@ mod tests {
             h.insert(*k, HeaderValue::from_static(v));
         }
         h
+    }
+
+    #[test]
+    fn history_parameters_are_read_and_bounded() {
+        let ok = |raw: &str| history_params(raw).ok();
+        assert_eq!(ok(""), Some(None), "the whole history");
+        assert_eq!(ok("other=1"), Some(None));
+        assert_eq!(ok("limit=5"), Some(Some((None, 5))));
+        assert_eq!(
+            ok("before=40"),
+            Some(Some((Some(Version(40)), HISTORY_PAGE)))
+        );
+        assert_eq!(
+            ok("before=2&limit=1000&before=9"),
+            Some(Some((Some(Version(2)), 1000)))
+        );
+        let field = |raw: &str| history_params(raw).err().and_then(|e| e.field());
+        for (raw, want) in [
+            ("before=0", "before"),
+            ("before=-3", "before"),
+            ("before=v4", "before"),
+            ("limit=0", "limit"),
+            ("limit=1001", "limit"),
+            ("before=3&limit=x", "limit"),
+        ] {
+            assert_eq!(field(raw).as_deref(), Some(want), "{raw:?}");
+        }
     }
 
     #[test]

@@ -697,6 +697,21 @@ impl Engine {
         Ok(self.inner.client.history(note_id).await?)
     }
 
+    /// One page of the history (the newest `limit` versions before `before`, oldest first):
+    /// what the versions panel and the change marks read, so a long history costs a page.
+    pub async fn history_page(
+        &self,
+        note_id: &NoteId,
+        before: Option<Version>,
+        limit: usize,
+    ) -> Result<Vec<VersionInfo>> {
+        Ok(self
+            .inner
+            .client
+            .history_page(note_id, before, limit)
+            .await?)
+    }
+
     pub async fn version(&self, note_id: &NoteId, version: Version) -> Result<Note> {
         Ok(self.inner.client.note_at(note_id, version).await?)
     }
