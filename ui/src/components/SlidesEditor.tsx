@@ -95,9 +95,25 @@ export function SlidesEditor(props: { tab: TabView }) {
     localEdit(tab.id, () => latest.current);
   };
 
+  /**
+   * Keeps the focus in the editor across an undo or redo: a slide moved back in the list loses
+   * the focus with its node (the next Ctrl+Z would then reach nothing).
+   */
+  const keepFocus = () => {
+    const el = host.current;
+    const active = document.activeElement as HTMLElement | null;
+    if (!el || !active || !el.contains(active)) return;
+    requestAnimationFrame(() => {
+      if (el.contains(document.activeElement)) return;
+      if (active.isConnected) active.focus();
+      else el.querySelector<HTMLElement>(`[data-testid="${TID.slideItem}"][aria-current="true"]`)?.focus();
+    });
+  };
+
   const undoRedo = (undo: boolean) => {
     const out = undo ? history.undo(latest.current) : history.redo(latest.current);
     if (!out) return;
+    keepFocus();
     if (out.changed) {
       const next = out.doc as DeckData;
       commit(next, undefined, false);

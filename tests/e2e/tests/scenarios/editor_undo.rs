@@ -243,7 +243,16 @@ async fn deck_undo_and_redo_text_order_and_theme() -> Result<()> {
         })
         .await?;
         redo(app).await?;
+        wait_data(app, &note, &deck, "title redone", |d| {
+            d["slides"][1]["title"] == "Two"
+        })
+        .await?;
         redo(app).await?;
+        wait_data(app, &note, &deck, "order redone", |d| {
+            d["slides"][0]["title"] == "Two"
+        })
+        .await?;
+        // The slide moved with the focus on it: the next key still reaches the editor.
         redo(app).await?;
         let data = wait_data(app, &note, &deck, "all redone", |d| d["theme"] == "ink").await?;
         ensure!(
