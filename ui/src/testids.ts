@@ -42,7 +42,10 @@
 //                              are not drawn); the cursor cell has the focus: typing edits it,
 //                              Enter commits and moves down; sheet-cell-input while editing;
 //                              sheet-add-row, sheet-add-column, sheet-switch (data-sheet-id),
-//                              sheet-add, sheet-name-input
+//                              sheet-add, sheet-name-input; Ctrl+F: sheet-find-bar with
+//                              sheet-find-input, sheet-find-count ("3 of 12"), sheet-find-case,
+//                              sheet-replace-input, sheet-replace, sheet-replace-all; found
+//                              cells have the classes is-found (is-found-current)
 //   editor-slides              (data-tab-id); slide-item (data-slide-id), slide-add,
 //                              slide-title, slide-body, slide-notes, slide-layout (select),
 //                              slide-theme (select), slide-move-up, slide-move-down,
@@ -172,6 +175,13 @@ export const TID = {
   sheetSwitch: "sheet-switch",
   sheetAdd: "sheet-add",
   sheetNameInput: "sheet-name-input",
+  sheetFindBar: "sheet-find-bar",
+  sheetFindInput: "sheet-find-input",
+  sheetFindCount: "sheet-find-count",
+  sheetFindCase: "sheet-find-case",
+  sheetReplaceInput: "sheet-replace-input",
+  sheetReplace: "sheet-replace",
+  sheetReplaceAll: "sheet-replace-all",
 
   editorSlides: "editor-slides",
   slideItem: "slide-item",

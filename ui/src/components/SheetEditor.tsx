@@ -13,13 +13,18 @@ import {
   getCell,
   insertColumn,
   insertRow,
+  type Pos,
   selectionRange,
+  setCell,
   single,
   visibleWindow,
 } from "../lib/grid";
-import { takeReveal, useApp } from "../app-state";
+import { takeReveal, toast, useApp } from "../app-state";
+import { findMatches, firstFrom, replaceAll, replaceInCell, stepMatch } from "../lib/findReplace";
 import { locate } from "../lib/search";
+import { lineCells } from "../lib/sheetHistory";
 import { TID } from "../testids";
+import { FindBar, after, useSheetFind } from "./sheet/FindBar";
 import { FormulaBar } from "./sheet/FormulaBar";
 import { GridTable } from "./sheet/GridTable";
 import { METRICS, ORIGIN } from "./sheet/layout";
@@ -61,7 +66,25 @@ export function SheetEditor(props: { tab: TabView }) {
   const view = useSheetSelection(isEditing);
   const edit = useSheetEditing({ rows, extent, updateRows, view });
   useCursorFocus(view, edit.editing, isEditing);
-  const events = useGridEvents({ rows, data: ext, extent, updateRows, view, edit });
+  const find = useSheetFind(rows);
+  const events = useGridEvents({
+    rows,
+    data: ext,
+    extent,
+    updateRows,
+    view,
+    edit,
+    undo: sheets.undo,
+    redo: sheets.redo,
+    find: () => {
+      find.setOpen(true);
+      requestAnimationFrame(() => {
+        const input = document.querySelector<HTMLInputElement>(`[data-testid="${TID.sheetFindInput}"]`);
+        input?.focus();
+        input?.select();
+      });
+    },
+  });
   const [renamingSheet, setRenamingSheet] = useState<string | null>(null);
   const { sel, select, focusGrid } = view;
   const marks = sheets.remote.marks;
@@ -91,7 +114,11 @@ export function SheetEditor(props: { tab: TabView }) {
       title: "Insert a row below the selected one",
       testId: TID.sheetAddRow,
       run: () => {
-        updateRows((r) => insertRow(r, sel.focus.row + 1));
+        const index = sel.focus.row + 1;
+        updateRows(
+          (r) => insertRow(r, index),
+          () => [{ kind: "row", sheet: sheet.id, index, insert: true, cells: [] }],
+        );
         select(single({ row: sel.focus.row + 1, col: sel.focus.col }));
         focusGrid();
       },
@@ -101,7 +128,11 @@ export function SheetEditor(props: { tab: TabView }) {
       title: "Insert a column right of the selected one",
       testId: TID.sheetAddColumn,
       run: () => {
-        updateRows((r) => insertColumn(r, sel.focus.col + 1));
+        const index = sel.focus.col + 1;
+        updateRows(
+          (r) => insertColumn(r, index),
+          () => [{ kind: "col", sheet: sheet.id, index, insert: true, cells: [] }],
+        );
         select(single({ row: sel.focus.row, col: sel.focus.col + 1 }));
         focusGrid();
       },
@@ -111,7 +142,11 @@ export function SheetEditor(props: { tab: TabView }) {
       title: "Delete the selected row",
       subtle: true,
       run: () => {
-        updateRows((r) => deleteRow(r, sel.focus.row));
+        const index = sel.focus.row;
+        updateRows(
+          (r) => deleteRow(r, index),
+          (r) => [{ kind: "row", sheet: sheet.id, index, insert: false, cells: lineCells(r, "row", index) }],
+        );
         focusGrid();
       },
     },
@@ -120,11 +155,48 @@ export function SheetEditor(props: { tab: TabView }) {
       title: "Delete the selected column",
       subtle: true,
       run: () => {
-        updateRows((r) => deleteColumn(r, sel.focus.col));
+        const index = sel.focus.col;
+        updateRows(
+          (r) => deleteColumn(r, index),
+          (r) => [{ kind: "col", sheet: sheet.id, index, insert: false, cells: lineCells(r, "col", index) }],
+        );
         focusGrid();
       },
     },
   ];
+
+  // The find bar: each change of the query goes to the first match from the cursor.
+  const goTo = (matches: readonly Pos[], i: number) => {
+    find.setCurrent(i);
+    const m = matches[i];
+    if (m) select(single(m));
+  };
+  const onSearch = (query: string, matchCase: boolean) => {
+    find.setQuery(query);
+    find.setMatchCase(matchCase);
+    const matches = findMatches(rows, query, { matchCase });
+    goTo(matches, firstFrom(matches, sel.focus));
+  };
+  const onStep = (back: boolean) => goTo(find.matches, stepMatch(find.matches.length, find.current, back));
+  const onReplace = () => {
+    const pos = find.currentPos;
+    if (!pos) return onStep(false);
+    const next = setCell(rows, pos, replaceInCell(getCell(rows, pos), find.query, find.replacement, find.opts));
+    updateRows((r) => setCell(r, pos, replaceInCell(getCell(r, pos), find.query, find.replacement, find.opts)));
+    const matches = findMatches(next, find.query, find.opts);
+    goTo(matches, firstFrom(matches, after(pos)));
+  };
+  const onReplaceAll = () => {
+    const { cells } = replaceAll(rows, find.query, find.replacement, find.opts);
+    if (cells === 0) return;
+    updateRows((r) => replaceAll(r, find.query, find.replacement, find.opts).rows);
+    find.setCurrent(-1);
+    toast("info", `Replaced in ${cells} ${cells === 1 ? "cell" : "cells"}. Ctrl+Z undoes it.`);
+  };
+  const closeFind = () => {
+    find.setOpen(false);
+    focusGrid();
+  };
 
   const range = selectionRange(sel);
   const focusText = cellText(getCell(rows, sel.focus));
@@ -154,6 +226,16 @@ export function SheetEditor(props: { tab: TabView }) {
         <div class="toolbar-spacer" />
         <GridActions actions={actions} />
       </div>
+      {find.open && (
+        <FindBar
+          find={find}
+          onSearch={onSearch}
+          onStep={onStep}
+          onReplace={onReplace}
+          onReplaceAll={onReplaceAll}
+          onClose={closeFind}
+        />
+      )}
       <FormulaBar sel={sel} range={range} text={focusText} editing={edit.editing ? edit.editing.text : null} />
       <div
         class="grid-scroll"
@@ -177,6 +259,8 @@ export function SheetEditor(props: { tab: TabView }) {
           editing={edit.editing}
           marked={marks?.marks.get(sheet.id)}
           markedBy={marks?.by}
+          found={find.open ? find.found : undefined}
+          foundAt={find.currentPos}
           onEditText={edit.setEditing}
           onEditDone={edit.finishEdit}
         />

@@ -1,5 +1,8 @@
 // The Slides tab: the slide list (reorder with the buttons or Alt+↑/↓), the selected slide's
-// title, body, speaker notes and layout, the deck's theme, and a presentation preview.
+// title, body, speaker notes and layout, the deck's theme, and a presentation preview. Ctrl+Z
+// anywhere in the editor (its fields included) undoes the person's last step of the deck
+// (lib/history.ts, lib/deckHistory.ts; typing in one field is one step), Ctrl+Shift+Z or Ctrl+Y
+// redoes it; what another writer changed since is kept, and said.
 
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { TabView } from "../api";
@@ -13,8 +16,11 @@ import {
   localEdit,
   openDialog,
   takeReveal,
+  toast,
   useApp,
 } from "../app-state";
+import { DECK_OPS, deckOps } from "../lib/deckHistory";
+import { historyFor, historyKey, keptMessage } from "../lib/history";
 import { changedSlides } from "../lib/marks";
 import { locate } from "../lib/search";
 import { LAYOUTS, THEMES, bodyBlocks, layoutLabel, moveSlide, newSlideId, splitColumns, themeLabel } from "../lib/slides";
@@ -78,10 +84,50 @@ export function SlidesEditor(props: { tab: TabView }) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [rev]);
 
-  const commit = (next: DeckData) => {
+  const noteId = useApp((s) => s.open?.noteId ?? "");
+  const history = historyFor(noteId, tab.id, DECK_OPS);
+
+  /** Shows and hands over `next`; unless `record` is false, it is one undo step (`key`: typing coalesces). */
+  const commit = (next: DeckData, key?: string, record = true) => {
+    if (record) history.record(deckOps(latest.current, next), key, Date.now());
     latest.current = next;
     setDeck(next);
     localEdit(tab.id, () => latest.current);
+  };
+
+  /**
+   * Keeps the focus in the editor across an undo or redo: a slide moved back in the list loses
+   * the focus with its node (the next Ctrl+Z would then reach nothing).
+   */
+  const keepFocus = () => {
+    const el = host.current;
+    const active = document.activeElement as HTMLElement | null;
+    if (!el || !active || !el.contains(active)) return;
+    requestAnimationFrame(() => {
+      if (el.contains(document.activeElement)) return;
+      if (active.isConnected) active.focus();
+      else el.querySelector<HTMLElement>(`[data-testid="${TID.slideItem}"][aria-current="true"]`)?.focus();
+    });
+  };
+
+  const undoRedo = (undo: boolean) => {
+    const out = undo ? history.undo(latest.current) : history.redo(latest.current);
+    if (!out) return;
+    keepFocus();
+    if (out.changed) {
+      const next = out.doc as DeckData;
+      commit(next, undefined, false);
+      if (!next.slides.some((s) => s.id === current)) setCurrent(next.slides[0]?.id ?? null);
+    }
+    const message = keptMessage(undo ? "Undo" : "Redo", out.kept, out.changed);
+    if (message) toast("info", message);
+  };
+
+  const onEditorKey = (e: KeyboardEvent) => {
+    const which = historyKey(e);
+    if (!which) return;
+    e.preventDefault();
+    undoRedo(which === "undo");
   };
 
   // A search result opened here: show the first slide that matches.
@@ -99,10 +145,12 @@ export function SlidesEditor(props: { tab: TabView }) {
   const index = deck.slides.findIndex((s) => s.id === current);
   const slide = index >= 0 ? deck.slides[index] : undefined;
 
-  const update = (patch: Partial<SlideData>) => {
+  /** Changes the slide shown; typing in one of its fields (`typing`) is one undo step. */
+  const update = (patch: Partial<SlideData>, typing?: keyof SlideData) => {
     if (!slide) return;
     const cur = latest.current;
-    commit({ ...cur, slides: cur.slides.map((s) => (s.id === slide.id ? { ...s, ...patch } : s)) });
+    const key = typing ? `${slide.id}:${typing}` : undefined;
+    commit({ ...cur, slides: cur.slides.map((s) => (s.id === slide.id ? { ...s, ...patch } : s)) }, key);
   };
 
   const addSlide = () => {
@@ -166,7 +214,7 @@ export function SlidesEditor(props: { tab: TabView }) {
   };
 
   return (
-    <div class="slides-editor" ref={host} data-testid={TID.editorSlides} data-tab-id={tab.id}>
+    <div class="slides-editor" ref={host} data-testid={TID.editorSlides} data-tab-id={tab.id} onKeyDown={onEditorKey}>
       <div class="editor-toolbar">
         <button type="button" class="button small" data-testid={TID.slideAdd} onClick={addSlide}>
           <Icon name="plus" /> Slide
@@ -257,7 +305,7 @@ export function SlidesEditor(props: { tab: TabView }) {
                     data-testid={TID.slideTitle}
                     value={slide.title}
                     placeholder="Slide title"
-                    onInput={(e) => update({ title: e.currentTarget.value })}
+                    onInput={(e) => update({ title: e.currentTarget.value }, "title")}
                   />
                 </label>
                 <label class="field">
@@ -282,7 +330,7 @@ export function SlidesEditor(props: { tab: TabView }) {
                   rows={5}
                   value={slide.body}
                   placeholder="- A point&#10;- Another point"
-                  onInput={(e) => update({ body: e.currentTarget.value })}
+                  onInput={(e) => update({ body: e.currentTarget.value }, "body")}
                   onKeyDown={typeNewlineInto}
                 />
               </label>
@@ -293,7 +341,7 @@ export function SlidesEditor(props: { tab: TabView }) {
                   rows={3}
                   value={slide.notes}
                   placeholder="What to say (not shown on the slide)"
-                  onInput={(e) => update({ notes: e.currentTarget.value })}
+                  onInput={(e) => update({ notes: e.currentTarget.value }, "notes")}
                   onKeyDown={typeNewlineInto}
                 />
               </label>

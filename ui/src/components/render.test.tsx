@@ -24,6 +24,11 @@ import { SyncStatus } from "./Header";
 import { NoteView } from "./NoteView";
 import { TabStrip } from "./TabStrip";
 import { VersionAuthor } from "./VersionsPanel";
+import { FindBar, type SheetFind } from "./sheet/FindBar";
+import { GridTable } from "./sheet/GridTable";
+import { findMatches } from "../lib/findReplace";
+import { single } from "../lib/grid";
+import { cellKey } from "../lib/marks";
 
 const NOTE = "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f50";
 
@@ -419,5 +424,48 @@ describe("the diff of one version, marked as the editors mark a change", () => {
   it("marks nothing where no author is given (a span of several versions)", () => {
     const html = render(<NoteChangesView change={diffNotes(before, after)} olderLabel="version 3" newerLabel="now" />);
     expect(html).not.toContain(TID.diffMark);
+  });
+});
+
+describe("FindBar and the grid's found cells", () => {
+  it("shows '2 of 3' and highlights the matched cells, the current one more", () => {
+    const rows = [["apple", "pear"], ["Apple pie", null], [null, "pineapple"]];
+    const matches = findMatches(rows, "apple", { matchCase: false });
+    const find = {
+      query: "apple",
+      replacement: "",
+      matchCase: false,
+      matches,
+      current: 1,
+      setReplacement: () => undefined,
+    } as unknown as SheetFind;
+    const bar = render(
+      <FindBar
+        find={find}
+        onSearch={() => undefined}
+        onStep={() => undefined}
+        onReplace={() => undefined}
+        onReplaceAll={() => undefined}
+        onClose={() => undefined}
+      />,
+    );
+    expect(bar).toContain(`data-testid="${TID.sheetFindCount}"`);
+    expect(bar).toContain("2 of 3");
+    const grid = render(
+      <GridTable
+        rows={rows}
+        extent={{ rows: 3, cols: 2 }}
+        shown={{ firstRow: 0, lastRow: 2, firstCol: 0, lastCol: 1 }}
+        sel={single({ row: 1, col: 0 })}
+        range={{ top: 1, bottom: 1, left: 0, right: 0 }}
+        editing={null}
+        found={new Set(matches.map((m) => cellKey(m.row, m.col)))}
+        foundAt={matches[1] ?? null}
+        onEditText={() => undefined}
+        onEditDone={() => undefined}
+      />,
+    );
+    expect(count(grid, "is-found")).toBe(4);
+    expect(count(grid, "is-found-current")).toBe(1);
   });
 });

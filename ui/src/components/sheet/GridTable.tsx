@@ -44,6 +44,9 @@ export function GridTable(props: {
   /** Cells another writer's change touched (keys from `cellKey`), marked with `markedBy`. */
   marked?: Set<string> | undefined;
   markedBy?: MarkAuthor | undefined;
+  /** Cells the find bar matched (keys from `cellKey`), and the one it is on. */
+  found?: Set<string> | undefined;
+  foundAt?: { row: number; col: number } | null;
   onEditText: (edit: CellEdit) => void;
   onEditDone: (value: string | null, move: Move) => void;
 }) {
@@ -87,6 +90,11 @@ export function GridTable(props: {
               const isEditing = editing && editing.pos.row === r && editing.pos.col === c;
               const value = rows[r]?.[c] ?? null;
               const mark = markedBy && marked?.has(cellKey(r, c)) ? markedBy : null;
+              const found = props.found?.has(cellKey(r, c))
+                ? props.foundAt?.row === r && props.foundAt.col === c
+                  ? " is-found is-found-current"
+                  : " is-found"
+                : "";
               return (
                 <td
                   key={c}
@@ -94,7 +102,7 @@ export function GridTable(props: {
                   tabIndex={isFocus && !isEditing ? 0 : -1}
                   class={`${isFocus ? "is-focus" : ""}${inRange(range, pos) ? " is-sel" : ""}${
                     typeof value === "number" ? " is-num" : ""
-                  }${mark ? (mark.agent ? " is-remote is-agent" : " is-remote") : ""}`}
+                  }${mark ? (mark.agent ? " is-remote is-agent" : " is-remote") : ""}${found}`}
                   title={mark ? `Changed by ${mark.author}` : undefined}
                   data-testid={TID.sheetCell}
                   data-row={r}

@@ -1,6 +1,8 @@
 // The grid's keyboard, clipboard and pointer: arrows, Tab, Enter, Home/End, PageUp/PageDown move
 // (Shift extends the selection); typing or F2 or Enter edits; Delete clears; Ctrl+C / Ctrl+X /
-// Ctrl+V copy, cut and paste blocks (tab-separated, as spreadsheets put them on the clipboard).
+// Ctrl+V copy, cut and paste blocks (tab-separated, as spreadsheets put them on the clipboard);
+// Ctrl+Z undoes the person's last step, Ctrl+Shift+Z or Ctrl+Y redoes it (never while a cell is
+// being edited: its input's own undo applies there); Ctrl+F opens the find bar.
 
 import { useRef } from "preact/hooks";
 import {
@@ -17,6 +19,7 @@ import {
   startsTyping,
   toTsv,
 } from "../../lib/grid";
+import { historyKey } from "../../lib/history";
 import { isEnter } from "../../lib/keys";
 import type { SheetEditing } from "./useSheetEditing";
 import type { SheetSelection } from "./useSheetSelection";
@@ -39,6 +42,9 @@ export function useGridEvents(opts: {
   updateRows: (fn: (rows: Rows) => Rows) => void;
   view: SheetSelection;
   edit: SheetEditing;
+  undo: () => void;
+  redo: () => void;
+  find: () => void;
 }) {
   const { rows, data, extent, updateRows, view, edit } = opts;
   const { selRef, setSel, select } = view;
@@ -58,6 +64,18 @@ export function useGridEvents(opts: {
       return;
     }
     const k = { key: e.key, shift: e.shiftKey, ctrl: e.ctrlKey || e.metaKey };
+    const history = historyKey(e);
+    if (history) {
+      e.preventDefault();
+      if (history === "undo") opts.undo();
+      else opts.redo();
+      return;
+    }
+    if ((e.ctrlKey || e.metaKey) && !e.shiftKey && !e.altKey && e.key.toLowerCase() === "f") {
+      e.preventDefault();
+      opts.find();
+      return;
+    }
     if ((e.ctrlKey || e.metaKey) && e.key === "a") {
       e.preventDefault();
       setSel({ anchor: { row: 0, col: 0 }, focus: { row: Math.max(0, data.rows - 1), col: Math.max(0, data.cols - 1) } });

@@ -1,9 +1,12 @@
 // The tab's sheets: what the editor shows, handed over on every change, and replaced by the
-// engine's content when the store allows it.
+// engine's content when the store allows it. Each of the person's changes is a step of the
+// tab's undo history (lib/history.ts, lib/sheetHistory.ts): Ctrl+Z / Ctrl+Shift+Z.
 
 import { useEffect, useRef, useState } from "preact/hooks";
-import { adopted, confirm, contentFor, engineContent, localEdit, useApp } from "../../app-state";
+import { adopted, app, confirm, contentFor, engineContent, localEdit, toast, useApp } from "../../app-state";
 import type { Rows } from "../../lib/grid";
+import { historyFor, keptMessage } from "../../lib/history";
+import { SHEET_OPS, type SheetOp, cellOps } from "../../lib/sheetHistory";
 import { changedCellsBySheet } from "../../lib/marks";
 import { useRemoteMarks } from "../useRemoteMarks";
 import type { SheetData, SheetTabData } from "./layout";
@@ -47,29 +50,56 @@ export function useSheetData(tabId: string) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [rev]);
 
-  const commit = (next: SheetTabData) => {
+  const history = () => historyFor(app.get().open?.noteId ?? "", tabId, SHEET_OPS);
+
+  /** Shows and hands over `next`; `ops` (the person's edit) become one undo step. */
+  const commit = (next: SheetTabData, ops: SheetOp[] | null) => {
+    if (ops) history().record(ops, undefined, Date.now());
     latest.current = next;
     setData(next);
     localEdit(tabId, () => latest.current);
   };
 
-  const updateSheets = (fn: (sheets: SheetData[]) => SheetData[]) => commit({ sheets: fn(latest.current.sheets) });
+  /**
+   * Changes the cells of the sheet shown: one undo step, of the cells that changed, or of
+   * `structural` (a row or column inserted or deleted: given the rows before).
+   */
+  const updateRows = (fn: (rows: Rows) => Rows, structural?: (rows: Rows) => SheetOp[]) => {
+    const id = sheet.id;
+    const old = latest.current.sheets.find((s) => s.id === id);
+    if (!old) return;
+    const rows = fn(old.rows);
+    const ops = structural ? structural(old.rows) : cellOps(id, old.rows, rows);
+    commit({ sheets: latest.current.sheets.map((s) => (s.id === id ? { ...s, rows } : s)) }, ops);
+  };
 
-  /** Changes the cells of the sheet shown. */
-  const updateRows = (fn: (rows: Rows) => Rows) =>
-    updateSheets((sheets) => sheets.map((s) => (s.id === sheet.id ? { ...s, rows: fn(s.rows) } : s)));
+  /** Undoes (or redoes) the person's last step; what another writer changed since is kept, and said. */
+  const undoRedo = (undo: boolean): boolean => {
+    const h = history();
+    const out = undo ? h.undo(latest.current) : h.redo(latest.current);
+    if (!out) return false;
+    if (out.changed) commit(out.doc as SheetTabData, null);
+    const message = keptMessage(undo ? "Undo" : "Redo", out.kept, out.changed);
+    if (message) toast("info", message);
+    return true;
+  };
 
   /** Adds an empty sheet and shows it. */
   const addSheet = () => {
-    const id = newSheetId();
-    updateSheets((sheets) => [...sheets, { id, name: `Sheet ${sheets.length + 1}`, rows: [] }]);
-    setSheetId(id);
+    const cur = latest.current.sheets;
+    const added = { id: newSheetId(), name: `Sheet ${cur.length + 1}`, rows: [] };
+    commit({ sheets: [...cur, added] }, [{ kind: "sheet", index: cur.length, insert: true, sheet: added }]);
+    setSheetId(added.id);
   };
 
   const renameSheet = (id: string, name: string | null) => {
     const trimmed = name?.trim();
-    if (!trimmed) return;
-    updateSheets((sheets) => sheets.map((s) => (s.id === id ? { ...s, name: trimmed } : s)));
+    const old = latest.current.sheets.find((s) => s.id === id);
+    if (!trimmed || !old || old.name === trimmed) return;
+    commit(
+      { sheets: latest.current.sheets.map((s) => (s.id === id ? { ...s, name: trimmed } : s)) },
+      [{ kind: "name", sheet: id, before: old.name, after: trimmed }],
+    );
   };
 
   /** Deletes a sheet once the person agrees; never the last one. */
@@ -83,10 +113,22 @@ export function useSheetData(tabId: string) {
       danger: true,
     });
     if (!ok) return;
+    const index = latest.current.sheets.indexOf(target);
     const sheets = latest.current.sheets.filter((s) => s.id !== id);
-    commit({ sheets });
+    commit({ sheets }, [{ kind: "sheet", index, insert: false, sheet: target }]);
     if (sheetId === id) setSheetId(sheets[0]?.id ?? "s1");
   };
 
-  return { data, sheet, remote, setSheetId, updateRows, addSheet, renameSheet, removeSheet };
+  return {
+    data,
+    sheet,
+    remote,
+    setSheetId,
+    updateRows,
+    addSheet,
+    renameSheet,
+    removeSheet,
+    undo: () => undoRedo(true),
+    redo: () => undoRedo(false),
+  };
 }
