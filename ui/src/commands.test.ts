@@ -7,6 +7,13 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { NoteView, TabView } from "./api";
 
 (globalThis as unknown as { window: typeof globalThis }).window = globalThis;
+// The window's events (Node has EventTarget, but its global object is not one).
+const events = new EventTarget();
+Object.assign(globalThis, {
+  addEventListener: events.addEventListener.bind(events),
+  removeEventListener: events.removeEventListener.bind(events),
+  dispatchEvent: events.dispatchEvent.bind(events),
+});
 
 const { app } = await import("./app-state");
 const { allCommands, keyboardHelp } = await import("./app-state/commands");
@@ -73,6 +80,13 @@ describe("the command palette's list", () => {
     expect(byId("tab.move-right").disabled).toBe("The tab is already at that end");
     app.set({ route: { kind: "tab", noteId: NOTE, tabId: "markdown" } });
     expect(byId("markdown.preview").disabled).toBeUndefined();
+    expect(byId("edit.find").title).toBe("Find and replace in this text");
+    app.set({ route: { kind: "tab", noteId: NOTE, tabId: "sheet-1" } });
+    expect(byId("edit.find").title).toBe("Find and replace in this sheet");
+    expect(byId("edit.undo").disabled).toBeUndefined();
+    app.set({ route: { kind: "tab", noteId: NOTE, tabId: "files" } });
+    expect(byId("edit.undo").disabled).toBe("Open a Markdown, Sheet or Slides tab first");
+    expect(byId("edit.find").disabled).toBe("Open a Markdown or Sheet tab first");
   });
 
   it("greys export and import while one runs, and on a remote server", () => {
@@ -97,6 +111,23 @@ describe("the command palette's list", () => {
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(calls[0]).toBe("apply_ops");
     expect(JSON.stringify(sent[0])).toContain('"tab_type":"slides"');
+  });
+
+  it("asks the open editor for Undo, Redo and Find", () => {
+    app.set({
+      open: { noteId: NOTE, view, loading: false, error: null },
+      route: { kind: "tab", noteId: NOTE, tabId: "sheet-1" },
+    });
+    const asked: unknown[] = [];
+    const listener = (e: Event) => asked.push((e as CustomEvent).detail);
+    window.addEventListener("quire-editor-action", listener);
+    byId("edit.undo").run();
+    byId("edit.find").run();
+    window.removeEventListener("quire-editor-action", listener);
+    expect(asked).toEqual([
+      { tabId: "sheet-1", action: "undo" },
+      { tabId: "sheet-1", action: "find" },
+    ]);
   });
 
   it("names the shortcuts once, for the keyboard help", () => {

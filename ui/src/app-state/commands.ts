@@ -29,11 +29,14 @@ export const SHORTCUTS = {
   moveTabLeft: { alt: true, shift: true, key: "ArrowLeft" },
   moveTabRight: { alt: true, shift: true, key: "ArrowRight" },
   preview: { mod: true, shift: true, key: "E" },
+  undo: { mod: true, key: "Z" },
+  redo: { mod: true, shift: true, key: "Z" },
+  find: { mod: true, key: "F" },
   quit: { mod: true, key: "Q" },
 } satisfies Record<string, Shortcut>;
 
 /** A request to the open editor of a tab, for actions whose state the editor holds. */
-export type EditorAction = "toggle-preview";
+export type EditorAction = "toggle-preview" | "undo" | "redo" | "find";
 
 const EDITOR_ACTION = "quire-editor-action";
 
@@ -82,6 +85,10 @@ export function allCommands(s: AppState): Command[] {
   const right = moveBy(1);
   const fixed = tab && isFixed(tab.type as TabType) ? `The ${tab.label} tab belongs to every Note` : undefined;
   const cmd = (c: Command): Command => ({ ...c, run: then(c.run) });
+  const editable =
+    tab?.type === "markdown" || tab?.type === "sheet" || tab?.type === "slides"
+      ? undefined
+      : "Open a Markdown, Sheet or Slides tab first";
   return [
     cmd({ id: "note.new", section: "Note", title: "New note", shortcut: SHORTCUTS.newNote, run: () => void createNote() }),
     cmd({
@@ -168,6 +175,30 @@ export function allCommands(s: AppState): Command[] {
       title: "Delete tab",
       disabled: noTab ?? fixed,
       run: () => tab && void deleteTab(tab.id),
+    }),
+    cmd({
+      id: "edit.undo",
+      section: "Edit",
+      title: "Undo (your last edit in this tab)",
+      shortcut: SHORTCUTS.undo,
+      disabled: editable,
+      run: () => tab && editorAction(tab.id, "undo"),
+    }),
+    cmd({
+      id: "edit.redo",
+      section: "Edit",
+      title: "Redo",
+      shortcut: SHORTCUTS.redo,
+      disabled: editable,
+      run: () => tab && editorAction(tab.id, "redo"),
+    }),
+    cmd({
+      id: "edit.find",
+      section: "Edit",
+      title: tab?.type === "sheet" ? "Find and replace in this sheet" : "Find and replace in this text",
+      shortcut: SHORTCUTS.find,
+      disabled: tab?.type === "markdown" || tab?.type === "sheet" ? undefined : "Open a Markdown or Sheet tab first",
+      run: () => tab && editorAction(tab.id, "find"),
     }),
     cmd({
       id: "markdown.preview",

@@ -4,10 +4,10 @@
 // when the store decided it may (no edit of the person's pending): it is applied as the smallest
 // replacement, so the cursor, the selection and the scroll position stay where they were.
 
-import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
+import { defaultKeymap, history, historyKeymap, indentWithTab, redo, undo } from "@codemirror/commands";
 import { markdown, markdownLanguage } from "@codemirror/lang-markdown";
 import { HighlightStyle, bracketMatching, indentOnInput, syntaxHighlighting } from "@codemirror/language";
-import { highlightSelectionMatches, search, searchKeymap } from "@codemirror/search";
+import { highlightSelectionMatches, openSearchPanel, search, searchKeymap } from "@codemirror/search";
 import { Annotation, Compartment, EditorState, type Extension } from "@codemirror/state";
 import {
   EditorView,
@@ -249,7 +249,17 @@ export function MarkdownEditor(props: { tab: TabView }) {
   };
 
   // The command palette's "Toggle preview".
-  useEffect(() => onEditorAction(tab.id, (action) => action === "toggle-preview" && togglePreview()));
+  useEffect(() =>
+    onEditorAction(tab.id, (action) => {
+      const v = view.current;
+      if (action === "toggle-preview") togglePreview();
+      else if (!v || preview) return;
+      else if (action === "undo") undo(v);
+      else if (action === "redo") redo(v);
+      else if (action === "find") openSearchPanel(v);
+      v?.focus();
+    }),
+  );
 
   const onPreviewClick = (e: MouseEvent) => {
     const a = (e.target as HTMLElement).closest("a");

@@ -4,6 +4,7 @@
 // edited (useSheetEditing), the toolbar, formula bar and table.
 
 import { useEffect, useState } from "preact/hooks";
+import { onEditorAction } from "../app-state/commands";
 import type { TabView } from "../api";
 import {
   cellText,
@@ -67,6 +68,22 @@ export function SheetEditor(props: { tab: TabView }) {
   const edit = useSheetEditing({ rows, extent, updateRows, view });
   useCursorFocus(view, edit.editing, isEditing);
   const find = useSheetFind(rows);
+  const openFind = () => {
+    find.setOpen(true);
+    requestAnimationFrame(() => {
+      const input = document.querySelector<HTMLInputElement>(`[data-testid="${TID.sheetFindInput}"]`);
+      input?.focus();
+      input?.select();
+    });
+  };
+  // The command palette's Undo, Redo and Find.
+  useEffect(() =>
+    onEditorAction(tab.id, (action) => {
+      if (action === "undo") sheets.undo();
+      else if (action === "redo") sheets.redo();
+      else if (action === "find") openFind();
+    }),
+  );
   const events = useGridEvents({
     rows,
     data: ext,
@@ -76,14 +93,7 @@ export function SheetEditor(props: { tab: TabView }) {
     edit,
     undo: sheets.undo,
     redo: sheets.redo,
-    find: () => {
-      find.setOpen(true);
-      requestAnimationFrame(() => {
-        const input = document.querySelector<HTMLInputElement>(`[data-testid="${TID.sheetFindInput}"]`);
-        input?.focus();
-        input?.select();
-      });
-    },
+    find: openFind,
   });
   const [renamingSheet, setRenamingSheet] = useState<string | null>(null);
   const { sel, select, focusGrid } = view;

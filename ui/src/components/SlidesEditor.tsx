@@ -5,6 +5,7 @@
 // redoes it; what another writer changed since is kept, and said.
 
 import { useEffect, useRef, useState } from "preact/hooks";
+import { onEditorAction } from "../app-state/commands";
 import type { TabView } from "../api";
 import type { Deck } from "../bindings";
 import {
@@ -122,6 +123,13 @@ export function SlidesEditor(props: { tab: TabView }) {
     const message = keptMessage(undo ? "Undo" : "Redo", out.kept, out.changed);
     if (message) toast("info", message);
   };
+
+  // The command palette's Undo and Redo.
+  useEffect(() =>
+    onEditorAction(tab.id, (action) => {
+      if (action === "undo" || action === "redo") undoRedo(action === "undo");
+    }),
+  );
 
   const onEditorKey = (e: KeyboardEvent) => {
     const which = historyKey(e);

@@ -88,6 +88,16 @@ async fn the_palette_lists_every_action_and_runs_it() -> Result<()> {
             .await?;
         app.wait_gone(&tid("command-palette")).await?;
 
+        // Undo from the palette: the editor's own undo.
+        app.type_markdown("Typed, then undone").await?;
+        run_command(app, "undo", "edit.undo").await?;
+        app.wait_text(
+            &By::Css("[data-testid=\"editor-markdown\"] .cm-content"),
+            "the typing undone",
+            |t| !t.contains("undone"),
+        )
+        .await?;
+
         // A theme from the palette, and a tab.
         run_command(app, "dark", "theme.dark").await?;
         ensure!(theme(app).await? == "dark", "the palette's Dark theme");
