@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use quire_api::{
-    AgentAccess, Clock, NoteMeta, Scope, SearchHit, StoredNote, VersionInfo, WriteEvent,
+    AgentAccess, Backlink, Clock, NoteMeta, Scope, SearchHit, StoredNote, VersionInfo, WriteEvent,
     WriteResult,
 };
 use quire_model::{AuthorKind, Note, NoteId, NoteSummary, Timestamp, Version};
@@ -14,6 +14,10 @@ use quire_store::{Change, NewNote, Store, StoreError, TokenRecord, WriteRequest}
 use tokio::sync::broadcast;
 
 pub mod trash;
+
+/// The most tabs one backlinks answer reads from the index (a Note linked from more shows the
+/// first ones).
+pub const MAX_BACKLINKS: usize = 500;
 
 /// Who is calling: the token's name (the author in history), its scopes, whose it is, and
 /// which token it is (what per-token limits count).
@@ -226,6 +230,38 @@ impl Notes {
             AuthorKind::Agent => SearchScope::AgentApproved,
         };
         Ok(self.store.search(&query, limit, scope).await?)
+    }
+
+    /// The Notes that link to `id` (`[title](quire:note/ID)`), each once, by title; the Note
+    /// itself and Notes in the trash left out, and for an agent only the approved ones. Found
+    /// through the full-text index, which every write updates in its own transaction: the
+    /// link's target reads as the phrase "quire note" and the ID's five groups, which nothing
+    /// but a link to this Note holds. At most [`MAX_BACKLINKS`].
+    pub async fn backlinks(
+        &self,
+        caller: &Caller,
+        channel: Channel,
+        id: &NoteId,
+    ) -> Result<Vec<Backlink>> {
+        require(caller, Scope::NotesRead)?;
+        self.check_visible(caller, id, channel).await?;
+        let query = SearchQuery::parse(&format!("\"{}\"", quire_api::note_link(id)))?;
+        let scope = match caller.acts_as(channel) {
+            AuthorKind::Person => SearchScope::AllNotes,
+            AuthorKind::Agent => SearchScope::AgentApproved,
+        };
+        let hits = self.store.search(&query, MAX_BACKLINKS, scope).await?;
+        let mut found: Vec<Backlink> = Vec::new();
+        for hit in hits {
+            if hit.note_id != *id && !found.iter().any(|b| b.note_id == hit.note_id) {
+                found.push(Backlink {
+                    note_id: hit.note_id,
+                    title: hit.title,
+                });
+            }
+        }
+        found.sort_by(|a, b| a.title.cmp(&b.title).then(a.note_id.cmp(&b.note_id)));
+        Ok(found)
     }
 
     pub async fn get_note(
