@@ -721,4 +721,70 @@ mod tests {
         use AuthorKind::{Agent, Person};
         assert_eq!(kinds, [Person, Person, Agent, Agent]);
     }
+
+    /// Backlinks among 10,000 Notes (100 of them link to the target, the others hold text of
+    /// their own) come from the index, not from reading the Notes: well under 100 ms.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn backlinks_among_ten_thousand_notes_are_quick() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("n.db"), SqliteOptions::default()).unwrap();
+        let store: Arc<dyn Store> = Arc::new(store);
+        let notes = Notes::new(store.clone(), Arc::new(FixedClock));
+        let person = caller("Ana", AuthorKind::Person);
+        let (target, _) = notes
+            .create_note(&person, Channel::App, "Target".to_owned(), None)
+            .await
+            .unwrap();
+        let target = target.note.id;
+        let mut tasks = tokio::task::JoinSet::new();
+        for i in 0..10_000 {
+            let notes = notes.clone();
+            let person = person.clone();
+            let target = target.clone();
+            tasks.spawn(async move {
+                let (n, _) = notes
+                    .create_note(&person, Channel::App, format!("Note {i:05}"), None)
+                    .await
+                    .unwrap();
+                let body = if i % 100 == 0 {
+                    format!("Day {i}: see [Target](quire:note/{target}) for the plan.")
+                } else {
+                    format!("Day {i}: notes about the plan, nothing linked.")
+                };
+                notes
+                    .write(
+                        &person,
+                        Channel::App,
+                        n.note.id,
+                        Version(1),
+                        None,
+                        text(&body),
+                    )
+                    .await
+                    .unwrap();
+            });
+            if tasks.len() >= 256 {
+                tasks.join_next().await.unwrap().unwrap();
+            }
+        }
+        while let Some(done) = tasks.join_next().await {
+            done.unwrap();
+        }
+        let mut times = Vec::new();
+        for _ in 0..5 {
+            let start = std::time::Instant::now();
+            let found = notes
+                .backlinks(&person, Channel::App, &target)
+                .await
+                .unwrap();
+            times.push(start.elapsed());
+            assert_eq!(found.len(), 100);
+        }
+        times.sort();
+        eprintln!("backlinks among 10,000 Notes: median {:?}", times[2]);
+        assert!(
+            times[2] < std::time::Duration::from_millis(100),
+            "{times:?}"
+        );
+    }
 }
