@@ -330,6 +330,17 @@ pub async fn search_notes(
     Ok(backend.engine().search(&q, limit).await?)
 }
 
+/// The Notes that link to `note_id` (`[title](quire:note/ID)`), by title.
+#[tauri::command]
+pub async fn note_backlinks(
+    backend: State<'_, BackendReady>,
+    note_id: String,
+) -> Result<Vec<quire_api::Backlink>> {
+    let note_id = self::note_id(&note_id)?;
+    let backend = backend.wait().await?;
+    Ok(backend.engine().backlinks(&note_id).await?)
+}
+
 #[tauri::command]
 pub async fn create_note(backend: State<'_, BackendReady>, title: String) -> Result<NoteView> {
     let backend = backend.wait().await?;

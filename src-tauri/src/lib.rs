@@ -195,6 +195,7 @@ pub fn app<R: tauri::Runtime>(
             commands::set_agent_access,
             commands::list_notes,
             commands::search_notes,
+            commands::note_backlinks,
             commands::create_note,
             commands::rename_note,
             commands::open_note,
