@@ -196,6 +196,8 @@ pub fn app<R: tauri::Runtime>(
             commands::list_notes,
             commands::search_notes,
             commands::note_backlinks,
+            commands::attach_image,
+            commands::image_content,
             commands::create_note,
             commands::rename_note,
             commands::open_note,

@@ -23,19 +23,24 @@ import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { TabView } from "../api";
 import {
   adopted,
+  attachImages,
   contentFor,
   engineContent,
+  imagesOf,
+  imageUrl,
   localEdit,
+  navigate,
   openLink,
   takeReveal,
   useApp,
 } from "../app-state";
 import { changedLines } from "../lib/diff";
 import { locate } from "../lib/search";
-import { renderMarkdown } from "../lib/markdown";
+import { type RenderContext, imageRefs, renderMarkdown } from "../lib/markdown";
 import { minimalChange } from "../lib/text";
 import { TID } from "../testids";
 import { Icon } from "./Icon";
+import { type LinkNote, noteLinks, setNotes } from "./noteLinks";
 import { markChanged, remoteMarks } from "./remoteMarks";
 import { type Marks, useRemoteMarks } from "./useRemoteMarks";
 
@@ -104,6 +109,52 @@ export function MarkdownEditor(props: { tab: TabView }) {
   const [preview, setPreview] = useState(false);
   const [large, setLarge] = useState(false);
   const [previewHtml, setPreviewHtml] = useState("");
+  const noteId = useApp((s) => s.open?.noteId ?? null);
+  const listed = useApp((s) => s.notes);
+  const linkNotes = useMemo<LinkNote[]>(() => listed.map((n) => ({ id: n.id, title: n.title })), [listed]);
+  const notesRef = useRef(linkNotes);
+  notesRef.current = linkNotes;
+  // The preview's images, loaded for the text last rendered: file ID -> object URL.
+  const [images, setImages] = useState<Record<string, string>>({});
+  const previewText = useRef("");
+
+  /** The preview's HTML for `text`: Notes' current titles, the attached images loaded so far. */
+  const render = (text: string, loaded: Record<string, string> = images): string => {
+    const notes = notesRef.current;
+    const titles = new Map(notes.map((n) => [n.id, n.title]));
+    const ctx: RenderContext = {
+      title: (id) => titles.get(id),
+      byTitle: (title) => {
+        const same = notes.filter((n) => n.title.trim().toLowerCase() === title.trim().toLowerCase());
+        return same.length === 1 ? same[0]?.id : undefined;
+      },
+      image: (fileId) => loaded[fileId],
+    };
+    return renderMarkdown(text, ctx);
+  };
+
+  /** Shows `text` in the preview, then again once the images it references are loaded. */
+  const showPreview = (text: string) => {
+    previewText.current = text;
+    setPreviewHtml(render(text));
+    const id = noteId;
+    if (!id) return;
+    const wanted = imageRefs(text).filter((f) => !(f in images));
+    if (wanted.length === 0) return;
+    void Promise.all(wanted.map(async (f) => [f, await imageUrl(id, f)] as const)).then((pairs) => {
+      const next = { ...images };
+      for (const [f, url] of pairs) if (url) next[f] = url;
+      setImages(next);
+      if (previewText.current === text) setPreviewHtml(render(text, next));
+    });
+  };
+
+  // The Notes' titles (a rename elsewhere) reach the editor's link widgets and the preview.
+  useEffect(() => {
+    view.current?.dispatch({ effects: setNotes.of(linkNotes) });
+    if (preview) setPreviewHtml(render(previewText.current));
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [linkNotes]);
 
   useEffect(() => {
     const parent = host.current;
@@ -189,6 +240,11 @@ export function MarkdownEditor(props: { tab: TabView }) {
             },
           }),
           remoteMarks(),
+          noteLinks({
+            openNote: (id) => navigate({ kind: "note", noteId: id }),
+            attachImages,
+            imagesOf,
+          }),
           placeholder("Start writing…  (Markdown: # heading, **bold**, - list)"),
           EditorView.contentAttributes.of({ "aria-label": `${tab.label}: Markdown text`, "aria-multiline": "true" }),
           theme,
@@ -208,6 +264,7 @@ export function MarkdownEditor(props: { tab: TabView }) {
       }),
     });
     view.current = v;
+    v.dispatch({ effects: setNotes.of(notesRef.current) });
     if (remote.marks) v.dispatch({ effects: marking(remote.marks) });
     revealIn(v);
     return v;
@@ -234,13 +291,13 @@ export function MarkdownEditor(props: { tab: TabView }) {
       scrollIntoView: false,
     });
     adopted(tab.id);
-    if (preview) setPreviewHtml(renderMarkdown(data));
+    if (preview) showPreview(data);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [rev]);
 
   const togglePreview = () => {
     const next = !preview;
-    if (next && view.current) setPreviewHtml(renderMarkdown(view.current.state.doc.toString()));
+    if (next && view.current) showPreview(view.current.state.doc.toString());
     setPreview(next);
     if (!next) requestAnimationFrame(() => view.current?.focus());
   };
@@ -248,6 +305,11 @@ export function MarkdownEditor(props: { tab: TabView }) {
   const onPreviewClick = (e: MouseEvent) => {
     const a = (e.target as HTMLElement).closest("a");
     if (!a) return;
+    if (a.dataset.noteId) {
+      e.preventDefault();
+      navigate({ kind: "note", noteId: a.dataset.noteId });
+      return;
+    }
     const href = a.getAttribute("href") ?? "";
     if (a.dataset.external === "true") {
       e.preventDefault();

@@ -58,8 +58,9 @@ const STORED_LINK = /\[((?:\\.|[^\]\\\n])*)\]\(quire:note\/([0-9a-f-]{36})\)/g;
 export function findNoteLinks(text: string): NoteLinkRange[] {
   const out: NoteLinkRange[] = [];
   for (const m of text.matchAll(STORED_LINK)) {
-    if (!UUID.test(m[2])) continue;
-    out.push({ from: m.index, to: m.index + m[0].length, id: m[2], text: m[1].replace(/\\(.)/g, "$1") });
+    const [whole, shown = "", id = ""] = m;
+    if (!UUID.test(id)) continue;
+    out.push({ from: m.index, to: m.index + whole.length, id, text: shown.replace(/\\(.)/g, "$1") });
   }
   return out;
 }
@@ -67,7 +68,7 @@ export function findNoteLinks(text: string): NoteLinkRange[] {
 /** The IDs of the attached images `text` shows (`![..](quire:file/ID)`), each once. */
 export function imageRefs(text: string): string[] {
   const ids = new Set<string>();
-  for (const m of text.matchAll(/!\[[^\]\n]*\]\(quire:file\/([A-Za-z0-9_.-]{1,100})\)/g)) ids.add(m[1]);
+  for (const m of text.matchAll(/!\[[^\]\n]*\]\(quire:file\/([A-Za-z0-9_.-]{1,100})\)/g)) if (m[1]) ids.add(m[1]);
   return [...ids];
 }
 
@@ -126,7 +127,7 @@ const wikiLink: TokenizerAndRendererExtension = {
   tokenizer(src: string) {
     const m = /^\[\[([^\[\]\n]{1,200})\]\]/.exec(src);
     if (!m) return undefined;
-    return { type: "wikiLink", raw: m[0], title: m[1].trim() };
+    return { type: "wikiLink", raw: m[0], title: (m[1] ?? "").trim() };
   },
   renderer(token) {
     const title = String(token.title);
