@@ -120,3 +120,27 @@ export function imageUrl(noteId: string, fileId: string): Promise<string | undef
   }
   return url;
 }
+
+/**
+ * Attaches the files of a drop on the window (`onFilesDropped`) while the Markdown editor is
+ * shown, and resolves to the images among them the text may show (`{fileId, name}`); an image
+ * over the limit stays attached (as any file) and is not referenced, with a message naming it.
+ */
+export async function attachDroppedImages(dropId: number): Promise<{ fileId: string; name: string }[]> {
+  const noteId = app.get().open?.noteId;
+  if (!noteId) return [];
+  const images: { fileId: string; name: string }[] = [];
+  try {
+    for (const file of await api.attachDropped(noteId, dropId)) {
+      reportQueued(file.outcome, `the attachment ${file.name}`);
+      if (!file.file_id || !/^image\/(png|jpeg|gif|webp)$/.test(file.mime)) continue;
+      const refused = imageRefusal(file);
+      if (refused) toast("error", `${refused} It is attached (Files tab) but not shown in the text.`);
+      else images.push({ fileId: file.file_id, name: file.name });
+    }
+  } catch (error) {
+    toastError(error, "The files could not be attached.");
+  }
+  await refreshView();
+  return images;
+}

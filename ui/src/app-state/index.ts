@@ -6,6 +6,7 @@ export { adopted, contentFor, edits, engineContent, localEdit, marksShown } from
 export { onEngineEvent, newerStatus } from "./events";
 export {
   attachDropped,
+  attachDroppedImages,
   attachImages,
   chooseAndAttach,
   imageRefusal,

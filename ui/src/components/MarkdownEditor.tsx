@@ -4,6 +4,7 @@
 // when the store decided it may (no edit of the person's pending): it is applied as the smallest
 // replacement, so the cursor, the selection and the scroll position stay where they were.
 
+import { isTauri } from "@tauri-apps/api/core";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { markdown, markdownLanguage } from "@codemirror/lang-markdown";
 import { HighlightStyle, bracketMatching, indentOnInput, syntaxHighlighting } from "@codemirror/language";
@@ -20,9 +21,10 @@ import {
 } from "@codemirror/view";
 import { tags } from "@lezer/highlight";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import type { TabView } from "../api";
+import { onFilesDropped, type TabView } from "../api";
 import {
   adopted,
+  attachDroppedImages,
   attachImages,
   contentFor,
   engineContent,
@@ -40,7 +42,7 @@ import { type RenderContext, imageRefs, renderMarkdown } from "../lib/markdown";
 import { minimalChange } from "../lib/text";
 import { TID } from "../testids";
 import { Icon } from "./Icon";
-import { type LinkNote, noteLinks, setNotes } from "./noteLinks";
+import { type LinkNote, insertImages, noteLinks, setNotes } from "./noteLinks";
 import { markChanged, remoteMarks } from "./remoteMarks";
 import { type Marks, useRemoteMarks } from "./useRemoteMarks";
 
@@ -184,6 +186,28 @@ export function MarkdownEditor(props: { tab: TabView }) {
     };
     // One editor per tab instance (the parent keys this component by tab ID).
     // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  // Files dropped on the window (Tauri takes the drop, the page gets its number): attached, and
+  // the images among them referenced at the cursor.
+  useEffect(() => {
+    let stop: (() => void) | null = null;
+    let cancelled = false;
+    if (isTauri()) {
+      void onFilesDropped((dropped) => {
+        const v = view.current;
+        void attachDroppedImages(dropped.drop_id).then((images) => {
+          if (v && view.current === v) insertImages(v, images, v.state.selection.main.head);
+        });
+      }).then(
+        (un) => (cancelled ? un() : (stop = un)),
+        () => undefined,
+      );
+    }
+    return () => {
+      cancelled = true;
+      stop?.();
+    };
   }, []);
 
   // A search result opened here: select the first match (once the editor exists).

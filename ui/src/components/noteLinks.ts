@@ -132,15 +132,18 @@ export type LinkHandlers = {
   imagesOf: (files: FileList | null | undefined) => File[];
 };
 
+/** Inserts the references of attached images at `at` (one a line), the cursor after them. */
+export function insertImages(view: EditorView, attached: { fileId: string; name: string }[], at: number): void {
+  if (attached.length === 0) return;
+  const text = attached.map((a) => imageLink(a.fileId, a.name)).join("\n");
+  const pos = Math.min(at, view.state.doc.length);
+  view.dispatch({ changes: { from: pos, insert: text }, selection: { anchor: pos + text.length }, userEvent: "input.paste" });
+}
+
 /** Everything links and images add to the Markdown editor. */
 export function noteLinks(handlers: LinkHandlers): Extension {
-  const insertImages = (view: EditorView, files: File[], at: number) => {
-    void handlers.attachImages(files).then((attached) => {
-      if (attached.length === 0) return;
-      const text = attached.map((a) => imageLink(a.fileId, a.name)).join("\n");
-      const pos = Math.min(at, view.state.doc.length);
-      view.dispatch({ changes: { from: pos, insert: text }, selection: { anchor: pos + text.length }, userEvent: "input.paste" });
-    });
+  const attachAndInsert = (view: EditorView, files: File[], at: number) => {
+    void handlers.attachImages(files).then((attached) => insertImages(view, attached, at));
   };
   return [
     notesField,
@@ -164,7 +167,7 @@ export function noteLinks(handlers: LinkHandlers): Extension {
         const images = handlers.imagesOf(e.clipboardData?.files);
         if (images.length === 0) return false;
         e.preventDefault();
-        insertImages(view, images, view.state.selection.main.head);
+        attachAndInsert(view, images, view.state.selection.main.head);
         return true;
       },
       drop(e, view) {
@@ -172,7 +175,7 @@ export function noteLinks(handlers: LinkHandlers): Extension {
         if (images.length === 0) return false;
         e.preventDefault();
         const pos = view.posAtCoords({ x: e.clientX, y: e.clientY }) ?? view.state.selection.main.head;
-        insertImages(view, images, pos);
+        attachAndInsert(view, images, pos);
         return true;
       },
     }),
