@@ -14,7 +14,7 @@ use thirtyfour::prelude::*;
 
 /// Sends a paste (`how` = "paste") or drop ("drop") of `files` images drawn on a canvas (PNG),
 /// `bytes` > 0: one file of that many bytes instead (for the limit), to the Markdown editor.
-const SEND_IMAGE: &str = r#"
+const SEND_IMAGE: &str = r##"
 const [how, name, bytes, done] = arguments;
 const make = () => new Promise((resolve) => {
   if (bytes > 0) {
@@ -50,7 +50,7 @@ make().then((file) => {
   target.dispatchEvent(ev);
   done({ size: file.size, prevented: ev.defaultPrevented });
 }, (e) => done({ error: String(e) }));
-"#;
+"##;
 
 async fn send_image(app: &App, how: &str, name: &str, bytes: u64) -> Result<serde_json::Value> {
     let sent = app
@@ -67,7 +67,12 @@ async fn send_image(app: &App, how: &str, name: &str, bytes: u64) -> Result<serd
 }
 
 /// The Markdown text once `pred` holds for it.
-async fn wait_markdown(app: &App, note: &str, what: &str, pred: impl Fn(&str) -> bool) -> Result<String> {
+async fn wait_markdown(
+    app: &App,
+    note: &str,
+    what: &str,
+    pred: impl Fn(&str) -> bool,
+) -> Result<String> {
     let deadline = Instant::now() + UI_TIMEOUT;
     loop {
         let text = app.tab_data(note, "markdown").await?;
@@ -109,8 +114,10 @@ async fn wait_open(app: &App, note: &str) -> Result<()> {
 }
 
 async fn open_markdown(app: &App) -> Result<()> {
-    app.click_by(&By::Css("[data-testid=\"tab\"][data-tab-id=\"markdown\"] a"))
-        .await?;
+    app.click_by(&By::Css(
+        "[data-testid=\"tab\"][data-tab-id=\"markdown\"] a",
+    ))
+    .await?;
     app.wait_for(&By::Css("[data-testid=\"editor-markdown\"] .cm-content"))
         .await?;
     Ok(())
@@ -139,7 +146,10 @@ async fn wait_images(app: &App, n: u64) -> Result<()> {
         if drawn == Some(n) {
             return Ok(());
         }
-        ensure!(Instant::now() < deadline, "the preview shows {drawn:?} of {n} images");
+        ensure!(
+            Instant::now() < deadline,
+            "the preview shows {drawn:?} of {n} images"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
@@ -158,7 +168,10 @@ async fn notes_link_by_id_and_images_paste_into_the_text() -> Result<()> {
             .await
             .context("the completion shows")?;
         let label = option.text().await?;
-        ensure!(label.contains("Trip plan"), "the completion offers {label:?}");
+        ensure!(
+            label.contains("Trip plan"),
+            "the completion offers {label:?}"
+        );
         option.click().await?;
         let link = format!("[Trip plan](quire:note/{target})");
         wait_markdown(app, &journal, "the link is written", |t| t.contains(&link)).await?;
@@ -180,7 +193,9 @@ async fn notes_link_by_id_and_images_paste_into_the_text() -> Result<()> {
         // Ctrl+click opens the target, which shows the backlink.
         ctrl_click_link(app, &target).await?;
         app.wait_text(
-            &By::Css(format!("[data-testid=\"backlink-item\"][data-note-id=\"{journal}\"]")),
+            &By::Css(format!(
+                "[data-testid=\"backlink-item\"][data-note-id=\"{journal}\"]"
+            )),
             "the backlink",
             |t| t.contains("Journal"),
         )
@@ -188,14 +203,20 @@ async fn notes_link_by_id_and_images_paste_into_the_text() -> Result<()> {
         quire_e2e::screenshot(&app.driver, "links-light-backlinks").await?;
 
         // Rename the target: the link shows the new title and still opens it.
-        app.click_by(&By::Css("[data-testid=\"note-title\"] button")).await?;
+        app.click_by(&By::Css("[data-testid=\"note-title\"] button"))
+            .await?;
         let input = app.testid("note-title-input").await?;
         input.send_keys(Key::Control + "a").await?;
-        input.send_keys("Lisbon, May".to_owned() + Key::Enter).await?;
-        app.wait_text(&tid("note-title"), "the new title", |t| t == "Lisbon, May").await?;
-        app.wait_synced(&target).await?;
-        app.click_by(&By::Css(format!("[data-testid=\"backlink-item\"][data-note-id=\"{journal}\"]")))
+        input
+            .send_keys("Lisbon, May".to_owned() + Key::Enter)
             .await?;
+        app.wait_text(&tid("note-title"), "the new title", |t| t == "Lisbon, May")
+            .await?;
+        app.wait_synced(&target).await?;
+        app.click_by(&By::Css(format!(
+            "[data-testid=\"backlink-item\"][data-note-id=\"{journal}\"]"
+        )))
+        .await?;
         wait_open(app, &journal).await?;
         open_markdown(app).await?;
         app.wait_text(
@@ -205,8 +226,10 @@ async fn notes_link_by_id_and_images_paste_into_the_text() -> Result<()> {
         )
         .await?;
         ctrl_click_link(app, &target).await?;
-        app.click_by(&By::Css(format!("[data-testid=\"backlink-item\"][data-note-id=\"{journal}\"]")))
-            .await?;
+        app.click_by(&By::Css(format!(
+            "[data-testid=\"backlink-item\"][data-note-id=\"{journal}\"]"
+        )))
+        .await?;
         wait_open(app, &journal).await?;
         open_markdown(app).await?;
 
@@ -217,7 +240,11 @@ async fn notes_link_by_id_and_images_paste_into_the_text() -> Result<()> {
             .await?
             .send_keys(Key::Control + Key::End)
             .await?;
-        app.driver.active_element().await?.send_keys(Key::Enter).await?;
+        app.driver
+            .active_element()
+            .await?
+            .send_keys(Key::Enter)
+            .await?;
         send_image(app, "paste", "harbour.png", 0).await?;
         let text = wait_markdown(app, &journal, "the pasted image's reference", |t| {
             t.contains("![harbour.png](quire:file/")
@@ -236,7 +263,10 @@ async fn notes_link_by_id_and_images_paste_into_the_text() -> Result<()> {
             .iter()
             .filter_map(|f| f["name"].as_str())
             .collect();
-        ensure!(names == ["harbour.png", "tram.png"], "the Files tab: {names:?}");
+        ensure!(
+            names == ["harbour.png", "tram.png"],
+            "the Files tab: {names:?}"
+        );
         for f in files.as_array().context("files")? {
             let id = f["id"].as_str().context("file id")?;
             ensure!(
@@ -252,13 +282,18 @@ async fn notes_link_by_id_and_images_paste_into_the_text() -> Result<()> {
         app.wait_text(&tid("error-toast"), "the refusal", |t| t.contains("10 MB"))
             .await?;
         let after = app.tab_data(&journal, "files").await?;
-        ensure!(after.as_array().map(Vec::len) == Some(2), "nothing attached: {after}");
+        ensure!(
+            after.as_array().map(Vec::len) == Some(2),
+            "nothing attached: {after}"
+        );
 
         // The preview: both images drawn, the link with the current title, which opens it.
         app.click("markdown-preview-toggle").await?;
         wait_images(app, 2).await?;
         app.wait_text(
-            &By::Css(format!("[data-testid=\"markdown-preview\"] a.md-note-link[data-note-id=\"{target}\"]")),
+            &By::Css(format!(
+                "[data-testid=\"markdown-preview\"] a.md-note-link[data-note-id=\"{target}\"]"
+            )),
             "the preview's link",
             |t| t == "Lisbon, May",
         )
@@ -267,12 +302,16 @@ async fn notes_link_by_id_and_images_paste_into_the_text() -> Result<()> {
 
         // Dark: the same views.
         theme(app, "dark").await?;
-        app.click_by(&By::Css(format!("[data-testid=\"notes-item\"][data-note-id=\"{journal}\"]")))
-            .await?;
+        app.click_by(&By::Css(format!(
+            "[data-testid=\"notes-item\"][data-note-id=\"{journal}\"]"
+        )))
+        .await?;
         wait_open(app, &journal).await?;
         open_markdown(app).await?;
-        app.wait_for(&By::Css(format!(".cm-note-link[data-note-id=\"{target}\"]")))
-            .await?;
+        app.wait_for(&By::Css(format!(
+            ".cm-note-link[data-note-id=\"{target}\"]"
+        )))
+        .await?;
         quire_e2e::screenshot(&app.driver, "links-dark-editor").await?;
         app.click("markdown-preview-toggle").await?;
         wait_images(app, 2).await?;
@@ -282,8 +321,10 @@ async fn notes_link_by_id_and_images_paste_into_the_text() -> Result<()> {
         )))
         .await?;
         wait_open(app, &target).await?;
-        app.wait_for(&By::Css(format!("[data-testid=\"backlink-item\"][data-note-id=\"{journal}\"]")))
-            .await?;
+        app.wait_for(&By::Css(format!(
+            "[data-testid=\"backlink-item\"][data-note-id=\"{journal}\"]"
+        )))
+        .await?;
         quire_e2e::screenshot(&app.driver, "links-dark-backlinks").await?;
         Ok(())
     })
