@@ -163,16 +163,13 @@ async fn notes_link_by_id_and_images_paste_into_the_text() -> Result<()> {
 
         // `[[` and part of the title: the completion offers the Note; picking it writes the link.
         app.type_markdown("Before leaving, see [[Trip").await?;
-        let option = app
-            .wait_for(&By::Css(".cm-tooltip-autocomplete li"))
-            .await
-            .context("the completion shows")?;
-        let label = option.text().await?;
-        ensure!(
-            label.contains("Trip plan"),
-            "the completion offers {label:?}"
-        );
-        option.click().await?;
+        let option = By::Css(".cm-tooltip-autocomplete li");
+        app.wait_text(&option, "the completion offers the Note", |t| {
+            t.contains("Trip plan")
+        })
+        .await?;
+        // The list may re-render as the last keys arrive: click_by finds the option again.
+        app.click_by(&option).await?;
         let link = format!("[Trip plan](quire:note/{target})");
         wait_markdown(app, &journal, "the link is written", |t| t.contains(&link)).await?;
         // The cursor leaves the link: it shows as the title.
