@@ -649,6 +649,57 @@ impl Backend {
         let stored = tokio::task::spawn_blocking(move || files.put(&src))
             .await
             .map_err(|e| BackendError::Invalid(format!("attaching stopped: {e}")))??;
+        self.record_file(note_id, stored).await
+    }
+
+    /// Keeps a pasted or dropped image (PNG, JPEG, GIF or WebP, at most
+    /// [`IMAGE_BYTES`](crate::files::IMAGE_BYTES)) and records it in the Note, named `name`
+    /// with the image's extension.
+    pub async fn attach_image(
+        &self,
+        note_id: &NoteId,
+        name: &str,
+        bytes: Vec<u8>,
+    ) -> Result<AttachedFile> {
+        if let Some(why) = crate::files::image_refusal(&bytes) {
+            return Err(BackendError::Invalid(why));
+        }
+        let ext = crate::files::image_extension(&bytes).unwrap_or("png");
+        let name = crate::files::image_name(name, ext);
+        let files = self.files.clone();
+        let stored = tokio::task::spawn_blocking(move || files.put_bytes(&name, &bytes))
+            .await
+            .map_err(|e| BackendError::Invalid(format!("attaching stopped: {e}")))??;
+        self.record_file(note_id, stored).await
+    }
+
+    /// The content of the attached image `file_id`, for the preview: refused for a file that
+    /// is not an image the preview shows, or is over the limit.
+    pub async fn image_bytes(&self, note_id: &NoteId, file_id: &str) -> Result<Vec<u8>> {
+        let meta = self.file_meta(note_id, file_id)?;
+        if meta.size > crate::files::IMAGE_BYTES as u64 {
+            return Err(BackendError::Invalid(format!(
+                "file_id: {} is over the limit of {} MB for an image the preview shows",
+                meta.name,
+                crate::files::IMAGE_BYTES / 1_048_576
+            )));
+        }
+        let files = self.files.clone();
+        let bytes = tokio::task::spawn_blocking(move || files.read(&meta.name, &meta.sha256))
+            .await
+            .map_err(|e| BackendError::Invalid(format!("reading stopped: {e}")))??;
+        if let Some(why) = crate::files::image_refusal(&bytes) {
+            return Err(BackendError::Invalid(format!("file_id: {why}")));
+        }
+        Ok(bytes)
+    }
+
+    /// Records a kept file's metadata in the Note.
+    async fn record_file(
+        &self,
+        note_id: &NoteId,
+        stored: crate::files::Stored,
+    ) -> Result<AttachedFile> {
         let op = Op::AddFile {
             name: stored.name.clone(),
             mime: stored.mime.clone(),

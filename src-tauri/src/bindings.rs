@@ -40,6 +40,7 @@ fn export_all(cfg: &Config) -> Result<(), ts_rs::ExportError> {
     a::NoteMeta::export_all(cfg)?;
     a::WriteResult::export_all(cfg)?;
     a::SearchHit::export_all(cfg)?;
+    a::Backlink::export_all(cfg)?;
     a::Scope::export_all(cfg)?;
     m::AuthorKind::export_all(cfg)?;
     m::Note::export_all(cfg)?;

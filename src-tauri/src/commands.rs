@@ -330,6 +330,17 @@ pub async fn search_notes(
     Ok(backend.engine().search(&q, limit).await?)
 }
 
+/// The Notes that link to `note_id` (`[title](quire:note/ID)`), by title.
+#[tauri::command]
+pub async fn note_backlinks(
+    backend: State<'_, BackendReady>,
+    note_id: String,
+) -> Result<Vec<quire_api::Backlink>> {
+    let note_id = self::note_id(&note_id)?;
+    let backend = backend.wait().await?;
+    Ok(backend.engine().backlinks(&note_id).await?)
+}
+
 #[tauri::command]
 pub async fn create_note(backend: State<'_, BackendReady>, title: String) -> Result<NoteView> {
     let backend = backend.wait().await?;
@@ -696,6 +707,51 @@ pub async fn attach_file<R: Runtime>(
         return Ok(None);
     };
     Ok(Some(backend.attach_file(&note_id, &path).await?))
+}
+
+/// Attaches an image pasted or dropped into the Markdown editor: the raw body is its bytes, the
+/// headers `quire-note-id` and `quire-file-name` (percent-encoded) say where and what.
+#[tauri::command]
+pub async fn attach_image(
+    backend: State<'_, BackendReady>,
+    request: tauri::ipc::Request<'_>,
+) -> Result<AttachedFile> {
+    let header = |name: &str| {
+        request
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(|v| {
+                url::form_urlencoded::parse(format!("v={v}").as_bytes())
+                    .map(|(_, v)| v.into_owned())
+                    .next()
+                    .unwrap_or_default()
+            })
+    };
+    let note_id = self::note_id(&header("quire-note-id").unwrap_or_default())?;
+    let name = header("quire-file-name").unwrap_or_default();
+    let tauri::ipc::InvokeBody::Raw(bytes) = request.body() else {
+        return Err(invalid(
+            "image: expected the image's bytes as the body".to_owned(),
+        ));
+    };
+    let bytes = bytes.clone();
+    let backend = backend.wait().await?;
+    Ok(backend.attach_image(&note_id, &name, bytes).await?)
+}
+
+/// The content of an attached image, for the Markdown preview (raw bytes).
+#[tauri::command]
+pub async fn image_content(
+    backend: State<'_, BackendReady>,
+    note_id: String,
+    file_id: String,
+) -> Result<tauri::ipc::Response> {
+    let note_id = self::note_id(&note_id)?;
+    let backend = backend.wait().await?;
+    Ok(tauri::ipc::Response::new(
+        backend.image_bytes(&note_id, &file_id).await?,
+    ))
 }
 
 /// Attaches the files of drop `drop_id` (announced by the [`FILES_DROPPED`](crate::FILES_DROPPED)

@@ -97,6 +97,36 @@ impl FileStore {
         })
     }
 
+    /// Keeps `bytes` (a pasted or dropped image) under `name`.
+    pub fn put_bytes(&self, name: &str, bytes: &[u8]) -> Result<Stored, FileError> {
+        fs::create_dir_all(&self.dir).map_err(io("cannot create", &self.dir))?;
+        let mut output =
+            tempfile::NamedTempFile::new_in(&self.dir).map_err(io("cannot write in", &self.dir))?;
+        let tmp = output.path().to_owned();
+        output.write_all(bytes).map_err(io("cannot write", &tmp))?;
+        output
+            .as_file()
+            .sync_all()
+            .map_err(io("cannot write", &tmp))?;
+        let sha256 = hex::encode(Sha256::digest(bytes));
+        let dest = self.dir.join(&sha256);
+        output
+            .persist(&dest)
+            .map_err(|e| io("cannot store", &dest)(e.error))?;
+        Ok(Stored {
+            mime: mime_of(name).to_owned(),
+            name: name.to_owned(),
+            size: bytes.len() as u64,
+            sha256,
+        })
+    }
+
+    /// The content with this hash.
+    pub fn read(&self, name: &str, sha256: &str) -> Result<Vec<u8>, FileError> {
+        let path = self.path(name, sha256)?;
+        fs::read(&path).map_err(io("cannot read", &path))
+    }
+
     /// Where the content with this hash is, if this machine has it.
     pub fn path(&self, name: &str, sha256: &str) -> Result<PathBuf, FileError> {
         let valid = sha256.len() == 64 && sha256.bytes().all(|b| b.is_ascii_hexdigit());
@@ -132,6 +162,86 @@ impl FileStore {
         let dest = dir.join(file_name);
         fs::copy(&src, &dest).map_err(io("cannot write", &dest))?;
         Ok(dest)
+    }
+}
+
+/// Most bytes an image pasted or dropped into the Markdown editor may have (and that the
+/// preview shows): 10 MiB.
+pub const IMAGE_BYTES: usize = 10 * 1024 * 1024;
+
+/// The file extension of an image the preview can show, by its content (PNG, JPEG, GIF,
+/// WebP); `None` for anything else (SVG included: it may hold script).
+pub fn image_extension(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some("png")
+    } else if bytes.starts_with(&[0xff, 0xd8, 0xff]) {
+        Some("jpg")
+    } else if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
+        Some("gif")
+    } else if bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP" {
+        Some("webp")
+    } else {
+        None
+    }
+}
+
+/// Why an image is refused for pasting or showing, if it is: too large, or not an image.
+pub fn image_refusal(bytes: &[u8]) -> Option<String> {
+    if bytes.len() > IMAGE_BYTES {
+        return Some(format!(
+            "image: {:.1} MB is over the limit of {} MB for an image in a Note",
+            bytes.len() as f64 / 1_048_576.0,
+            IMAGE_BYTES / 1_048_576
+        ));
+    }
+    if image_extension(bytes).is_none() {
+        return Some("image: not a PNG, JPEG, GIF or WebP image".to_owned());
+    }
+    None
+}
+
+/// A name for a pasted image: `name` if it ends in the image's own extension, else `name` (or
+/// "pasted image") with it.
+pub fn image_name(name: &str, ext: &str) -> String {
+    let base = Path::new(name.trim())
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "pasted image".to_owned());
+    let has = Path::new(&base).extension().is_some_and(|e| {
+        e.eq_ignore_ascii_case(ext) || (ext == "jpg" && e.eq_ignore_ascii_case("jpeg"))
+    });
+    if has { base } else { format!("{base}.{ext}") }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod image_tests {
+    use super::*;
+
+    #[test]
+    fn images_are_known_by_their_bytes_and_bounded() {
+        let png = b"\x89PNG\r\n\x1a\n rest";
+        assert_eq!(image_extension(png), Some("png"));
+        assert_eq!(image_extension(&[0xff, 0xd8, 0xff, 0xe0]), Some("jpg"));
+        assert_eq!(image_extension(b"GIF89a..."), Some("gif"));
+        assert_eq!(image_extension(b"RIFF\0\0\0\0WEBPVP8 "), Some("webp"));
+        assert_eq!(image_extension(b"<svg onload=x>"), None);
+        assert_eq!(image_refusal(png), None);
+        assert_eq!(
+            image_refusal(b"hello").as_deref(),
+            Some("image: not a PNG, JPEG, GIF or WebP image")
+        );
+        let mut big = png.to_vec();
+        big.resize(IMAGE_BYTES + 1, 0);
+        assert_eq!(
+            image_refusal(&big).as_deref(),
+            Some("image: 10.0 MB is over the limit of 10 MB for an image in a Note")
+        );
+        assert_eq!(image_name("shot.PNG", "png"), "shot.PNG");
+        assert_eq!(image_name("photo.jpeg", "jpg"), "photo.jpeg");
+        assert_eq!(image_name("", "png"), "pasted image.png");
+        assert_eq!(image_name("../../x", "gif"), "x.gif");
     }
 }
 

@@ -28,6 +28,7 @@ import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 
 import type {
   AgentAccess,
+  Backlink,
   AgentInfo,
   AgentToken,
   AgentTokenInfo,
@@ -292,6 +293,25 @@ export const attachFile = (noteId: string): Promise<AttachedFile | null> => invo
 /** Attaches the files of a drop announced by `onFilesDropped` (each drop once), in order. */
 export const attachDropped = (noteId: string, dropId: number): Promise<AttachedFile[]> =>
   invoke("attach_dropped", { noteId, dropId });
+
+/** Most bytes an image pasted or dropped into the Markdown editor may have (the app's limit). */
+export const IMAGE_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Attaches an image pasted or dropped into the Markdown editor (PNG, JPEG, GIF or WebP, at most
+ * `IMAGE_BYTES`): the bytes go as the raw body, the Note and the name as headers.
+ */
+export const attachImage = (noteId: string, name: string, bytes: Uint8Array): Promise<AttachedFile> =>
+  invoke("attach_image", bytes, {
+    headers: { "quire-note-id": encodeURIComponent(noteId), "quire-file-name": encodeURIComponent(name) },
+  });
+
+/** The content of an attached image, for the preview. */
+export const imageContent = (noteId: string, fileId: string): Promise<ArrayBuffer> =>
+  invoke("image_content", { noteId, fileId });
+
+/** The Notes that link to `noteId` (`[title](quire:note/ID)`), by title; trashed ones left out. */
+export const noteBacklinks = (noteId: string): Promise<Backlink[]> => invoke("note_backlinks", { noteId });
 
 /** Opens an attachment with the system's default application. */
 export const openFile = (noteId: string, fileId: string): Promise<void> => invoke("open_file", { noteId, fileId });

@@ -145,6 +145,10 @@ export const TID = {
   notesItemAgentChanged: "notes-item-agent-changed",
   noteTitle: "note-title",
   noteTitleInput: "note-title-input",
+  /** "Linked from": the Notes that link to the open one (shown when there are any). */
+  backlinks: "backlinks",
+  /** One of them (data-note-id). */
+  backlinkItem: "backlink-item",
 
   tabStrip: "tab-strip",
   tab: "tab",

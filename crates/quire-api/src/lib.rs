@@ -25,4 +25,4 @@ pub use notes::{
     WriteResult,
 };
 pub use requests::{CreateNote, PatchNote, RestoreNote, RevertNote, SetAgentAccess, UndeleteNote};
-pub use search::{SearchHit, SearchResults};
+pub use search::{Backlink, Backlinks, NOTE_LINK_PREFIX, SearchHit, SearchResults, note_link};

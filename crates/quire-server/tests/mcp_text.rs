@@ -463,6 +463,8 @@ async fn the_instructions_prefer_quoted_edits_and_partial_reads() {
         "To change part of a Markdown text, use edit_note_text",
         "Use edit_note_tab replace_text only to write a text anew",
         "For a long Markdown tab, read the lines you need with read_note_lines",
+        "A link to another Note is written [Its title](quire:note/NOTE_ID)",
+        "![name](quire:file/FILE_ID)",
     ] {
         assert!(instructions.contains(rule), "the instructions lack: {rule}");
     }

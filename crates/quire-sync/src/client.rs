@@ -221,6 +221,14 @@ impl Client {
         Ok(found.results)
     }
 
+    /// `GET /notes/{id}/backlinks`: the Notes that link to this one, by title.
+    pub async fn backlinks(&self, id: &NoteId) -> Result<Vec<quire_api::Backlink>> {
+        let found: quire_api::Backlinks =
+            decode(send(self.request(Method::GET, &format!("notes/{id}/backlinks"))?).await?)
+                .await?;
+        Ok(found.backlinks)
+    }
+
     pub async fn get_note(&self, id: &NoteId) -> Result<StoredNote> {
         decode(send(self.request(Method::GET, &format!("notes/{id}"))?).await?).await
     }

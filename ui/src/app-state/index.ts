@@ -4,7 +4,18 @@
 
 export { adopted, contentFor, edits, engineContent, localEdit, marksShown } from "./edits";
 export { onEngineEvent, newerStatus } from "./events";
-export { attachDropped, chooseAndAttach, openAttachment, openLink, saveAttachmentCopy } from "./files";
+export {
+  attachDropped,
+  attachDroppedImages,
+  attachImages,
+  chooseAndAttach,
+  imageRefusal,
+  imageUrl,
+  imagesOf,
+  openAttachment,
+  openLink,
+  saveAttachmentCopy,
+} from "./files";
 export { closeWindow, handOverAll, loadSettings, openLogsFolder, start } from "./lifecycle";
 export {
   answerConfirm,

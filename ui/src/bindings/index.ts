@@ -10,6 +10,7 @@ export type * from "./ArchiveReason";
 export type * from "./ArchivedDraft";
 export type * from "./AttachedFile";
 export type * from "./AuthorKind";
+export type * from "./Backlink";
 export type * from "./ClashChoice";
 export type * from "./CommandError";
 export type * from "./ConflictChoice";

@@ -4,6 +4,7 @@
 // when the store decided it may (no edit of the person's pending): it is applied as the smallest
 // replacement, so the cursor, the selection and the scroll position stay where they were.
 
+import { isTauri } from "@tauri-apps/api/core";
 import { defaultKeymap, history, historyKeymap, indentWithTab, redo, undo } from "@codemirror/commands";
 import { markdown, markdownLanguage } from "@codemirror/lang-markdown";
 import { HighlightStyle, bracketMatching, indentOnInput, syntaxHighlighting } from "@codemirror/language";
@@ -20,22 +21,28 @@ import {
 } from "@codemirror/view";
 import { tags } from "@lezer/highlight";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import type { TabView } from "../api";
+import { onFilesDropped, type TabView } from "../api";
 import {
   adopted,
+  attachDroppedImages,
+  attachImages,
   contentFor,
   engineContent,
+  imagesOf,
+  imageUrl,
   localEdit,
+  navigate,
   openLink,
   takeReveal,
   useApp,
 } from "../app-state";
 import { changedLines } from "../lib/diff";
 import { locate } from "../lib/search";
-import { renderMarkdown } from "../lib/markdown";
+import { type RenderContext, imageRefs, renderMarkdown } from "../lib/markdown";
 import { minimalChange } from "../lib/text";
 import { TID } from "../testids";
 import { Icon } from "./Icon";
+import { type LinkNote, insertImages, noteLinks, setNotes } from "./noteLinks";
 import { markChanged, remoteMarks } from "./remoteMarks";
 import { spellcheckOn, spelling } from "./spelling";
 import { type Marks, useRemoteMarks } from "./useRemoteMarks";
@@ -106,6 +113,52 @@ export function MarkdownEditor(props: { tab: TabView }) {
   const [preview, setPreview] = useState(false);
   const [large, setLarge] = useState(false);
   const [previewHtml, setPreviewHtml] = useState("");
+  const noteId = useApp((s) => s.open?.noteId ?? null);
+  const listed = useApp((s) => s.notes);
+  const linkNotes = useMemo<LinkNote[]>(() => listed.map((n) => ({ id: n.id, title: n.title })), [listed]);
+  const notesRef = useRef(linkNotes);
+  notesRef.current = linkNotes;
+  // The preview's images, loaded for the text last rendered: file ID -> object URL.
+  const [images, setImages] = useState<Record<string, string>>({});
+  const previewText = useRef("");
+
+  /** The preview's HTML for `text`: Notes' current titles, the attached images loaded so far. */
+  const render = (text: string, loaded: Record<string, string> = images): string => {
+    const notes = notesRef.current;
+    const titles = new Map(notes.map((n) => [n.id, n.title]));
+    const ctx: RenderContext = {
+      title: (id) => titles.get(id),
+      byTitle: (title) => {
+        const same = notes.filter((n) => n.title.trim().toLowerCase() === title.trim().toLowerCase());
+        return same.length === 1 ? same[0]?.id : undefined;
+      },
+      image: (fileId) => loaded[fileId],
+    };
+    return renderMarkdown(text, ctx);
+  };
+
+  /** Shows `text` in the preview, then again once the images it references are loaded. */
+  const showPreview = (text: string) => {
+    previewText.current = text;
+    setPreviewHtml(render(text));
+    const id = noteId;
+    if (!id) return;
+    const wanted = imageRefs(text).filter((f) => !(f in images));
+    if (wanted.length === 0) return;
+    void Promise.all(wanted.map(async (f) => [f, await imageUrl(id, f)] as const)).then((pairs) => {
+      const next = { ...images };
+      for (const [f, url] of pairs) if (url) next[f] = url;
+      setImages(next);
+      if (previewText.current === text) setPreviewHtml(render(text, next));
+    });
+  };
+
+  // The Notes' titles (a rename elsewhere) reach the editor's link widgets and the preview.
+  useEffect(() => {
+    view.current?.dispatch({ effects: setNotes.of(linkNotes) });
+    if (preview) setPreviewHtml(render(previewText.current));
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [linkNotes]);
 
   useEffect(() => {
     const parent = host.current;
@@ -135,6 +188,28 @@ export function MarkdownEditor(props: { tab: TabView }) {
     };
     // One editor per tab instance (the parent keys this component by tab ID).
     // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  // Files dropped on the window (Tauri takes the drop, the page gets its number): attached, and
+  // the images among them referenced at the cursor.
+  useEffect(() => {
+    let stop: (() => void) | null = null;
+    let cancelled = false;
+    if (isTauri()) {
+      void onFilesDropped((dropped) => {
+        const v = view.current;
+        void attachDroppedImages(dropped.drop_id).then((images) => {
+          if (v && view.current === v) insertImages(v, images, v.state.selection.main.head);
+        });
+      }).then(
+        (un) => (cancelled ? un() : (stop = un)),
+        () => undefined,
+      );
+    }
+    return () => {
+      cancelled = true;
+      stop?.();
+    };
   }, []);
 
   // A search result opened here: select the first match (once the editor exists).
@@ -192,6 +267,11 @@ export function MarkdownEditor(props: { tab: TabView }) {
           }),
           remoteMarks(),
           spelling(spellcheckOn()),
+          noteLinks({
+            openNote: (id) => navigate({ kind: "note", noteId: id }),
+            attachImages,
+            imagesOf,
+          }),
           placeholder("Start writing…  (Markdown: # heading, **bold**, - list)"),
           EditorView.contentAttributes.of({ "aria-label": `${tab.label}: Markdown text`, "aria-multiline": "true" }),
           theme,
@@ -211,6 +291,7 @@ export function MarkdownEditor(props: { tab: TabView }) {
       }),
     });
     view.current = v;
+    v.dispatch({ effects: setNotes.of(notesRef.current) });
     if (remote.marks) v.dispatch({ effects: marking(remote.marks) });
     revealIn(v);
     return v;
@@ -237,13 +318,13 @@ export function MarkdownEditor(props: { tab: TabView }) {
       scrollIntoView: false,
     });
     adopted(tab.id);
-    if (preview) setPreviewHtml(renderMarkdown(data));
+    if (preview) showPreview(data);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [rev]);
 
   const togglePreview = () => {
     const next = !preview;
-    if (next && view.current) setPreviewHtml(renderMarkdown(view.current.state.doc.toString()));
+    if (next && view.current) showPreview(view.current.state.doc.toString());
     setPreview(next);
     if (!next) requestAnimationFrame(() => view.current?.focus());
   };
@@ -264,6 +345,11 @@ export function MarkdownEditor(props: { tab: TabView }) {
   const onPreviewClick = (e: MouseEvent) => {
     const a = (e.target as HTMLElement).closest("a");
     if (!a) return;
+    if (a.dataset.noteId) {
+      e.preventDefault();
+      navigate({ kind: "note", noteId: a.dataset.noteId });
+      return;
+    }
     const href = a.getAttribute("href") ?? "";
     if (a.dataset.external === "true") {
       e.preventDefault();

@@ -1,8 +1,9 @@
 // The open Note: its title, the tab strip and the tab named by the route. An unknown tab ID
 // shows "This tab no longer exists" with links to the tabs there are: never another tab.
 
-import type { TabView } from "../api";
-import { app, deleteNote, edits, renameNote, runTransfer, tabLink, useApp } from "../app-state";
+import { useEffect, useState } from "preact/hooks";
+import { type Backlink, noteBacklinks, type TabView } from "../api";
+import { app, deleteNote, edits, navigate, renameNote, runTransfer, tabLink, useApp } from "../app-state";
 import { displayTitle } from "../lib/notes";
 import { REMOTE_HINT } from "../lib/transfer";
 import { resolveTab } from "../lib/route";
@@ -118,11 +119,53 @@ export function NoteView(props: { noteId: string; tabId: string | null }) {
           <Icon name="more" />
         </MenuButton>
       </div>
+      <Backlinks noteId={view.note_id} />
       <TabStrip noteId={view.note_id} tabs={view.tabs} activeId={activeId} />
       {view.orphan_drafts.length > 0 && <OrphanDrafts tabs={view.orphan_drafts} />}
       {resolved?.kind === "found" && <TabPane noteId={view.note_id} tab={resolved.tab} />}
       {resolved?.kind === "gone" && <TabGone noteId={view.note_id} tabId={resolved.tabId} tabs={resolved.tabs} />}
     </section>
+  );
+}
+
+/**
+ * "Linked from": the Notes whose text links to this one, from the server's index (asked again
+ * when the list of Notes changes: a save or a rename anywhere). Nothing shown when none do.
+ */
+function Backlinks(props: { noteId: string }) {
+  const listed = useApp((s) => s.notes);
+  const [links, setLinks] = useState<{ noteId: string; list: Backlink[] } | null>(null);
+  useEffect(() => {
+    let live = true;
+    noteBacklinks(props.noteId).then(
+      (list) => live && setLinks({ noteId: props.noteId, list }),
+      () => live && setLinks(null),
+    );
+    return () => {
+      live = false;
+    };
+  }, [props.noteId, listed]);
+  const list = links?.noteId === props.noteId ? links.list : [];
+  if (list.length === 0) return null;
+  return (
+    <nav class="backlinks" data-testid={TID.backlinks} aria-label="Linked from">
+      <span class="muted small">Linked from</span>
+      {list.map((b) => (
+        <a
+          key={b.note_id}
+          href="#"
+          class="backlink"
+          data-testid={TID.backlinkItem}
+          data-note-id={b.note_id}
+          onClick={(e) => {
+            e.preventDefault();
+            navigate({ kind: "note", noteId: b.note_id });
+          }}
+        >
+          <Icon name="link" size={14} /> {displayTitle(b.title)}
+        </a>
+      ))}
+    </nav>
   );
 }
 

@@ -48,6 +48,17 @@ pub(super) fn routes() -> Router<AppState> {
         .route("/notes/{id}/revert", post(revert))
         .route("/notes/{id}/events", get(events::stream))
         .route("/notes/{id}/export", get(export))
+        .route("/notes/{id}/backlinks", get(backlinks))
+}
+
+/// `GET /notes/{id}/backlinks`: the Notes that link to this one (`notes:read`).
+async fn backlinks(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    NotePath { id, .. }: NotePath,
+) -> Result<Json<quire_api::Backlinks>, ApiError> {
+    let backlinks = state.notes.backlinks(&caller, Channel::App, &id).await?;
+    Ok(Json(quire_api::Backlinks { backlinks }))
 }
 
 /// The Note's export folder as a zip archive.

@@ -66,7 +66,9 @@ Use edit_note_tab replace_text only to write a text anew. For a long Markdown ta
 read_note_lines (numbered, from a line number or from the first line holding some words: find) rather than the \
 whole tab with read_note_tab. Every write carries the version you read (expected_version) and an idempotency_key \
 naming one intended change. On version_conflict, read again and redo the change on what is there now; never \
-resend old content with a refreshed version.";
+resend old content with a refreshed version. A link to another Note is written [Its title](quire:note/NOTE_ID) \
+(the ID from list_notes; the app shows the Note's current title and lists the link under that Note's backlinks); \
+an attached image is shown with ![name](quire:file/FILE_ID) (the ID from list_note_attachments).";
 
 static CATALOG: LazyLock<Result<Catalog, CatalogError>> = LazyLock::new(Catalog::load);
 

@@ -437,3 +437,69 @@ pub async fn agent_search_looks_past_notes_it_may_not_see(store: Arc<dyn Store>)
         .expect("search");
     assert_ne!(person[0].note_id, shared, "the private ones rank first");
 }
+
+/// A link to a Note (`[title](quire:note/ID)`) is found by the quoted target, as the server's
+/// backlinks ask for it: in any chunk of a long text, and not from the ID's groups alone or from
+/// a link to another Note.
+pub async fn a_note_link_is_found_by_its_target(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let target = create(store, "Target").await;
+    let other = create(store, "Other").await;
+    let linking = create(store, "Linking").await;
+    let far = create(store, "Far").await;
+    let bare = create(store, "Bare").await;
+    let to_other = create(store, "To other").await;
+    let link = |id: &NoteId| format!("[Old title](quire:note/{id})");
+    write(
+        store,
+        request(
+            &linking,
+            1,
+            None,
+            vec![text(&format!("See {} now.", link(&target)))],
+        ),
+    )
+    .await;
+    let long: String = (0..400)
+        .map(|i| format!("line {i} of filler text\n"))
+        .collect();
+    write(
+        store,
+        request(
+            &far,
+            1,
+            None,
+            vec![text(&format!("{long}{}\n", link(&target)))],
+        ),
+    )
+    .await;
+    let digits = target.as_str().replace('-', " ");
+    write(
+        store,
+        request(&bare, 1, None, vec![text(&format!("the id {digits}"))]),
+    )
+    .await;
+    write(
+        store,
+        request(&to_other, 1, None, vec![text(&link(&other))]),
+    )
+    .await;
+    let query = format!("\"quire:note/{target}\"");
+    let mut found: Vec<NoteId> = find(store, &query)
+        .await
+        .into_iter()
+        .map(|h| h.note_id)
+        .collect();
+    found.sort();
+    let mut want = vec![linking.clone(), far.clone()];
+    want.sort();
+    assert_eq!(found, want);
+    // The link removed: no longer found.
+    write(store, request(&linking, 2, None, vec![text("no link")])).await;
+    let found: Vec<NoteId> = find(store, &query)
+        .await
+        .into_iter()
+        .map(|h| h.note_id)
+        .collect();
+    assert_eq!(found, vec![far]);
+}

@@ -140,6 +140,11 @@ impl Engine {
         Ok(self.inner.client.search(q, limit).await?)
     }
 
+    /// The Notes that link to `id` ([`Client::backlinks`]).
+    pub async fn backlinks(&self, id: &NoteId) -> Result<Vec<quire_api::Backlink>> {
+        Ok(self.inner.client.backlinks(id).await?)
+    }
+
     /// Who the server is, as this engine reaches it ([`Client::identify`]).
     pub async fn identify(&self) -> Result<ServerIdentity> {
         Ok(self.inner.client.identify().await?)

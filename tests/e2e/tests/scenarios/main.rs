@@ -20,6 +20,7 @@ mod export_import;
 mod files_through_dialogs;
 mod first_use_polish;
 mod https_remote;
+mod links_images;
 mod markdown_saved;
 mod offline_remote;
 mod palette_and_spelling;
