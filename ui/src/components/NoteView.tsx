@@ -2,7 +2,7 @@
 // shows "This tab no longer exists" with links to the tabs there are: never another tab.
 
 import type { TabView } from "../api";
-import { app, deleteNote, edits, renameNote, runTransfer, tabLink, useApp } from "../app-state";
+import { LEAVE_ACTIONS, app, deleteNote, edits, renameNote, runLeaveAction, runTransfer, tabLink, useApp } from "../app-state";
 import { displayTitle } from "../lib/notes";
 import { REMOTE_HINT } from "../lib/transfer";
 import { resolveTab } from "../lib/route";
@@ -113,6 +113,11 @@ export function NoteView(props: { noteId: string; tabId: string | null }) {
               disabled: remote || busy,
               hint: remote ? REMOTE_HINT : undefined,
             },
+            ...LEAVE_ACTIONS.filter((a) => a.scope === "note").map((a) => ({
+              label: a.label,
+              testId: `leave-${a.id}`,
+              onSelect: () => void runLeaveAction(a.id),
+            })),
           ]}
         >
           <Icon name="more" />

@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import type { TabView } from "../api";
 import type { Deck } from "../bindings";
 import {
+  LEAVE_ACTIONS,
   adopted,
   closeDialog,
   confirm,
@@ -12,6 +13,7 @@ import {
   engineContent,
   localEdit,
   openDialog,
+  runLeaveAction,
   takeReveal,
   useApp,
 } from "../app-state";
@@ -22,6 +24,7 @@ import { mayTakeFocus } from "../lib/focus";
 import { typeNewlineInto } from "../lib/keys";
 import { TID } from "../testids";
 import { Icon } from "./Icon";
+import { MenuButton } from "./Menu";
 import { Modal } from "./Modal";
 import { useRemoteMarks, useSeen } from "./useRemoteMarks";
 
@@ -196,6 +199,20 @@ export function SlidesEditor(props: { tab: TabView }) {
         >
           <Icon name="play" /> Present
         </button>
+        <MenuButton
+          label="Deck menu"
+          testId={TID.deckMenu}
+          className="deck-menu"
+          align="right"
+          items={LEAVE_ACTIONS.filter((a) => a.scope === "deck").map((a) => ({
+            label: a.label,
+            testId: `leave-${a.id}`,
+            disabled: deck.slides.length === 0,
+            onSelect: () => void runLeaveAction(a.id, tab.id),
+          }))}
+        >
+          <Icon name="more" />
+        </MenuButton>
       </div>
       <div class="slides-body">
         <ol class="slide-list" ref={listRef} aria-label="Slides">
