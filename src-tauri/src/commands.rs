@@ -931,8 +931,8 @@ pub async fn export_pptx<R: Runtime>(
 
 /// Export PDF…: the webview prints what its print stylesheet shows (the print view the window
 /// laid out: a deck's slides or a Note) to a PDF file where the person picks, on pages of
-/// `width_mm` × `height_mm` without margins (the print view sets its own). Returns that path,
-/// or `None` if they cancel.
+/// `width_mm` × `height_mm` with `margin_mm` on every side (GTK's page setup decides them:
+/// WebKitGTK does not read `@page`). Returns that path, or `None` if they cancel.
 #[tauri::command]
 pub async fn export_pdf<R: Runtime>(
     app: AppHandle<R>,
@@ -940,10 +940,19 @@ pub async fn export_pdf<R: Runtime>(
     file_name: String,
     width_mm: Value,
     height_mm: Value,
+    margin_mm: Value,
 ) -> Result<Option<String>> {
     let page = crate::print::Page {
         width_mm: page_length("widthMm", &width_mm)?,
         height_mm: page_length("heightMm", &height_mm)?,
+        margin_mm: margin_mm
+            .as_f64()
+            .filter(|m| (0.0..=50.0).contains(m))
+            .ok_or_else(|| {
+                invalid(format!(
+                    "marginMm: expected millimetres from 0 to 50, got {margin_mm}"
+                ))
+            })?,
     };
     let name = self::file_name(&file_name, "pdf");
     let Some(dest) = pick_export(&app, EXPORT_PDF_DIALOG_TITLE, name, ("PDF", "pdf")).await? else {

@@ -7,11 +7,12 @@ use std::path::Path;
 
 use tauri::{Runtime, Webview};
 
-/// A printed page's size; the margins are none (the print view's stylesheet keeps its own).
+/// A printed page's size and its margin on every side.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Page {
     pub width_mm: f64,
     pub height_mm: f64,
+    pub margin_mm: f64,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -68,7 +69,7 @@ pub async fn to_pdf<R: Runtime>(
             PageSetup::set_left_margin,
             PageSetup::set_right_margin,
         ] {
-            set(&setup, 0.0, Unit::Mm);
+            set(&setup, page.margin_mm, Unit::Mm);
         }
         op.set_print_settings(&settings);
         op.set_page_setup(&setup);

@@ -358,7 +358,9 @@ export const exportPptx = (fileName: string, bytes: Uint8Array): Promise<string 
 
 /**
  * Export PDF…: the webview prints the print view to a PDF where the person picks, on pages of
- * that size (Linux: WebKitGTK's print operation); the path, or null if cancelled.
+ * that size and margin (Linux: WebKitGTK's print operation); the path, or null if cancelled.
  */
-export const exportPdf = (fileName: string, widthMm: number, heightMm: number): Promise<string | null> =>
-  invoke("export_pdf", { fileName, widthMm, heightMm });
+export const exportPdf = (
+  fileName: string,
+  page: { widthMm: number; heightMm: number; marginMm: number },
+): Promise<string | null> => invoke("export_pdf", { fileName, ...page });

@@ -77,7 +77,7 @@ async function pdfOf(doc: PrintDocument, what: string): Promise<void> {
   if (!printsToFile()) return printDoc(doc);
   let path: string | null = null;
   await withPrintView(doc, async () => {
-    path = await api.exportPdf(exportFileName(doc.title || what, "pdf"), doc.page.widthMm, doc.page.heightMm);
+    path = await api.exportPdf(exportFileName(doc.title || what, "pdf"), doc.page);
   });
   if (path) toast("info", `Saved ${what} as PDF to ${path}`);
 }

@@ -67,7 +67,7 @@ describe("print documents", () => {
     expect(doc.kind === "deck" && doc.theme).toBe("ocean");
     expect(doc.page).toEqual(SLIDE_PAGE);
     expect(SLIDE_PAGE.widthMm / SLIDE_PAGE.heightMm).toBeCloseTo(16 / 9, 5);
-    expect(pageCss(doc)).toBe("@page { size: 254mm 142.875mm; margin: 0; }");
+    expect(pageCss(doc)).toBe("@page { size: 254mm 142.875mm; margin: 0mm; }");
   });
 
   it("prints a Note's Markdown tabs in strip order, and no other kind of tab", () => {
@@ -85,7 +85,7 @@ describe("print documents", () => {
       ],
       page: NOTE_PAGE,
     });
-    expect(pageCss(doc)).toBe("@page { size: 210mm 297mm; margin: 18mm 16mm; }");
+    expect(pageCss(doc)).toBe("@page { size: 210mm 297mm; margin: 18mm; }");
   });
 });
 

@@ -85,16 +85,17 @@ export function pptxSlides(deck: DeckLike): PptxSlideSpec[] {
   });
 }
 
-/** A page's size in millimetres (the print engine's paper). */
+/** A page's size and margin in millimetres (the print engine's paper). */
 export interface PageSize {
   widthMm: number;
   heightMm: number;
+  marginMm: number;
 }
 
 /** A slide's page: 16:9 at 10 in × 5.625 in, the size of PowerPoint's widescreen-16:9 layout. */
-export const SLIDE_PAGE: PageSize = { widthMm: 254, heightMm: 142.875 };
+export const SLIDE_PAGE: PageSize = { widthMm: 254, heightMm: 142.875, marginMm: 0 };
 /** A Note's page: A4 portrait. */
-export const NOTE_PAGE: PageSize = { widthMm: 210, heightMm: 297 };
+export const NOTE_PAGE: PageSize = { widthMm: 210, heightMm: 297, marginMm: 18 };
 
 /** What the print view lays out: a deck, one slide a page, or a Note's Markdown tabs. */
 export type PrintDocument =
@@ -118,8 +119,7 @@ export function noteDocument(title: string, tabs: { type: string; label: string;
 
 /** The stylesheet that sizes the printed page (margins none for a deck: slides fill the page). */
 export function pageCss(doc: PrintDocument): string {
-  const margin = doc.kind === "deck" ? "0" : "18mm 16mm";
-  return `@page { size: ${doc.page.widthMm}mm ${doc.page.heightMm}mm; margin: ${margin}; }`;
+  return `@page { size: ${doc.page.widthMm}mm ${doc.page.heightMm}mm; margin: ${doc.page.marginMm}mm; }`;
 }
 
 /** A file name for the saved copy: the title, without characters file systems refuse. */

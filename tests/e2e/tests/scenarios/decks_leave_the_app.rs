@@ -45,14 +45,14 @@ fn run(cmd: &mut Command) -> Result<String> {
 async fn pdf_pages(path: &Path) -> Result<u32> {
     let deadline = Instant::now() + quire_e2e::UI_TIMEOUT;
     loop {
-        if path.exists() {
-            if let Ok(info) = run(Command::new("pdfinfo").arg(path)) {
-                let pages = info
-                    .lines()
-                    .find_map(|l| l.strip_prefix("Pages:"))
-                    .context("pdfinfo: no Pages line")?;
-                return Ok(pages.trim().parse()?);
-            }
+        if path.exists()
+            && let Ok(info) = run(Command::new("pdfinfo").arg(path))
+        {
+            let pages = info
+                .lines()
+                .find_map(|l| l.strip_prefix("Pages:"))
+                .context("pdfinfo: no Pages line")?;
+            return Ok(pages.trim().parse()?);
         }
         ensure!(
             Instant::now() < deadline,
@@ -93,10 +93,10 @@ fn near(a: [u8; 3], b: [u8; 3]) -> bool {
 async fn read_zip(path: &Path) -> Result<zip::ZipArchive<std::fs::File>> {
     let deadline = Instant::now() + quire_e2e::UI_TIMEOUT;
     loop {
-        if let Ok(file) = std::fs::File::open(path) {
-            if let Ok(archive) = zip::ZipArchive::new(file) {
-                return Ok(archive);
-            }
+        if let Ok(file) = std::fs::File::open(path)
+            && let Ok(archive) = zip::ZipArchive::new(file)
+        {
+            return Ok(archive);
         }
         ensure!(
             Instant::now() < deadline,
@@ -114,6 +114,18 @@ fn entry(archive: &mut zip::ZipArchive<std::fs::File>, name: &str) -> Result<Str
         .with_context(|| format!("{name} in the PPTX"))?
         .read_to_string(&mut text)?;
     Ok(text)
+}
+
+/// The archive's XML entries whose names start with `prefix`.
+fn names(archive: &zip::ZipArchive<std::fs::File>, prefix: &str) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for name in archive.file_names() {
+        let name = name?;
+        if name.starts_with(prefix) && name.ends_with(".xml") {
+            out.push(name.into_owned());
+        }
+    }
+    Ok(out)
 }
 
 async fn choose_theme(app: &App, theme: &str) -> Result<()> {
@@ -257,17 +269,9 @@ async fn decks_and_notes_leave_the_app_as_pdf_and_pptx() -> Result<()> {
         app.menu("deck-menu", "leave-deck-export-pptx").await?;
         harness.answer_save_dialog(PPTX_TITLE, &deck_pptx).await?;
         let mut pptx = read_zip(&deck_pptx).await?;
-        let slides: Vec<String> = pptx
-            .file_names()
-            .filter(|n| n.starts_with("ppt/slides/slide") && n.ends_with(".xml"))
-            .map(str::to_owned)
-            .collect();
+        let slides = names(&pptx, "ppt/slides/slide")?;
         ensure!(slides.len() == 3, "three slides in the PPTX: {slides:?}");
-        let notes: Vec<String> = pptx
-            .file_names()
-            .filter(|n| n.starts_with("ppt/notesSlides/notesSlide") && n.ends_with(".xml"))
-            .map(str::to_owned)
-            .collect();
+        let notes = names(&pptx, "ppt/notesSlides/notesSlide")?;
         ensure!(
             notes.len() == 3,
             "three notes slides in the PPTX: {notes:?}"
