@@ -25,6 +25,10 @@ const SLIDES: [(&str, &str, &str); 3] = [
     ("Questions", "Anything else?", "Thank everyone"),
 ];
 
+/// Whether the focus is in an empty slide title (a slide just added).
+const NEW_TITLE_FOCUSED: &str = "const e = document.activeElement; \
+     return e?.dataset?.testid === 'slide-title' && e.value === '';";
+
 /// Ink's background, `#14161c` (ui/src/style.css `.theme-ink`).
 const INK: [u8; 3] = [0x14, 0x16, 0x1c];
 
@@ -200,6 +204,23 @@ async fn decks_and_notes_leave_the_app_as_pdf_and_pptx() -> Result<()> {
         for (i, (title, body, notes)) in SLIDES.iter().enumerate() {
             if i > 0 || app.driver.find_all(tid("slide-item")).await?.is_empty() {
                 app.click("slide-add").await?;
+                // The new slide's title takes the focus on the next frame: type once it has,
+                // as a person would, or the keys land in two fields.
+                let deadline = Instant::now() + quire_e2e::UI_TIMEOUT;
+                while app
+                    .driver
+                    .execute(NEW_TITLE_FOCUSED, vec![])
+                    .await?
+                    .json()
+                    .as_bool()
+                    != Some(true)
+                {
+                    ensure!(
+                        Instant::now() < deadline,
+                        "the new slide's title never took the focus"
+                    );
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
             }
             app.type_into(&tid("slide-title"), title).await?;
             app.type_into(&tid("slide-body"), body).await?;
