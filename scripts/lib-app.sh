@@ -21,11 +21,13 @@ quiet() {
 # The app's system packages: Tauri's build dependencies (WebKitGTK 4.1 and friends), an X
 # server for the window, WebKitWebDriver for tauri-driver, xdotool, with which the end-to-end
 # tests answer the system's file dialogs as a person would, x11-utils (xprop: a window's class),
-# dbus for the session bus each test's desktop has (the app finds its running copy there), and
-# an English dictionary for the spell-checker (WebKitGTK's, through enchant and hunspell).
+# dbus for the session bus each test's desktop has (the app finds its running copy there), an
+# English dictionary for the spell-checker (WebKitGTK's, through enchant and hunspell), and
+# poppler-utils (pdfinfo, pdftotext, pdftoppm), with which the tests open the PDFs the app prints.
 APP_PACKAGES=(
   libwebkit2gtk-4.1-dev build-essential pkg-config libssl-dev libayatana-appindicator3-dev
   librsvg2-dev libxdo-dev xvfb xauth webkit2gtk-driver xdotool x11-utils dbus hunspell-en-us
+  poppler-utils
 )
 
 # apt_ensure WHO PACKAGE...: installs the packages not installed yet (with sudo unless root);

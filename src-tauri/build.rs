@@ -63,6 +63,8 @@ const COMMANDS: &[&str] = &[
     "open_file",
     "save_file_copy",
     "export_note",
+    "export_pdf",
+    "export_pptx",
     "export_all_notes",
     "import_notes",
     "open_url",

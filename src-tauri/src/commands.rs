@@ -929,6 +929,127 @@ pub async fn import_notes<R: Runtime>(
     Ok(Some(backend.import_folder(&dir, progress).await?))
 }
 
+// ---- decks and Notes leaving the app -----------------------------------------------------
+//
+// The window makes the file's content (a PowerPoint file's bytes, or the print view it shows
+// to the webview's print engine); the destination is picked here in the save dialog, as for a
+// file's copy, so the window still names no path.
+
+/// The save dialogs' titles (tests find the dialogs by them).
+pub const EXPORT_PDF_DIALOG_TITLE: &str = "Export PDF";
+pub const EXPORT_PPTX_DIALOG_TITLE: &str = "Export PowerPoint";
+
+/// Runs the save dialog titled `title`, suggesting `name`, offering files ending `.extension`;
+/// `None` when cancelled. A name picked without the extension gets it.
+async fn pick_export<R: Runtime>(
+    app: &AppHandle<R>,
+    title: &str,
+    name: String,
+    (filter, extension): (&str, &str),
+) -> Result<Option<PathBuf>> {
+    let picked = dialog_answer("save", |answer| {
+        app.dialog()
+            .file()
+            .set_title(title)
+            .set_file_name(name)
+            .add_filter(filter, &[extension])
+            .save_file(answer)
+    })
+    .await?;
+    Ok(picked.map(|p| {
+        if p.extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case(extension))
+        {
+            p
+        } else {
+            let mut name = p.into_os_string();
+            name.push(format!(".{extension}"));
+            PathBuf::from(name)
+        }
+    }))
+}
+
+/// A suggested file name from the window: its last path component only.
+fn file_name(value: &str, extension: &str) -> String {
+    let name = value.rsplit(['/', '\\']).next().unwrap_or_default().trim();
+    if name.is_empty() || name.starts_with('.') {
+        format!("Untitled.{extension}")
+    } else {
+        name.to_owned()
+    }
+}
+
+/// Export PowerPoint…: writes the file the window made (pptxgenjs) where the person picks;
+/// returns that path, or `None` if they cancel.
+#[tauri::command]
+pub async fn export_pptx<R: Runtime>(
+    app: AppHandle<R>,
+    file_name: String,
+    bytes: Value,
+) -> Result<Option<String>> {
+    let bytes: Vec<u8> = parse("bytes", bytes)?;
+    let name = self::file_name(&file_name, "pptx");
+    let Some(dest) =
+        pick_export(&app, EXPORT_PPTX_DIALOG_TITLE, name, ("PowerPoint", "pptx")).await?
+    else {
+        return Ok(None);
+    };
+    std::fs::write(&dest, bytes).map_err(|e| {
+        CommandError::new(
+            ErrorCode::Io,
+            format!("cannot write {}: {e}", dest.display()),
+        )
+    })?;
+    Ok(Some(dest.display().to_string()))
+}
+
+/// Export PDF…: the webview prints what its print stylesheet shows (the print view the window
+/// laid out: a deck's slides or a Note) to a PDF file where the person picks, on pages of
+/// `width_mm` × `height_mm` with `margin_mm` on every side (GTK's page setup decides them:
+/// WebKitGTK does not read `@page`). Returns that path, or `None` if they cancel.
+#[tauri::command]
+pub async fn export_pdf<R: Runtime>(
+    app: AppHandle<R>,
+    webview: tauri::Webview<R>,
+    file_name: String,
+    width_mm: Value,
+    height_mm: Value,
+    margin_mm: Value,
+) -> Result<Option<String>> {
+    let page = crate::print::Page {
+        width_mm: page_length("widthMm", &width_mm)?,
+        height_mm: page_length("heightMm", &height_mm)?,
+        margin_mm: margin_mm
+            .as_f64()
+            .filter(|m| (0.0..=50.0).contains(m))
+            .ok_or_else(|| {
+                invalid(format!(
+                    "marginMm: expected millimetres from 0 to 50, got {margin_mm}"
+                ))
+            })?,
+    };
+    let name = self::file_name(&file_name, "pdf");
+    let Some(dest) = pick_export(&app, EXPORT_PDF_DIALOG_TITLE, name, ("PDF", "pdf")).await? else {
+        return Ok(None);
+    };
+    crate::print::to_pdf(&webview, &dest, page)
+        .await
+        .map_err(|e| CommandError::new(ErrorCode::Io, e.to_string()))?;
+    Ok(Some(dest.display().to_string()))
+}
+
+/// A page's side in millimetres: a number from 10 to 2000.
+fn page_length(field: &str, value: &Value) -> Result<f64> {
+    value
+        .as_f64()
+        .filter(|v| (10.0..=2000.0).contains(v))
+        .ok_or_else(|| {
+            invalid(format!(
+                "{field}: expected millimetres from 10 to 2000, got {value}"
+            ))
+        })
+}
+
 /// Opens an http(s) URL in the system browser; anything else is refused.
 #[tauri::command]
 pub async fn open_url<R: Runtime>(app: AppHandle<R>, url: String) -> Result<()> {

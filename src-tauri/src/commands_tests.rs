@@ -1566,3 +1566,18 @@ fn an_exported_note_holds_its_unsent_edit_and_imports_back_as_a_new_note() {
     assert_eq!(tab["data"], "# Trip\n\nPack light.\n");
     app.stop();
 }
+
+#[test]
+fn an_export_is_named_by_its_last_path_component_and_sized_within_bounds() {
+    assert_eq!(file_name("Q3 plan.pdf", "pdf"), "Q3 plan.pdf");
+    assert_eq!(file_name("../../etc/deck.pptx", "pptx"), "deck.pptx");
+    assert_eq!(file_name("C:\\x\\deck.pptx", "pptx"), "deck.pptx");
+    assert_eq!(file_name("  ", "pdf"), "Untitled.pdf");
+    assert_eq!(file_name(".bashrc", "pdf"), "Untitled.pdf");
+    assert_eq!(page_length("widthMm", &json!(254)).unwrap(), 254.0);
+    for bad in [json!(0), json!(5000), json!("254"), Value::Null] {
+        let e = page_length("widthMm", &bad).unwrap_err();
+        assert_eq!(e.code, "invalid_argument");
+        assert!(e.message.starts_with("widthMm:"), "{}", e.message);
+    }
+}

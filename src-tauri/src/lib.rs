@@ -25,6 +25,7 @@ pub mod error;
 pub mod files;
 pub mod instance;
 pub mod logs;
+pub mod print;
 pub mod ready;
 pub mod settings;
 pub mod spelling;
@@ -231,6 +232,8 @@ pub fn app<R: tauri::Runtime>(
             commands::open_file,
             commands::save_file_copy,
             commands::export_note,
+            commands::export_pdf,
+            commands::export_pptx,
             commands::export_all_notes,
             commands::import_notes,
             commands::open_url,

@@ -379,3 +379,18 @@ export function onTransferProgress(callback: (progress: TransferProgress) => voi
 export function closeWindow(): Promise<void> {
   return invoke<void>("close_window");
 }
+
+// ---- decks and Notes leaving the app -------------------------------------------------------
+
+/** Export PowerPoint…: saves the file's bytes where the person picks; the path, or null. */
+export const exportPptx = (fileName: string, bytes: Uint8Array): Promise<string | null> =>
+  invoke("export_pptx", { fileName, bytes: Array.from(bytes) });
+
+/**
+ * Export PDF…: the webview prints the print view to a PDF where the person picks, on pages of
+ * that size and margin (Linux: WebKitGTK's print operation); the path, or null if cancelled.
+ */
+export const exportPdf = (
+  fileName: string,
+  page: { widthMm: number; heightMm: number; marginMm: number },
+): Promise<string | null> => invoke("export_pdf", { fileName, ...page });

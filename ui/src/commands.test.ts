@@ -87,6 +87,8 @@ describe("the command palette's list", () => {
     app.set({ route: { kind: "tab", noteId: NOTE, tabId: "files" } });
     expect(byId("edit.undo").disabled).toBe("Open a Markdown, Sheet or Slides tab first");
     expect(byId("edit.find").disabled).toBe("Open a Markdown or Sheet tab first");
+    expect(byId("leave.deck-export-pptx").disabled).toBe("Open a Slides tab first");
+    expect(byId("leave.note-export-pdf").disabled).toBeUndefined();
   });
 
   it("greys export and import while one runs, and on a remote server", () => {

@@ -49,7 +49,10 @@
 //   editor-slides              (data-tab-id); slide-item (data-slide-id), slide-add,
 //                              slide-title, slide-body, slide-notes, slide-layout (select),
 //                              slide-theme (select), slide-move-up, slide-move-down,
-//                              slide-delete, slides-present, presentation (fullscreen preview)
+//                              slide-delete, slides-present, presentation (fullscreen preview),
+//                              deck-menu (its items: leave-deck-print, leave-deck-export-pdf,
+//                              leave-deck-export-pptx; the Note menu's: leave-note-print,
+//                              leave-note-export-pdf), print-view (data-kind: deck or note)
 //   editor-sources             source-url, source-title, source-add, source-message (e.g.
 //                              "This source is already attached"), source-item (data-source-id),
 //                              source-open, source-remove
@@ -305,6 +308,8 @@ export const TID = {
 
   noteMenu: "note-menu",
   noteMenuExport: "note-menu-export",
+  deckMenu: "deck-menu",
+  printView: "print-view",
   appMenuExportAll: "app-menu-export-all",
   appMenuImport: "app-menu-import",
   transferProgress: "transfer-progress",

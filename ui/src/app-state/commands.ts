@@ -13,6 +13,7 @@ import { goTab, navigate } from "./routing";
 import type { AppState } from "./state";
 import { app } from "./state";
 import { deleteNote } from "./trash";
+import { LEAVE_ACTIONS, runLeaveAction } from "./leave";
 import { runTransfer } from "./transfer";
 import { addTab, deleteTab, flushNow, moveTab } from "./writes";
 
@@ -56,6 +57,14 @@ export function onEditorAction(tabId: string, handle: (action: EditorAction) => 
 }
 
 const NO_NOTE = "Open a Note first";
+
+const LEAVE_TITLES: Record<(typeof LEAVE_ACTIONS)[number]["id"], string> = {
+  "note-print": "Print the Note…",
+  "note-export-pdf": "Export the Note as PDF…",
+  "deck-print": "Print the deck…",
+  "deck-export-pdf": "Export the deck as PDF (one slide per page)…",
+  "deck-export-pptx": "Export the deck as PowerPoint…",
+};
 const REMOTE = "Export and import work on this computer's Notes";
 const BUSY = "An export or import is running";
 
@@ -215,6 +224,15 @@ export function allCommands(s: AppState): Command[] {
       disabled: tab?.type === "slides" ? undefined : "Open a Slides tab first",
       run: () => tab && openDialog({ kind: "present", tabId: tab.id, start: 0 }),
     }),
+    ...LEAVE_ACTIONS.map((a) =>
+      cmd({
+        id: `leave.${a.id}`,
+        section: a.scope === "deck" ? "Slides" : "Note",
+        title: LEAVE_TITLES[a.id],
+        disabled: a.scope === "deck" ? (tab?.type === "slides" ? undefined : "Open a Slides tab first") : noNote,
+        run: () => void runLeaveAction(a.id, tab?.id),
+      }),
+    ),
     cmd({ id: "app.trash", section: "Quire", title: "Show the Trash", run: () => navigate({ kind: "trash" }) }),
     cmd({
       id: "app.drafts",

@@ -31,6 +31,7 @@ export { createNote, refreshLedger, refreshNotes, refreshView, renameNote, setAg
 export { goTab, navigate, openSearchResult, tabLink, takeReveal } from "./routing";
 export { deleteNote, emptyTrash, refreshTrash, restoreNote } from "./trash";
 export { runTransfer } from "./transfer";
+export { LEAVE_ACTIONS, type LeaveAction, runLeaveAction } from "./leave";
 export { restoreTab } from "./restore-tab";
 export type { AppState, Confirm, Dialog, OpenNote, RemoteEdit, TabContent, Toast, Transfer, VersionMode } from "./state";
 export { app, useApp } from "./state";

@@ -3,7 +3,18 @@
 
 import { useEffect, useState } from "preact/hooks";
 import { type Backlink, noteBacklinks, type TabView } from "../api";
-import { app, deleteNote, edits, navigate, renameNote, runTransfer, tabLink, useApp } from "../app-state";
+import {
+  LEAVE_ACTIONS,
+  app,
+  deleteNote,
+  edits,
+  navigate,
+  renameNote,
+  runLeaveAction,
+  runTransfer,
+  tabLink,
+  useApp,
+} from "../app-state";
 import { displayTitle } from "../lib/notes";
 import { REMOTE_HINT } from "../lib/transfer";
 import { resolveTab } from "../lib/route";
@@ -114,6 +125,11 @@ export function NoteView(props: { noteId: string; tabId: string | null }) {
               disabled: remote || busy,
               hint: remote ? REMOTE_HINT : undefined,
             },
+            ...LEAVE_ACTIONS.filter((a) => a.scope === "note").map((a) => ({
+              label: a.label,
+              testId: `leave-${a.id}`,
+              onSelect: () => void runLeaveAction(a.id),
+            })),
           ]}
         >
           <Icon name="more" />

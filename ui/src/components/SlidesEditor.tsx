@@ -9,6 +9,7 @@ import { onEditorAction } from "../app-state/commands";
 import type { TabView } from "../api";
 import type { Deck } from "../bindings";
 import {
+  LEAVE_ACTIONS,
   adopted,
   closeDialog,
   confirm,
@@ -16,6 +17,7 @@ import {
   engineContent,
   localEdit,
   openDialog,
+  runLeaveAction,
   takeReveal,
   toast,
   useApp,
@@ -29,6 +31,7 @@ import { mayTakeFocus } from "../lib/focus";
 import { typeNewlineInto } from "../lib/keys";
 import { TID } from "../testids";
 import { Icon } from "./Icon";
+import { MenuButton } from "./Menu";
 import { Modal } from "./Modal";
 import { useRemoteMarks, useSeen } from "./useRemoteMarks";
 
@@ -252,6 +255,20 @@ export function SlidesEditor(props: { tab: TabView }) {
         >
           <Icon name="play" /> Present
         </button>
+        <MenuButton
+          label="Deck menu"
+          testId={TID.deckMenu}
+          className="deck-menu"
+          align="right"
+          items={LEAVE_ACTIONS.filter((a) => a.scope === "deck").map((a) => ({
+            label: a.label,
+            testId: `leave-${a.id}`,
+            disabled: deck.slides.length === 0,
+            onSelect: () => void runLeaveAction(a.id, tab.id),
+          }))}
+        >
+          <Icon name="more" />
+        </MenuButton>
       </div>
       <div class="slides-body">
         <ol class="slide-list" ref={listRef} aria-label="Slides">

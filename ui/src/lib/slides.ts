@@ -73,3 +73,21 @@ export function moveSlide<T>(slides: readonly T[], index: number, delta: number)
   out.splice(to, 0, s as T);
   return out;
 }
+
+/**
+ * Each theme's colours as plain hex (no `#`), for what cannot use the stylesheet: a PowerPoint
+ * file's slides. `background` is the solid colour (a gradient's first stop); the print view uses
+ * the stylesheet's `.theme-*` classes, whose colours these are (`style.css`).
+ */
+export const THEME_COLOURS: Record<ThemeName, { background: string; text: string; title: string; accent: string }> = {
+  paper: { background: "FFFFFF", text: "1C2333", title: "0F1A33", accent: "2F5BD3" },
+  ink: { background: "14161C", text: "F3F1EA", title: "F3F1EA", accent: "F5C451" },
+  ocean: { background: "0F3B67", text: "F4FBFF", title: "F4FBFF", accent: "7FD6E8" },
+  forest: { background: "1F3D2B", text: "F3F8EF", title: "F3F8EF", accent: "C9E27D" },
+  sunset: { background: "F0743E", text: "FFFAF5", title: "FFFAF5", accent: "FFF1C9" },
+};
+
+/** A theme name as stored (an unknown one reads as paper). */
+export function themeOf(theme: string): ThemeName {
+  return (THEMES as readonly string[]).includes(theme) ? (theme as ThemeName) : "paper";
+}

@@ -15,6 +15,7 @@ mod agent_other_lines;
 mod agent_snippet;
 mod agent_token_revoke;
 mod appearance;
+mod decks_leave_the_app;
 mod editor_undo;
 mod export_import;
 mod files_through_dialogs;

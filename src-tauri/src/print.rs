@@ -1,0 +1,108 @@
+//! Printing the webview to a PDF file without a dialog: platform glue only. On Linux the
+//! webview is WebKitGTK, whose print operation prints what the page's print stylesheet shows
+//! (the print view the window laid out) through GTK's "Print to File" printer. Elsewhere there
+//! is no such operation here: the window uses the system's print dialog (`window.print()`).
+
+use std::path::Path;
+
+use tauri::{Runtime, Webview};
+
+/// A printed page's size and its margin on every side.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Page {
+    pub width_mm: f64,
+    pub height_mm: f64,
+    pub margin_mm: f64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PrintError {
+    #[error("the webview cannot be reached: {0}")]
+    Webview(#[from] tauri::Error),
+    #[error("the path {0} is not one a printer can write to")]
+    Path(String),
+    #[error("printing failed: {0}")]
+    Failed(String),
+    #[error("the print operation ended without a word")]
+    Gone,
+    #[error("printing to a file without a dialog is not available on this platform")]
+    Unsupported,
+}
+
+/// Prints the webview's page to `dest` as PDF, on `page`-sized pages; returns once the file is
+/// written (WebKitGTK's `finished` signal) or printing failed.
+#[cfg(target_os = "linux")]
+pub async fn to_pdf<R: Runtime>(
+    webview: &Webview<R>,
+    dest: &Path,
+    page: Page,
+) -> Result<(), PrintError> {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use gtk::{PageSetup, PaperSize, PrintSettings, Unit};
+    use webkit2gtk::{PrintOperation, PrintOperationExt};
+
+    let uri = url::Url::from_file_path(dest)
+        .map_err(|()| PrintError::Path(dest.display().to_string()))?
+        .to_string();
+    let (tx, rx) = tokio::sync::oneshot::channel::<Result<(), String>>();
+    webview.with_webview(move |platform| {
+        let op = PrintOperation::new(&platform.inner());
+        let paper = PaperSize::new_custom(
+            "quire-page",
+            "Quire page",
+            page.width_mm,
+            page.height_mm,
+            Unit::Mm,
+        );
+        let settings = PrintSettings::new();
+        settings.set_printer("Print to File");
+        settings.set(gtk::PRINT_SETTINGS_OUTPUT_URI.as_str(), Some(&uri));
+        settings.set(gtk::PRINT_SETTINGS_OUTPUT_FILE_FORMAT.as_str(), Some("pdf"));
+        settings.set_paper_size(&paper);
+        let setup = PageSetup::new();
+        setup.set_paper_size(&paper);
+        for set in [
+            PageSetup::set_top_margin,
+            PageSetup::set_bottom_margin,
+            PageSetup::set_left_margin,
+            PageSetup::set_right_margin,
+        ] {
+            set(&setup, page.margin_mm, Unit::Mm);
+        }
+        op.set_print_settings(&settings);
+        op.set_page_setup(&setup);
+        // The first word wins: `failed` comes before `finished` when printing fails. The
+        // operation is kept until it finishes, then let go.
+        let answer = Rc::new(RefCell::new(Some(tx)));
+        let keep = Rc::new(RefCell::new(Some(op.clone())));
+        let on_failed = Rc::clone(&answer);
+        op.connect_failed(move |_, error| {
+            if let Some(tx) = on_failed.borrow_mut().take() {
+                let _ = tx.send(Err(error.to_string()));
+            }
+        });
+        op.connect_finished(move |_| {
+            if let Some(tx) = answer.borrow_mut().take() {
+                let _ = tx.send(Ok(()));
+            }
+            keep.borrow_mut().take();
+        });
+        op.print();
+    })?;
+    match rx.await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(e)) => Err(PrintError::Failed(e)),
+        Err(_) => Err(PrintError::Gone),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+pub async fn to_pdf<R: Runtime>(
+    _webview: &Webview<R>,
+    _dest: &Path,
+    _page: Page,
+) -> Result<(), PrintError> {
+    Err(PrintError::Unsupported)
+}
