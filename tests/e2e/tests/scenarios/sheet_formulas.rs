@@ -13,7 +13,8 @@ fn cell(row: u32, col: u32) -> By {
     ))
 }
 
-/// Types `text` into the cell at (`row`, `col`) as a person does: select, Enter, type, Enter.
+/// Types `text` into the cell at (`row`, `col`) as a person does: select, Enter, select the
+/// text there, type, Enter.
 async fn type_cell(app: &App, row: u32, col: u32, text: &str) -> Result<()> {
     app.wait_for(&cell(row, col)).await?.click().await?;
     app.driver
@@ -22,6 +23,8 @@ async fn type_cell(app: &App, row: u32, col: u32, text: &str) -> Result<()> {
         .send_keys(Key::Enter)
         .await?;
     let input = app.testid("sheet-cell-input").await?;
+    // The editor opens on the cell's text: replace it.
+    input.send_keys(Key::Control + "a").await?;
     input.send_keys(text).await?;
     input.send_keys(Key::Enter).await?;
     app.wait_gone(&tid("sheet-cell-input")).await
@@ -109,8 +112,6 @@ async fn sheet_formulas() -> Result<()> {
         app.testid("settings").await?;
         app.click("settings-theme-dark").await?;
         app.click_by(&By::Css("[data-testid=\"notes-item\"]"))
-            .await?;
-        app.wait_for(&tid_tab("editor-markdown", "markdown"))
             .await?;
         open_sheet(app, &sheet).await?;
         shows(app, 3, 0, "24").await?;
