@@ -341,6 +341,18 @@ pub async fn note_backlinks(
     Ok(backend.engine().backlinks(&note_id).await?)
 }
 
+/// What each formula of a Sheet tab's content computes to (the tab as the editor holds it, its
+/// unsaved edits included), per sheet: `[{id, cells: [{row, col, value}]}]`, an error as
+/// `{"error": "#DIV/0!"}`. Off the main thread: a large tab takes a while.
+#[tauri::command]
+pub async fn compute_formulas(content: Value) -> Result<Vec<quire_formula::ComputedSheet>> {
+    let tab: quire_model::SheetTab = parse("content", content)?;
+    tokio::task::spawn_blocking(move || quire_formula::compute(&tab.sheets))
+        .await
+        .map_err(|e| CommandError::new(ErrorCode::Internal, format!("formulas: {e}")))?
+        .map_err(|e| CommandError::new(ErrorCode::Internal, e.to_string()))
+}
+
 #[tauri::command]
 pub async fn create_note(backend: State<'_, BackendReady>, title: String) -> Result<NoteView> {
     let backend = backend.wait().await?;

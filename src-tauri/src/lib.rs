@@ -186,6 +186,7 @@ pub fn app<R: tauri::Runtime>(
         })
         .invoke_handler(tauri::generate_handler![
             commands::app_info,
+            commands::compute_formulas,
             commands::open_logs_folder,
             commands::close_window,
             commands::report_first_paint,

@@ -25,6 +25,7 @@
 
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
+import type { ComputedSheet } from "./lib/formulas";
 
 import type {
   AgentAccess,
@@ -158,6 +159,9 @@ export const noteStatus = (noteId: string): Promise<NoteStatus> => invoke("note_
 
 /** One tab by its instance ID. A gone tab rejects with `tab_gone` and the list of `tabs`. */
 export const tabView = (noteId: string, tabId: string): Promise<TabView> => invoke("tab_view", { noteId, tabId });
+
+/** What each formula of a Sheet tab's content (as the editor holds it) computes to, per sheet. */
+export const computeFormulas = (content: unknown): Promise<ComputedSheet[]> => invoke("compute_formulas", { content });
 
 /**
  * The person's edit: the tab's whole new `data` (Markdown: the text as a string; Sheet:

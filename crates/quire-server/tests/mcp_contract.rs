@@ -850,6 +850,8 @@ async fn read_tools_show_tabs_and_sheet_windows() {
         ])
     );
     assert_eq!(window["version"], v + 2);
+    // No formula: what is computed is what is stored.
+    assert_eq!(window["computed"], window["values"]);
     let out = refused(
         &agent,
         "read_sheet_range",
@@ -866,6 +868,70 @@ async fn read_tools_show_tabs_and_sheet_windows() {
     )
     .await;
     assert_eq!(out["field"], "tab_id");
+}
+
+/// A formula is stored as its text and read back both ways: `values` as stored, `computed` as
+/// the person sees it, over the whole tab (a formula reading cells outside the window, or
+/// another sheet), errors as `{"error": code}`; a change of an input changes the result.
+#[tokio::test]
+async fn read_sheet_range_shows_formulas_and_their_results() {
+    let h = Harness::start();
+    let agent = h.agent().await;
+    let note = h.approved_note("Formulas").await;
+    let v = agent_version(&agent, &note).await;
+    let sheet_id = create_tab(
+        &agent,
+        &note,
+        v,
+        json!({"tab_type": "sheet", "label": "Sums"}),
+    )
+    .await;
+    let set = |version: u64, start_row: u64, values: Value| {
+        json!({"note_id": note, "tab_id": sheet_id, "expected_version": version,
+               "idempotency_key": key(), "operation": "sheet_set_range",
+               "start_row": start_row, "start_col": 0, "values": values})
+    };
+    ok(
+        &agent,
+        "edit_note_tab",
+        set(
+            v + 1,
+            0,
+            json!([
+                [1, "=SUM(A1:A3)", "=1/0"],
+                [2, "=A9", "=B1*"],
+                [3, "=C1+1", "=B1&\" total\""],
+                ["12", "=IF(B1>5,\"big\",\"small\")", "=COUNT(A1:A4)"]
+            ]),
+        ),
+    )
+    .await;
+    let read = |start_row: u64, rows: u64| {
+        json!({"note_id": note, "tab_id": sheet_id, "start_row": start_row, "start_col": 0,
+               "rows": rows, "cols": 3})
+    };
+    let window = ok(&agent, "read_sheet_range", read(0, 4)).await;
+    assert_eq!(window["values"][0], json!([1, "=SUM(A1:A3)", "=1/0"]));
+    assert_eq!(
+        window["computed"],
+        json!([
+            [1, 6.0, {"error": "#DIV/0!"}],
+            [2, 0.0, {"error": "#ERROR!"}],
+            [3, {"error": "#DIV/0!"}, "6 total"],
+            ["12", "big", 3.0]
+        ])
+    );
+    // A window that does not hold the formula's inputs.
+    let lower = ok(&agent, "read_sheet_range", read(3, 2)).await;
+    assert_eq!(
+        lower["computed"],
+        json!([["12", "big", 3.0], [null, null, null]])
+    );
+    // An input changes: the results that depend on it follow.
+    ok(&agent, "edit_note_tab", set(v + 2, 0, json!([[-10]]))).await;
+    let window = ok(&agent, "read_sheet_range", read(0, 4)).await;
+    assert_eq!(window["computed"][0][1], json!(-5.0));
+    assert_eq!(window["computed"][3][1], json!("small"));
 }
 
 /// 120 sources at `limit` 50: three calls, every source once, metadata only.

@@ -161,9 +161,17 @@ async fn every_result_satisfies_its_tools_output_schema() {
     let mut v = sheet_made["version"].as_u64().unwrap();
     let tab_write =
         |v: u64, tab: &str, fields: Value| merged(merged(guard(v), json!({"tab_id": tab})), fields);
-    let big: Vec<Vec<Value>> = (0..101)
+    let mut big: Vec<Vec<Value>> = (0..101)
         .map(|r| (0..100).map(|c| json!(r * 100 + c)).collect())
         .collect();
+    // Formulas whose results are each kind `computed` holds: an error, a number, a text, a
+    // boolean.
+    big[0][..4].clone_from_slice(&[
+        json!("=1/0"),
+        json!("=SUM(A2:A3)"),
+        json!("=\"t\""),
+        json!("=1=1"),
+    ]);
     for (tab, fields) in [
         (
             deck.as_str(),

@@ -30,6 +30,7 @@ import { FormulaBar } from "./sheet/FormulaBar";
 import { GridTable } from "./sheet/GridTable";
 import { METRICS, ORIGIN } from "./sheet/layout";
 import { type GridAction, GridActions, SheetSwitcher } from "./sheet/SheetToolbar";
+import { useFormulas } from "./sheet/useFormulas";
 import { useGridEvents } from "./sheet/useGridEvents";
 import { useSheetData } from "./sheet/useSheetData";
 import { useSheetEditing } from "./sheet/useSheetEditing";
@@ -98,6 +99,7 @@ export function SheetEditor(props: { tab: TabView }) {
   const [renamingSheet, setRenamingSheet] = useState<string | null>(null);
   const { sel, select, focusGrid } = view;
   const marks = sheets.remote.marks;
+  const results = useFormulas(data);
   useSeen(view.gridRef, marks !== null, sheets.remote.seen);
 
   // A search result opened here: select the first cell that matches.
@@ -271,6 +273,7 @@ export function SheetEditor(props: { tab: TabView }) {
           markedBy={marks?.by}
           found={find.open ? find.found : undefined}
           foundAt={find.currentPos}
+          results={results?.get(sheet.id)}
           onEditText={edit.setEditing}
           onEditDone={edit.finishEdit}
         />

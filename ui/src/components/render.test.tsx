@@ -22,10 +22,10 @@ import { NoteChangesView } from "./DiffViews";
 import { DraftsLedger } from "./DraftsLedger";
 import { SyncStatus } from "./Header";
 import { NoteView } from "./NoteView";
+import { GridTable } from "./sheet/GridTable";
 import { TabStrip } from "./TabStrip";
 import { VersionAuthor } from "./VersionsPanel";
 import { FindBar, type SheetFind } from "./sheet/FindBar";
-import { GridTable } from "./sheet/GridTable";
 import { findMatches } from "../lib/findReplace";
 import { single } from "../lib/grid";
 import { cellKey } from "../lib/marks";
@@ -328,6 +328,35 @@ describe("SheetEditor", () => {
     // Already shown once (no content to compare with): nothing is marked.
     app.set({ remoteEdits: { "sheet-5-ccc": announced } });
     expect(render(<NoteView noteId={NOTE} tabId="sheet-5-ccc" />)).not.toContain(TID.remoteChange);
+  });
+});
+
+describe("GridTable", () => {
+  it("shows a formula by its result, an error styled as one, and the formula before a result comes", () => {
+    const rows = [[1, "=A1*2", "=1/0", "=A1+"]];
+    const results = new Map<string, import("../lib/formulas").Computed>([
+      ["0:1", 2],
+      ["0:2", { error: "#DIV/0!" }],
+    ]);
+    const sel = { anchor: { row: 5, col: 5 }, focus: { row: 5, col: 5 } };
+    const html = render(
+      <GridTable
+        rows={rows}
+        extent={{ rows: 6, cols: 6 }}
+        shown={{ firstRow: 0, lastRow: 5, firstCol: 0, lastCol: 5 }}
+        sel={sel}
+        range={{ top: 5, bottom: 5, left: 5, right: 5 }}
+        editing={null}
+        results={results}
+        onEditText={() => {}}
+        onEditDone={() => {}}
+      />,
+    );
+    const cell = (col: number) => new RegExp(`class="([^"]*)"(?: title="([^"]*)")? data-testid="${TID.sheetCell}" data-row="0" data-col="${col}"[^>]*>([^<]*)</td>`);
+    expect(html.match(cell(1))?.slice(1)).toEqual([" is-num", undefined, "2"]);
+    expect(html.match(cell(2))?.slice(1)).toEqual([" is-error", "=1/0: #DIV/0!", "#DIV/0!"]);
+    // Not computed yet: empty, never the formula's text.
+    expect(html).toMatch(new RegExp(`data-testid="${TID.sheetCell}" data-row="0" data-col="3"[^>]*></td>`));
   });
 });
 

@@ -1,6 +1,6 @@
 //! What the read tools show the agent: pure projections of a Note, no I/O.
 
-use quire_model::{Note, Tab, TabData, TabId};
+use quire_model::{Note, SheetTab, Tab, TabData, TabId};
 use serde_json::{Value, json};
 
 use super::args::AttachmentKind;
@@ -206,6 +206,7 @@ pub(crate) fn sheet_range(
                 .collect()
         })
         .collect();
+    let computed = computed_window(sheets, &sheet.id, &values, (start_row, start_col))?;
     Ok(json!({
         "note_id": note.id,
         "tab_id": tab.id,
@@ -214,9 +215,39 @@ pub(crate) fn sheet_range(
         "start_row": start.0,
         "start_col": start.1,
         "values": values,
+        "computed": computed,
         "sheet_row_count": sheet.rows.len(),
         "sheet_col_count": sheet.rows.iter().map(|r| r.len()).max().unwrap_or(0),
     }))
+}
+
+/// `values` with each formula cell replaced by what it computes to (the whole tab is computed:
+/// a formula may read cells outside the window, or another sheet of the tab).
+fn computed_window(
+    sheets: &SheetTab,
+    sheet_id: &str,
+    values: &[Vec<Value>],
+    start: (usize, usize),
+) -> Result<Vec<Vec<Value>>, Violation> {
+    let mut window = values.to_vec();
+    if !quire_formula::has_formulas(&sheets.sheets) {
+        return Ok(window);
+    }
+    let computed = quire_formula::compute(&sheets.sheets)
+        .map_err(|e| Violation::at_field("tab_id", e.to_string()))?;
+    let Some(sheet) = computed.iter().find(|s| s.id == sheet_id) else {
+        return Ok(window);
+    };
+    for cell in &sheet.cells {
+        let (Some(r), Some(c)) = (cell.row.checked_sub(start.0), cell.col.checked_sub(start.1))
+        else {
+            continue;
+        };
+        if let Some(slot) = window.get_mut(r).and_then(|row| row.get_mut(c)) {
+            *slot = cell.value.to_json();
+        }
+    }
+    Ok(window)
 }
 
 fn to_index(n: u64) -> usize {

@@ -29,6 +29,7 @@ mod perf;
 mod quit_keeps_edits;
 mod restore_version;
 mod search_opens_cell;
+mod sheet_formulas;
 mod single_instance;
 mod tabs_by_id;
 mod trash_restore;

@@ -4,10 +4,10 @@ import {
   type Range,
   type Rows,
   type Selection,
-  cellText,
   columnName,
   inRange,
 } from "../../lib/grid";
+import { type Computed, shownCell } from "../../lib/formulas";
 import { type MarkAuthor, cellKey } from "../../lib/marks";
 import { TID } from "../../testids";
 import { CellInput } from "./CellInput";
@@ -47,10 +47,12 @@ export function GridTable(props: {
   /** Cells the find bar matched (keys from `cellKey`), and the one it is on. */
   found?: Set<string> | undefined;
   foundAt?: { row: number; col: number } | null;
+  /** The results of this sheet's formulas (keys from `cellKey`); a formula shows its result. */
+  results?: Map<string, Computed> | undefined;
   onEditText: (edit: CellEdit) => void;
   onEditDone: (value: string | null, move: Move) => void;
 }) {
-  const { rows, extent, sel, range, editing, marked, markedBy } = props;
+  const { rows, extent, sel, range, editing, marked, markedBy, results } = props;
   const { firstRow: first, lastRow: last, firstCol, lastCol } = props.shown;
   const allCols = Array.from({ length: extent.cols }, (_, i) => i);
   const cols = allCols.slice(firstCol, lastCol + 1);
@@ -89,6 +91,7 @@ export function GridTable(props: {
               const isFocus = sel.focus.row === r && sel.focus.col === c;
               const isEditing = editing && editing.pos.row === r && editing.pos.col === c;
               const value = rows[r]?.[c] ?? null;
+              const shown = shownCell(value, results?.get(cellKey(r, c)));
               const mark = markedBy && marked?.has(cellKey(r, c)) ? markedBy : null;
               const found = props.found?.has(cellKey(r, c))
                 ? props.foundAt?.row === r && props.foundAt.col === c
@@ -101,9 +104,15 @@ export function GridTable(props: {
                   role="gridcell"
                   tabIndex={isFocus && !isEditing ? 0 : -1}
                   class={`${isFocus ? "is-focus" : ""}${inRange(range, pos) ? " is-sel" : ""}${
-                    typeof value === "number" ? " is-num" : ""
+                    shown.kind === "num" ? " is-num" : shown.kind === "error" ? " is-error" : ""
                   }${mark ? (mark.agent ? " is-remote is-agent" : " is-remote") : ""}${found}`}
-                  title={mark ? `Changed by ${mark.author}` : undefined}
+                  title={
+                    mark
+                      ? `Changed by ${mark.author}`
+                      : shown.kind === "error"
+                        ? `${String(value)}: ${shown.text}`
+                        : undefined
+                  }
                   data-testid={TID.sheetCell}
                   data-row={r}
                   data-col={c}
@@ -116,7 +125,7 @@ export function GridTable(props: {
                       onDone={props.onEditDone}
                     />
                   ) : (
-                    cellText(value)
+                    shown.text
                   )}
                   {mark && (
                     <span
