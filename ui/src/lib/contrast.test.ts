@@ -78,3 +78,18 @@ describe.each([
     expect(contrast(fg as string, back as string)).toBeGreaterThanOrEqual(min);
   });
 });
+
+describe("style.css", () => {
+  it("closes every block it opens (an unclosed rule swallows everything after it)", () => {
+    const text = css.replace(/\/\*[\s\S]*?\*\//g, "");
+    let depth = 0;
+    text.split("\n").forEach((line, i) => {
+      for (const ch of line) {
+        if (ch === "{") depth++;
+        if (ch === "}") depth--;
+        if (depth < 0) throw new Error(`a "}" with nothing open, line ${i + 1}`);
+      }
+    });
+    expect(depth).toBe(0);
+  });
+});
