@@ -44,7 +44,8 @@ import { TID } from "../testids";
 import { Icon } from "./Icon";
 import { type LinkNote, insertImages, noteLinks, setNotes } from "./noteLinks";
 import { markChanged, remoteMarks } from "./remoteMarks";
-import { spellcheckOn, spelling } from "./spelling";
+import { spellcheckOn } from "../lib/spelling";
+import { spelling } from "./spelling";
 import { type Marks, useRemoteMarks } from "./useRemoteMarks";
 import { keyLabel, onEditorAction } from "../app-state/commands";
 

@@ -11,7 +11,7 @@ import { type ThemeChoice, setThemeChoice, themeChoice } from "../lib/theme";
 import { Icon } from "./Icon";
 import { TID } from "../testids";
 import { keyboardHelp } from "../app-state/commands";
-import { setSpellcheck, spellcheckOn } from "./spelling";
+import { setSpellcheck, spellcheckOn } from "../lib/spelling";
 
 export function SettingsScreen() {
   const settings = useApp((s) => s.settings);

@@ -2,7 +2,8 @@ import { markdown, markdownLanguage } from "@codemirror/lang-markdown";
 import { ensureSyntaxTree } from "@codemirror/language";
 import { EditorState } from "@codemirror/state";
 import { describe, expect, it } from "vitest";
-import { codeRanges, setSpellcheck, spellcheckOn } from "./spelling";
+import { setSpellcheck, spellcheckOn } from "../lib/spelling";
+import { codeRanges } from "./spelling";
 
 function state(doc: string): EditorState {
   const s = EditorState.create({ doc, extensions: [markdown({ base: markdownLanguage })] });

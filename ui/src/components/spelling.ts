@@ -68,21 +68,6 @@ const codeOff = ViewPlugin.fromClass(
   { decorations: (p) => p.decorations },
 );
 
-export const SPELLCHECK_KEY = "quire.spellcheck";
-
-/** Whether the person wants spelling checked (on unless they turned it off in Settings). */
-export function spellcheckOn(storage: Pick<Storage, "getItem"> | null = globalStorage()): boolean {
-  return storage?.getItem(SPELLCHECK_KEY) !== "off";
-}
-
-export function setSpellcheck(on: boolean, storage: Pick<Storage, "setItem"> | null = globalStorage()): void {
-  storage?.setItem(SPELLCHECK_KEY, on ? "on" : "off");
-}
-
-function globalStorage(): Storage | null {
-  return typeof localStorage === "undefined" ? null : localStorage;
-}
-
 /** The editor's spell-check: on for prose, off in code (or off everywhere). */
 export function spelling(on: boolean): Extension {
   return on
