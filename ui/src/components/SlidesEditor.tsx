@@ -4,7 +4,7 @@
 // (lib/history.ts, lib/deckHistory.ts; typing in one field is one step), Ctrl+Shift+Z or Ctrl+Y
 // redoes it; what another writer changed since is kept, and said.
 
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { onEditorAction } from "../app-state/commands";
 import type { TabView } from "../api";
 import type { Deck } from "../bindings";
@@ -103,16 +103,23 @@ export function SlidesEditor(props: { tab: TabView }) {
    * Keeps the focus in the editor across an undo or redo: a slide moved back in the list loses
    * the focus with its node (the next Ctrl+Z would then reach nothing).
    */
+  const refocus = useRef<HTMLElement | null>(null);
   const keepFocus = () => {
     const el = host.current;
     const active = document.activeElement as HTMLElement | null;
     if (!el || !active || !el.contains(active)) return;
-    requestAnimationFrame(() => {
-      if (el.contains(document.activeElement)) return;
-      if (active.isConnected) active.focus();
-      else el.querySelector<HTMLElement>(`[data-testid="${TID.slideItem}"][aria-current="true"]`)?.focus();
-    });
+    refocus.current = active;
   };
+  // After the undo or redo is drawn (a moved slide's node loses the focus as it moves): the
+  // focus goes back where it was, or to the slide shown.
+  useLayoutEffect(() => {
+    const el = host.current;
+    const was = refocus.current;
+    refocus.current = null;
+    if (!el || !was || el.contains(document.activeElement)) return;
+    if (was.isConnected && el.contains(was)) was.focus();
+    else el.querySelector<HTMLElement>(`[data-testid="${TID.slideItem}"][aria-current="true"]`)?.focus();
+  });
 
   const undoRedo = (undo: boolean) => {
     const out = undo ? history.undo(latest.current) : history.redo(latest.current);
