@@ -204,6 +204,13 @@ async fn a_revert_that_clashes_names_the_tabs_by_label_and_writes_nothing() {
     let first = engine.revert(&note, Version(1)).await.unwrap_err();
     assert_eq!(first.code(), "invalid_field", "{first}");
     assert_eq!(history_len(&engine, &note).await, before, "nothing written");
-    assert!(engine.status(&note).unwrap().settled);
+    // The refused reverts leave nothing owed: the engine settles (it may still be reading the
+    // Note the clash made it fetch).
+    engine
+        .wait_until(&note, WAIT, "settled after the refusals", |s| {
+            s.status.settled
+        })
+        .await
+        .unwrap();
     engine.shutdown();
 }
