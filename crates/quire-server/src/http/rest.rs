@@ -307,15 +307,7 @@ fn history_params(raw: &str) -> Result<Option<(Option<Version>, usize)>, ApiErro
     };
     let limit = match limit {
         None => HISTORY_PAGE,
-        Some(text) => match text.parse::<usize>() {
-            Ok(n) if (1..=HISTORY_PAGE_MAX).contains(&n) => n,
-            _ => {
-                return Err(invalid(
-                    "limit",
-                    format!("{text:?}: give a whole number from 1 to {HISTORY_PAGE_MAX}"),
-                ));
-            }
-        },
+        Some(text) => super::search::limit_param(&text, HISTORY_PAGE_MAX)?,
     };
     Ok(Some((before, limit)))
 }

@@ -42,17 +42,20 @@ fn params(raw: &str) -> Result<(String, usize), ApiError> {
     let q = q.ok_or_else(|| invalid("q", "give the words to search for as ?q=".to_owned()))?;
     let limit = match limit {
         None => DEFAULT_LIMIT,
-        Some(text) => match text.parse::<usize>() {
-            Ok(n) if (1..=MAX_LIMIT).contains(&n) => n,
-            _ => {
-                return Err(invalid(
-                    "limit",
-                    format!("{text:?}: give a whole number from 1 to {MAX_LIMIT}"),
-                ));
-            }
-        },
+        Some(text) => limit_param(&text, MAX_LIMIT)?,
     };
     Ok((q, limit))
+}
+
+/// A `limit` query parameter: a whole number from 1 to `max`, else refused naming `limit`.
+pub(super) fn limit_param(text: &str, max: usize) -> Result<usize, ApiError> {
+    match text.parse::<usize>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(ApiError::InvalidField {
+            field: "limit".to_owned(),
+            detail: format!("{text:?}: give a whole number from 1 to {max}"),
+        }),
+    }
 }
 
 #[cfg(test)]
