@@ -32,6 +32,15 @@ fn shown_text(engine: &Engine, note: &NoteId) -> String {
         .to_owned()
 }
 
+/// What an editor loads, as the app's does: the Markdown tab's text and the version it was read
+/// at, from one view. An edit handed over with that version (`edit_tab_on`) is judged on it: a
+/// change the engine merged in after the read is merged again, not overwritten.
+fn editor_text(engine: &Engine, note: &NoteId) -> (String, Version) {
+    let view = engine.view(note).unwrap();
+    let tab = view.tabs.iter().find(|t| t.id == md()).unwrap();
+    (tab.data.as_str().unwrap().to_owned(), view.version)
+}
+
 async fn settle(engine: &Engine, note: &NoteId) {
     engine.flush(note).await.unwrap();
     engine
@@ -171,8 +180,14 @@ async fn same_tab_loses_nothing_and_conflicts_reach_the_person() {
     let mut decisions = 0;
     for i in 0..EDITS {
         decisions += decide(&engine, &note).await;
-        let text = append(&shown_text(&engine, &note), &format!("person-{i}"));
-        engine.edit_tab(&note, &md(), json!(text)).await.unwrap();
+        // The text and its version from one read: the engine may merge an agent line in
+        // between this read and the edit (then the edit, on the older version, is merged again).
+        let (shown, version) = editor_text(&engine, &note);
+        let text = append(&shown, &format!("person-{i}"));
+        engine
+            .edit_tab_on(&note, &md(), json!(text), version)
+            .await
+            .unwrap();
         tokio::time::sleep(rng.ms(5, 25)).await;
         if i % 2 == 1 {
             engine.flush(&note).await.unwrap(); // a pause: save now
@@ -928,9 +943,7 @@ async fn the_agent_on_other_lines_of_the_same_tab_never_makes_a_conflict() {
         };
         let person_side = async {
             // The editor: its text and the version it was taken at.
-            let view = engine.view(&note).unwrap();
-            let mut editor = shown_text(&engine, &note);
-            let mut base = view.version;
+            let (mut editor, mut base) = editor_text(&engine, &note);
             for _ in 0..EDITS {
                 typed.push('x');
                 let mut lines: Vec<String> = editor.split('\n').map(str::to_owned).collect();
@@ -945,9 +958,7 @@ async fn the_agent_on_other_lines_of_the_same_tab_never_makes_a_conflict() {
                 // A pause: the editor takes what the engine shows, as the app's does when the
                 // person has not typed since it read it.
                 if rng.next().is_multiple_of(3) {
-                    let view = engine.view(&note).unwrap();
-                    editor = shown_text(&engine, &note);
-                    base = view.version;
+                    (editor, base) = editor_text(&engine, &note);
                 }
             }
         };
