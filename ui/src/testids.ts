@@ -185,6 +185,7 @@ export const TID = {
   sheetFindBar: "sheet-find-bar",
   sheetFindInput: "sheet-find-input",
   sheetFindCount: "sheet-find-count",
+  sheetFindWhere: "sheet-find-where",
   sheetFindCase: "sheet-find-case",
   sheetReplaceInput: "sheet-replace-input",
   sheetReplace: "sheet-replace",

@@ -15,7 +15,8 @@ use crate::sources;
 
 /// A Note to create from files: its title and its tabs in strip order, the three fixed tabs
 /// (Markdown, Files, Sources) exactly once each. Sources and files carry only what a person
-/// gives when adding them (a title and a URL; an attachment's metadata).
+/// gives when adding them (a title and a URL; an attachment's metadata, and its exported ID,
+/// which the text's image links name).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ImportedNote {
     pub title: String,
@@ -191,9 +192,10 @@ fn source(link: sources::Link) -> Source {
     }
 }
 
+/// An attachment as imported: it keeps its exported `id` (the text's image links name it), the
+/// new Note gives it a new one.
 fn attachment(file: &FileMeta) -> FileMeta {
     FileMeta {
-        id: String::new(),
         added_by: String::new(),
         added_at: String::new(),
         ..file.clone()

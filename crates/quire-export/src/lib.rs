@@ -15,12 +15,14 @@
 //!
 //! [`read_export`] reads such a folder back; [`read_markdown`] makes a Note of a plain Markdown
 //! file (titled by its first `# heading`, else its file name), with a `.csv` of the same stem
-//! as its Sheet tab.
+//! as its Sheet tab. [`links::relink`] points the links of an imported text at the new Notes
+//! and attachments.
 #![forbid(unsafe_code)]
 
 pub mod deck;
 mod export;
 mod import;
+pub mod links;
 mod manifest;
 pub mod names;
 pub mod sheet;

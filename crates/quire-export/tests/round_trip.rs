@@ -206,8 +206,8 @@ fn as_imported(note: &Note) -> Vec<ImportedTab> {
                 ),
                 TabData::Files(list) => TabData::Files(
                     list.iter()
+                        // The exported ID is kept (the text's image links name it).
                         .map(|f| FileMeta {
-                            id: String::new(),
                             added_by: String::new(),
                             added_at: String::new(),
                             ..f.clone()

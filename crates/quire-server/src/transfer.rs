@@ -7,8 +7,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use quire_api::Clock;
+use quire_export::links::relink;
 use quire_export::names::{Unique, safe};
-use quire_export::{ImportedNote, MANIFEST, NoteFolder, export_note, read_export, read_markdown};
+use quire_export::{
+    ImportedNote, MANIFEST, Manifest, NoteFolder, export_note, read_export, read_markdown,
+};
 use quire_model::{
     ApplyCtx, AuthorKind, NewTabKind, Note, NoteId, Op, OpOutcome, TabData, TabId, TabKind,
     Timestamp, apply, limits,
@@ -174,10 +177,19 @@ pub async fn import_dir(
     let total = exports.len() + notes.len();
     let mut done = 0;
     progress(&report, Progress { done, total });
-    for folder in exports {
+    // Each exported Note's new ID, known before any is made: a link from one imported Note to
+    // another points at the other's new ID.
+    let ids: Vec<NoteId> = exports.iter().map(|_| new_note_id()).collect();
+    let mut links = NoteLinks::new();
+    for (folder, id) in exports.iter().zip(&ids) {
+        if let Some(old) = exported_id(folder) {
+            links.entry(old).or_insert_with(|| id.to_string());
+        }
+    }
+    for (folder, id) in exports.into_iter().zip(ids) {
         let files = read_tree(&folder)?;
         match read_export(&files) {
-            Ok(note) => make(store, clock, &folder, note, &mut report).await?,
+            Ok(note) => make(store, clock, &folder, note, id, &links, &mut report).await?,
             Err(e) => report
                 .skipped
                 .push((folder.join(&e.path), format!("not imported: {}", e.reason))),
@@ -197,7 +209,10 @@ pub async fn import_dir(
         };
         let csv = csv.as_deref().zip(csv_bytes.as_deref());
         match read_markdown(&md, &text, csv) {
-            Ok(note) => make(store, clock, &md_path, note, &mut report).await?,
+            Ok(note) => {
+                let id = new_note_id();
+                make(store, clock, &md_path, note, id, &links, &mut report).await?
+            }
             Err(e) => report
                 .skipped
                 .push((dir.join(&e.path), format!("not imported: {}", e.reason))),
@@ -207,6 +222,21 @@ pub async fn import_dir(
     }
     Ok(report)
 }
+
+fn new_note_id() -> NoteId {
+    NoteId::from_uuid(uuid::Uuid::now_v7())
+}
+
+/// The ID the Note of an export's folder had (its manifest's), if the manifest reads.
+fn exported_id(folder: &Path) -> Option<String> {
+    let raw = std::fs::read(folder.join(MANIFEST)).ok()?;
+    let manifest: Manifest = serde_json::from_slice(&raw).ok()?;
+    Some(manifest.note.id)
+}
+
+/// By exported ID, the new ID of each Note of an import: what a link from one to another is
+/// rewritten to.
+type NoteLinks = BTreeMap<String, String>;
 
 /// Sorts what is under `at`: export folders (they hold a manifest; not entered further) and
 /// plain files (paths relative to `root`, `/`-separated).
@@ -271,25 +301,27 @@ fn read_tree(dir: &Path) -> Result<BTreeMap<String, Vec<u8>>, TransferError> {
     Ok(files)
 }
 
-/// Makes one Note of `imported`: checked whole first (every change is applied to a new Note in
-/// memory, as the store will), so a Note that cannot be made is skipped with the reason and
-/// nothing of it is written; then created, and filled with guarded writes.
+/// Makes one Note of `imported`, as `id`: checked whole first (every change is applied to a new
+/// Note in memory, as the store will), so a Note that cannot be made is skipped with the reason
+/// and nothing of it is written; then created, and filled with guarded writes. Its text's links
+/// to the Notes of this import (`links`) and to its own attachments point at their new IDs.
 async fn make(
     store: &dyn Store,
     clock: &dyn Clock,
     from: &Path,
     imported: ImportedNote,
+    id: NoteId,
+    links: &NoteLinks,
     report: &mut ImportReport,
 ) -> Result<(), TransferError> {
     let now = clock.now();
-    let id = NoteId::from_uuid(uuid::Uuid::now_v7());
     let title: String = imported
         .title
         .trim()
         .chars()
         .take(limits::TITLE_CHARS)
         .collect();
-    let Plan { batches, dropped } = match plan(&id, &title, &imported, now) {
+    let Plan { batches, dropped } = match plan(&id, &title, &imported, links, now) {
         Ok(plan) => plan,
         Err(reason) => {
             report
@@ -338,17 +370,45 @@ struct Plan {
     dropped: Vec<String>,
 }
 
+/// A tab's imported content: a Markdown text (its links rewritten), or a Sheet's or deck's data.
+enum Content<'a> {
+    Text(&'a str),
+    Data(serde_json::Value),
+}
+
 /// The writes that fill a new Note with `imported`, all applied here first to a new Note in
 /// memory: a refusal (a limit, a bad cell) is the reason the Note is skipped. A source or
 /// attachment that would be refused on its own is left out (and said so), not the Note.
-fn plan(id: &NoteId, title: &str, imported: &ImportedNote, now: Timestamp) -> Result<Plan, String> {
+///
+/// In order: the Sheet and Slides tabs created; labels, sources and attachments; the tabs'
+/// content, the text's links pointing at the new attachments and at the Notes of this import
+/// (`links`); the strip's order. The store applies the same batches at the same `now`, so the IDs
+/// made here (tabs, attachments) are the ones it makes.
+fn plan(
+    id: &NoteId,
+    title: &str,
+    imported: &ImportedNote,
+    links: &NoteLinks,
+    now: Timestamp,
+) -> Result<Plan, String> {
     let ctx = ApplyCtx {
         now,
         author: IMPORT_AUTHOR,
     };
     let mut note = Note::new(id.clone(), title.to_owned());
-    // The tabs to create first: their IDs come from the Note's counter and the time, as they
-    // will in the store, which applies the same operations at the same `now`.
+    let mut batches = Vec::new();
+    // Applies `ops` in batches of at most `limits::OPS`; their outcomes, in order.
+    let mut run = |note: &mut Note, ops: Vec<Op>| -> Result<Vec<OpOutcome>, String> {
+        let mut outcomes = Vec::new();
+        for chunk in ops.chunks(limits::OPS) {
+            let applied = apply(note, chunk, &ctx).map_err(|e| e.to_string())?;
+            outcomes.extend(applied.outcomes);
+            *note = applied.note;
+            batches.push(chunk.to_vec());
+        }
+        Ok(outcomes)
+    };
+    // The tabs to create first: their IDs come from the Note's counter and the time.
     let creations: Vec<Op> = imported
         .tabs
         .iter()
@@ -365,18 +425,12 @@ fn plan(id: &NoteId, title: &str, imported: &ImportedNote, now: Timestamp) -> Re
             })
         })
         .collect();
-    let mut created = Vec::new();
-    let mut batches = Vec::new();
-    for chunk in creations.chunks(limits::OPS) {
-        let applied = apply(&note, chunk, &ctx).map_err(|e| e.to_string())?;
-        created.extend(applied.outcomes.iter().filter_map(|o| match o {
-            OpOutcome::TabCreated { tab_id } => Some(tab_id.clone()),
+    let mut created = run(&mut note, creations)?
+        .into_iter()
+        .filter_map(|o| match o {
+            OpOutcome::TabCreated { tab_id } => Some(tab_id),
             _ => None,
-        }));
-        note = applied.note;
-        batches.push(chunk.to_vec());
-    }
-    let mut created = created.into_iter();
+        });
     let mut dropped = Vec::new();
     let mut accepted = |op: Op, what: String| {
         let scratch = Note::new(id.clone(), String::new());
@@ -389,7 +443,10 @@ fn plan(id: &NoteId, title: &str, imported: &ImportedNote, now: Timestamp) -> Re
         }
     };
     let mut order = Vec::with_capacity(imported.tabs.len());
-    let mut ops = Vec::new();
+    let mut attach = Vec::new();
+    // The exported IDs of the attachments added, in order.
+    let mut exported_files = Vec::new();
+    let mut content = Vec::new();
     for tab in &imported.tabs {
         let tab_id = match tab.data.kind() {
             TabKind::Markdown => TabId::new(TabId::MARKDOWN),
@@ -401,40 +458,70 @@ fn plan(id: &NoteId, title: &str, imported: &ImportedNote, now: Timestamp) -> Re
         };
         let label = note.tab(&tab_id).map(|t| t.label.as_str());
         if tab.data.kind().is_fixed() && label != Some(tab.label.as_str()) {
-            ops.push(Op::RenameTab {
+            attach.push(Op::RenameTab {
                 tab_id: tab_id.clone(),
                 label: tab.label.clone(),
             });
         }
         match &tab.data {
-            TabData::Markdown(text) if !text.is_empty() => ops.push(Op::ReplaceText {
-                tab_id: tab_id.clone(),
-                text: text.clone(),
-            }),
-            TabData::Sheet(_) | TabData::Slides(_) => ops.push(Op::ReplaceTabData {
-                tab_id: tab_id.clone(),
-                data: tab.data.to_value(),
-            }),
-            TabData::Sources(list) => ops.extend(list.iter().filter_map(|s| {
+            TabData::Markdown(text) if !text.is_empty() => {
+                content.push((tab_id.clone(), Content::Text(text)));
+            }
+            TabData::Sheet(_) | TabData::Slides(_) => {
+                content.push((tab_id.clone(), Content::Data(tab.data.to_value())));
+            }
+            TabData::Sources(list) => attach.extend(list.iter().filter_map(|s| {
                 let op = Op::AddSource {
                     title: s.title.clone(),
                     url: s.url.clone(),
                 };
                 accepted(op, format!("source {:?}", s.url))
             })),
-            TabData::Files(list) => ops.extend(list.iter().filter_map(|f| {
-                let op = Op::AddFile {
-                    name: f.name.clone(),
-                    mime: f.mime.clone(),
-                    size: f.size,
-                    sha256: f.sha256.clone(),
-                };
-                accepted(op, format!("attachment {:?}", f.name))
-            })),
+            TabData::Files(list) => {
+                for f in list {
+                    let op = Op::AddFile {
+                        name: f.name.clone(),
+                        mime: f.mime.clone(),
+                        size: f.size,
+                        sha256: f.sha256.clone(),
+                    };
+                    if let Some(op) = accepted(op, format!("attachment {:?}", f.name)) {
+                        attach.push(op);
+                        exported_files.push(f.id.clone());
+                    }
+                }
+            }
             TabData::Markdown(_) => {}
         }
         order.push(tab_id);
     }
+    // With attachments, they are a write of their own first: the text's image links name the
+    // IDs that write makes.
+    let mut ops = Vec::new();
+    let added: Vec<String> = if exported_files.is_empty() {
+        ops = attach;
+        Vec::new()
+    } else {
+        run(&mut note, attach)?
+            .into_iter()
+            .filter_map(|o| match o {
+                OpOutcome::FileAdded { file_id } => Some(file_id),
+                _ => None,
+            })
+            .collect()
+    };
+    let files: BTreeMap<String, String> = exported_files
+        .into_iter()
+        .zip(added)
+        .filter(|(old, _)| !old.is_empty())
+        .collect();
+    ops.extend(content.into_iter().map(|(tab_id, content)| match content {
+        Content::Text(text) => Op::ReplaceText {
+            tab_id,
+            text: relink(text, links, &files),
+        },
+        Content::Data(data) => Op::ReplaceTabData { tab_id, data },
+    }));
     let current: Vec<TabId> = note.tab_ids();
     if current != order {
         ops.extend(
@@ -444,11 +531,7 @@ fn plan(id: &NoteId, title: &str, imported: &ImportedNote, now: Timestamp) -> Re
                 .map(|(index, tab_id)| Op::MoveTab { tab_id, index }),
         );
     }
-    for chunk in ops.chunks(limits::OPS) {
-        let applied = apply(&note, chunk, &ctx).map_err(|e| e.to_string())?;
-        note = applied.note;
-        batches.push(chunk.to_vec());
-    }
+    run(&mut note, ops)?;
     Ok(Plan { batches, dropped })
 }
 

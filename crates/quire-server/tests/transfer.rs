@@ -299,6 +299,87 @@ async fn an_export_imports_into_another_database_as_the_same_notes() {
     assert!(stderr.contains("imported 1 notes"), "{stderr}");
 }
 
+/// Links between the Notes of an export, and a text's images, point at the new IDs after an
+/// import into another database; a link to a Note not in the export is left as it was.
+#[tokio::test]
+async fn links_between_imported_notes_and_to_their_images_follow_the_new_ids() {
+    let mut from = Harness::start();
+    let target = from.create_note("Target").await;
+    let source = from.create_note("Source").await;
+    let (status, added) = from
+        .patch(
+            &source,
+            1,
+            json!([{"op": "add_file", "name": "map.png", "mime": "image/png", "size": 12,
+                    "sha256": "cd".repeat(32)}]),
+        )
+        .await;
+    assert_eq!(status, 200, "{added}");
+    let file = added["outcomes"][0]["file_id"].as_str().unwrap().to_owned();
+    let elsewhere = "0190aaaa-0000-7000-8000-000000000000";
+    let text = format!(
+        "See [Target](quire:note/{target}), ![map](quire:file/{file}) and \
+         [Elsewhere](quire:note/{elsewhere})."
+    );
+    let (status, body) = from
+        .patch(
+            &source,
+            2,
+            json!([{"op": "replace_text", "tab_id": "markdown", "text": text}]),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    from.server.terminate().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let (ok, _, stderr) = quire_server(
+        &["export", "--db"],
+        &[&from.server.db_path, Path::new("--out"), out.path()],
+    );
+    assert!(ok, "{stderr}");
+
+    let to = Harness::start();
+    let (ok, _, stderr) = quire_server(&["import", "--db"], &[&to.server.db_path, out.path()]);
+    assert!(ok, "{stderr}");
+    let (_, list) = to.get("/notes").await;
+    let id_of = |title: &str| {
+        list["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["title"] == title)
+            .unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let (new_target, new_source) = (id_of("Target"), id_of("Source"));
+    assert_ne!(new_target, target);
+    let note = to.get(&format!("/notes/{new_source}")).await.1;
+    let tab = |id: &str| {
+        note["tabs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["id"] == id)
+            .unwrap()["data"]
+            .clone()
+    };
+    let new_file = tab("files")[0]["id"].as_str().unwrap().to_owned();
+    assert_eq!(tab("files")[0]["name"], "map.png");
+    assert_ne!(new_file, file, "the attachment has an ID of its own");
+    assert_eq!(
+        tab("markdown"),
+        json!(format!(
+            "See [Target](quire:note/{new_target}), ![map](quire:file/{new_file}) and \
+             [Elsewhere](quire:note/{elsewhere})."
+        ))
+    );
+    // The backlinks follow: the new Target is linked to from the new Source.
+    let (status, back) = to.get(&format!("/notes/{new_target}/backlinks")).await;
+    assert_eq!(status, 200, "{back}");
+    assert!(back.to_string().contains(&new_source), "{back}");
+}
+
 #[tokio::test]
 async fn a_folder_of_markdown_files_imports_each_as_a_note() {
     let vault = tempfile::tempdir().unwrap();

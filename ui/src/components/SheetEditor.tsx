@@ -4,7 +4,7 @@
 // edited (useSheetEditing), the toolbar, formula bar and table.
 
 import { useEffect, useState } from "preact/hooks";
-import { onEditorAction } from "../app-state/commands";
+import { keyLabel, onEditorAction } from "../app-state/commands";
 import type { TabView } from "../api";
 import {
   cellText,
@@ -14,21 +14,27 @@ import {
   getCell,
   insertColumn,
   insertRow,
-  type Pos,
   selectionRange,
   setCell,
   single,
   visibleWindow,
 } from "../lib/grid";
 import { takeReveal, toast, useApp } from "../app-state";
-import { findMatches, firstFrom, replaceAll, replaceInCell, stepMatch } from "../lib/findReplace";
+import {
+  type SheetMatch,
+  findInSheets,
+  firstFromIn,
+  replaceAllSheets,
+  replaceInCell,
+  stepMatch,
+} from "../lib/findReplace";
 import { locate } from "../lib/search";
 import { lineCells } from "../lib/sheetHistory";
 import { TID } from "../testids";
 import { FindBar, after, useSheetFind } from "./sheet/FindBar";
 import { FormulaBar } from "./sheet/FormulaBar";
 import { GridTable } from "./sheet/GridTable";
-import { METRICS, ORIGIN } from "./sheet/layout";
+import { METRICS, ORIGIN, type SheetData } from "./sheet/layout";
 import { type GridAction, GridActions, SheetSwitcher } from "./sheet/SheetToolbar";
 import { useFormulas } from "./sheet/useFormulas";
 import { useGridEvents } from "./sheet/useGridEvents";
@@ -68,7 +74,7 @@ export function SheetEditor(props: { tab: TabView }) {
   const view = useSheetSelection(isEditing);
   const edit = useSheetEditing({ rows, extent, updateRows, view });
   useCursorFocus(view, edit.editing, isEditing);
-  const find = useSheetFind(rows);
+  const find = useSheetFind(data.sheets, sheet.id);
   const openFind = () => {
     find.setOpen(true);
     requestAnimationFrame(() => {
@@ -177,33 +183,46 @@ export function SheetEditor(props: { tab: TabView }) {
     },
   ];
 
-  // The find bar: each change of the query goes to the first match from the cursor.
-  const goTo = (matches: readonly Pos[], i: number) => {
+  // The find bar, over every sheet of the tab: each change of the query goes to the first match
+  // from the cursor; a match on another sheet shows that sheet.
+  const goTo = (matches: readonly SheetMatch[], i: number) => {
     find.setCurrent(i);
     const m = matches[i];
-    if (m) select(single(m));
+    if (!m) return;
+    if (m.sheetId !== sheet.id) {
+      sheets.setSheetId(m.sheetId);
+      edit.setEditing(null);
+    }
+    select(single({ row: m.row, col: m.col }));
   };
   const onSearch = (query: string, matchCase: boolean) => {
     find.setQuery(query);
     find.setMatchCase(matchCase);
-    const matches = findMatches(rows, query, { matchCase });
-    goTo(matches, firstFrom(matches, sel.focus));
+    const matches = findInSheets(data.sheets, query, { matchCase });
+    goTo(matches, firstFromIn(matches, data.sheets, sheet.id, sel.focus));
   };
   const onStep = (back: boolean) => goTo(find.matches, stepMatch(find.matches.length, find.current, back));
   const onReplace = () => {
-    const pos = find.currentPos;
-    if (!pos) return onStep(false);
-    const next = setCell(rows, pos, replaceInCell(getCell(rows, pos), find.query, find.replacement, find.opts));
-    updateRows((r) => setCell(r, pos, replaceInCell(getCell(r, pos), find.query, find.replacement, find.opts)));
-    const matches = findMatches(next, find.query, find.opts);
-    goTo(matches, firstFrom(matches, after(pos)));
+    const m = find.match;
+    if (!m) return onStep(false);
+    const { query, replacement, opts } = find;
+    const replaceOne = (all: readonly SheetData[]) =>
+      all.map((s) =>
+        s.id === m.sheetId ? { ...s, rows: setCell(s.rows, m, replaceInCell(getCell(s.rows, m), query, replacement, opts)) } : s,
+      );
+    const next = replaceOne(data.sheets);
+    sheets.updateSheets(replaceOne);
+    const matches = findInSheets(next, query, opts);
+    goTo(matches, firstFromIn(matches, next, m.sheetId, after(m)));
   };
   const onReplaceAll = () => {
-    const { cells } = replaceAll(rows, find.query, find.replacement, find.opts);
+    const { query, replacement, opts } = find;
+    const { cells, sheetsChanged } = replaceAllSheets(data.sheets, query, replacement, opts);
     if (cells === 0) return;
-    updateRows((r) => replaceAll(r, find.query, find.replacement, find.opts).rows);
+    sheets.updateSheets((all) => replaceAllSheets(all, query, replacement, opts).sheets);
     find.setCurrent(-1);
-    toast("info", `Replaced in ${cells} ${cells === 1 ? "cell" : "cells"}. Ctrl+Z undoes it.`);
+    const across = sheetsChanged > 1 ? ` on ${sheetsChanged} sheets` : "";
+    toast("info", `Replaced in ${cells} ${cells === 1 ? "cell" : "cells"}${across}. ${keyLabel("undo")} undoes it.`);
   };
   const closeFind = () => {
     find.setOpen(false);
@@ -246,6 +265,7 @@ export function SheetEditor(props: { tab: TabView }) {
           onReplace={onReplace}
           onReplaceAll={onReplaceAll}
           onClose={closeFind}
+          manySheets={data.sheets.length > 1}
         />
       )}
       <FormulaBar sel={sel} range={range} text={focusText} editing={edit.editing ? edit.editing.text : null} />

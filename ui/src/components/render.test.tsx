@@ -476,10 +476,13 @@ describe("FindBar and the grid's found cells", () => {
         onReplace={() => undefined}
         onReplaceAll={() => undefined}
         onClose={() => undefined}
+        manySheets={false}
       />,
     );
     expect(bar).toContain(`data-testid="${TID.sheetFindCount}"`);
     expect(bar).toContain("2 of 3");
+    expect(bar).toContain('placeholder="Find in sheet"');
+    expect(bar).not.toContain(TID.sheetFindWhere);
     const grid = render(
       <GridTable
         rows={rows}
@@ -496,5 +499,31 @@ describe("FindBar and the grid's found cells", () => {
     );
     expect(count(grid, "is-found")).toBe(4);
     expect(count(grid, "is-found-current")).toBe(1);
+  });
+
+  it("says which sheet the match is on when the tab has several", () => {
+    const find = {
+      query: "apple",
+      replacement: "",
+      matchCase: false,
+      matches: [{ sheetId: "a", row: 0, col: 0 }, { sheetId: "b", row: 2, col: 1 }],
+      current: 1,
+      where: "on Stock",
+      setReplacement: () => undefined,
+    } as unknown as SheetFind;
+    const bar = render(
+      <FindBar
+        find={find}
+        onSearch={() => undefined}
+        onStep={() => undefined}
+        onReplace={() => undefined}
+        onReplaceAll={() => undefined}
+        onClose={() => undefined}
+        manySheets
+      />,
+    );
+    expect(bar).toContain("2 of 2");
+    expect(bar).toContain('placeholder="Find in all sheets"');
+    expect(bar).toMatch(new RegExp(`data-testid="${TID.sheetFindWhere}"[^>]*>on Stock<`));
   });
 });

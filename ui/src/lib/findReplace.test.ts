@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { findMatches, firstFrom, matchLabel, replaceAll, replaceInCell, stepMatch } from "./findReplace";
+import {
+  findInSheets,
+  findMatches,
+  firstFromIn,
+  matchLabel,
+  matchWhere,
+  replaceAll,
+  replaceAllSheets,
+  replaceInCell,
+  stepMatch,
+} from "./findReplace";
 
 const rows = [
   ["Apple pie", 12, null],
@@ -48,10 +58,56 @@ describe("find and replace in a sheet", () => {
     expect(stepMatch(3, 2, false)).toBe(0);
     expect(stepMatch(3, 0, true)).toBe(2);
     expect(stepMatch(0, 0, false)).toBe(-1);
-    expect(firstFrom([{ row: 0, col: 0 }, { row: 2, col: 1 }], { row: 1, col: 0 })).toBe(1);
-    expect(firstFrom([{ row: 0, col: 0 }], { row: 5, col: 0 })).toBe(0);
     expect(matchLabel("x", 12, 2)).toBe("3 of 12");
     expect(matchLabel("x", 0, -1)).toBe("No matches");
     expect(matchLabel("", 0, -1)).toBe("");
+  });
+
+  const sheets = [
+    { id: "a", name: "Orders", rows: [["apple"], [null, "crab apple"]] },
+    { id: "b", name: "Stock", rows: [["pear"]] },
+    { id: "c", name: "Notes", rows: [[null, null, "Apple tart"]] },
+  ];
+
+  it("finds across every sheet of the tab, in the tab's order", () => {
+    expect(findInSheets(sheets, "apple", { matchCase: false })).toEqual([
+      { sheetId: "a", row: 0, col: 0 },
+      { sheetId: "a", row: 1, col: 1 },
+      { sheetId: "c", row: 0, col: 2 },
+    ]);
+    expect(findInSheets(sheets, "Apple", { matchCase: true })).toEqual([{ sheetId: "c", row: 0, col: 2 }]);
+    expect(findInSheets(sheets, "", { matchCase: false })).toEqual([]);
+  });
+
+  it("starts at the cursor: on its sheet from its cell, then the later sheets, wrapping", () => {
+    const m = findInSheets(sheets, "apple", { matchCase: false });
+    expect(firstFromIn(m, sheets, "a", { row: 0, col: 0 })).toBe(0);
+    expect(firstFromIn(m, sheets, "a", { row: 0, col: 1 })).toBe(1);
+    expect(firstFromIn(m, sheets, "a", { row: 5, col: 0 })).toBe(2);
+    // On a sheet with none: the next sheet's first.
+    expect(firstFromIn(m, sheets, "b", { row: 0, col: 0 })).toBe(2);
+    // Past the last: back to the first.
+    expect(firstFromIn(m, sheets, "c", { row: 0, col: 3 })).toBe(0);
+    expect(firstFromIn([], sheets, "a", { row: 0, col: 0 })).toBe(-1);
+  });
+
+  it("replaces on every sheet, leaving the sheets without a match as they were", () => {
+    const out = replaceAllSheets(sheets, "apple", "plum", { matchCase: false });
+    expect(out.cells).toBe(3);
+    expect(out.sheetsChanged).toBe(2);
+    expect(out.sheets[0]?.rows).toEqual([["plum"], [null, "crab plum"]]);
+    expect(out.sheets[0]?.name).toBe("Orders");
+    expect(out.sheets[1]).toBe(sheets[1]);
+    expect(out.sheets[2]?.rows).toEqual([[null, null, "plum tart"]]);
+    expect(replaceAllSheets(sheets, "kiwi", "x", { matchCase: false }).cells).toBe(0);
+  });
+
+  it("says which sheet holds the matches", () => {
+    const m = findInSheets(sheets, "apple", { matchCase: false });
+    expect(matchWhere(sheets, m, m[2] ?? null)).toBe("on Notes");
+    expect(matchWhere(sheets, m, null)).toBe("on 2 sheets");
+    expect(matchWhere(sheets, m.slice(0, 2), null)).toBe("on Orders");
+    expect(matchWhere(sheets, [], null)).toBe("");
+    expect(matchWhere(sheets.slice(0, 1), m.slice(0, 2), m[0] ?? null)).toBe("");
   });
 });

@@ -25,14 +25,27 @@ async fn an_agent_edit_of_another_tab_appears_live_without_a_conflict() -> Resul
 
         // The person types in the Markdown tab; meanwhile the agent writes the sheet.
         app.type_markdown("Findings so far: ").await?;
-        let (version, _) = read_tab(&agent, &note, &sheet).await?;
-        let written = call(
-            &agent,
-            "edit_note_tab",
-            json!({"note_id": note, "tab_id": sheet, "expected_version": version,
-                   "idempotency_key": key(), "operation": "sheet_set_range",
-                   "start_row": 0, "start_col": 0, "values": [["revenue", 1200]]}),
-        );
+        // The person's save may land between the agent's read and its write (the version is
+        // the Note's): refused, the agent reads again and writes anew, as the tool tells it to.
+        let written = async {
+            let mut attempts = 0;
+            loop {
+                attempts += 1;
+                let (version, _) = read_tab(&agent, &note, &sheet).await?;
+                match call(
+                    &agent,
+                    "edit_note_tab",
+                    json!({"note_id": note, "tab_id": sheet, "expected_version": version,
+                           "idempotency_key": key(), "operation": "sheet_set_range",
+                           "start_row": 0, "start_col": 0, "values": [["revenue", 1200]]}),
+                )
+                .await
+                {
+                    Err(e) if attempts < 10 && e.to_string().contains("version_conflict") => continue,
+                    other => break other,
+                }
+            }
+        };
         let typed = app.type_markdown("the agent is filling in the data.");
         let (written, typed) = tokio::join!(written, typed);
         let agents_version = written?["version"].as_u64().context("the agent's version")?;

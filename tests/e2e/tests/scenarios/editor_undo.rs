@@ -1,8 +1,9 @@
 //! The Sheet and Slides editors' own undo and redo (Ctrl+Z, Ctrl+Shift+Z, Ctrl+Y), and the
-//! Sheet's find and replace (Ctrl+F), in the real window: each step undone and redone lands in
-//! the engine; a cell the agent wrote over MCP after the person's paste keeps the agent's value
-//! when the paste is undone (and the person reads why); Ctrl+Z inside a cell being edited is
-//! the input's own. Screenshots of the find bar in light and dark.
+//! Sheet's find and replace (Ctrl+F) over every sheet of the tab, in the real window: each step
+//! undone and redone lands in the engine; a cell the agent wrote over MCP after the person's
+//! paste keeps the agent's value when the paste is undone (and the person reads why, in light
+//! and dark); Ctrl+Z inside a cell being edited is the input's own. Screenshots of the find bar
+//! in light and dark.
 
 use anyhow::{Context, Result, ensure};
 use quire_e2e::{App, Harness, UI_TIMEOUT, scenario, tid, tid_tab};
@@ -39,28 +40,36 @@ async fn wait_data(
     }
 }
 
-/// The engine's cell (null when empty or beyond the rows).
+/// The engine's cell of the first sheet (null when empty or beyond the rows).
 fn at(data: &Value, row: usize, col: usize) -> Value {
-    data["sheets"][0]["rows"][row][col].clone()
+    at_on(data, 0, row, col)
 }
 
-/// A tab made through the app's command, opened in the window.
-async fn open_new_tab(app: &App, note: &str, kind: &str, label: &str) -> Result<String> {
-    let created = app
-        .invoke(
-            "apply_ops",
-            json!({"noteId": note, "ops": [{"op": "create_tab", "tab_type": kind, "label": label}]}),
-        )
+/// The engine's cell of the tab's sheet `sheet` (its index).
+fn at_on(data: &Value, sheet: usize, row: usize, col: usize) -> Value {
+    data["sheets"][sheet]["rows"][row][col].clone()
+}
+
+/// The ID of the sheet the grid shows.
+async fn shown_sheet(app: &App) -> Result<String> {
+    app.testid("editor-sheet")
+        .await?
+        .attr("data-sheet-id")
+        .await?
+        .context("the sheet shown")
+}
+
+/// The dark theme, chosen in Settings; then back to the Note (the only one) and its tab `tab`.
+async fn dark_and_back(app: &App, tab: &str) -> Result<()> {
+    app.click("settings-open").await?;
+    app.testid("settings").await?;
+    app.click("settings-theme-dark").await?;
+    app.click_by(&By::Css("[data-testid=\"notes-item\"]"))
         .await?;
-    let tab = created["result"]["outcomes"][0]["tab_id"]
-        .as_str()
-        .context("tab id")?
-        .to_owned();
     app.click_by(&By::Css(format!(
         "[data-testid=\"tab\"][data-tab-id=\"{tab}\"] a"
     )))
-    .await?;
-    Ok(tab)
+    .await
 }
 
 async fn keys(app: &App, keys: impl Into<TypingData>) -> Result<()> {
@@ -190,6 +199,33 @@ async fn sheet_undo_and_redo_keep_the_agents_cell() -> Result<()> {
         keys(app, Key::Control + "y").await?;
         let data = wait_data(app, &note, &sheet, "row redone", |d| at(d, 3, 0) == "p").await?;
         ensure!(at(&data, 3, 1) == "agent", "the agent's cell: {data}");
+
+        // In dark mode, the same message: the row and the paste undone again (the history
+        // outlives the editor's remount), then redone.
+        dark_and_back(app, &sheet).await?;
+        app.wait_for(&tid_tab("editor-sheet", &sheet)).await?;
+        app.click_by(&cell(0, 2)).await?;
+        undo(app).await?;
+        wait_data(app, &note, &sheet, "row undone in dark", |d| {
+            at(d, 2, 0) == "p"
+        })
+        .await?;
+        undo(app).await?;
+        wait_data(app, &note, &sheet, "paste undone in dark", |d| {
+            at(d, 2, 0).is_null() && at(d, 2, 1) == "agent"
+        })
+        .await?;
+        app.wait_text(
+            &By::Css("[data-testid=\"error-toast\"][data-tone=\"info\"]"),
+            "the message in dark",
+            |t| t.contains("kept B3") && t.contains("another writer"),
+        )
+        .await?;
+        quire_e2e::screenshot(&app.driver, "editor-undo-sheet-kept-dark").await?;
+        redo(app).await?;
+        redo(app).await?;
+        let data = wait_data(app, &note, &sheet, "redone in dark", |d| at(d, 3, 0) == "p").await?;
+        ensure!(at(&data, 3, 1) == "agent", "the agent's cell: {data}");
         app.wait_synced(&note).await?;
         agent.cancel().await?;
         Ok(())
@@ -271,10 +307,13 @@ async fn find_shot(app: &App, name: &str) -> Result<()> {
     let input = app.testid("sheet-find-input").await?;
     input.send_keys(Key::Control + "a").await?;
     input.send_keys("apple").await?;
-    app.wait_text(&tid("sheet-find-count"), "the count", |t| t == "1 of 3")
+    // Three on the sheet shown, one on the second sheet.
+    app.wait_text(&tid("sheet-find-count"), "the count", |t| t == "1 of 4")
         .await?;
     input.send_keys(Key::Enter).await?;
-    app.wait_text(&tid("sheet-find-count"), "next", |t| t == "2 of 3")
+    app.wait_text(&tid("sheet-find-count"), "next", |t| t == "2 of 4")
+        .await?;
+    app.wait_text(&tid("sheet-find-where"), "where", |t| t == "on Sheet 1")
         .await?;
     let found = app.driver.find_all(By::Css("td.is-found")).await?;
     ensure!(found.len() == 3, "{} cells highlighted", found.len());
@@ -294,17 +333,67 @@ async fn find_and_replace_across_a_sheet_is_one_undo_step() -> Result<()> {
         type_cell(app, 2, 1, "pineapple").await?;
         type_cell(app, 3, 1, "banana").await?;
         wait_data(app, &note, &sheet, "typed", |d| at(d, 3, 1) == "banana").await?;
+        // A second sheet, with one more apple.
+        app.click("sheet-add").await?;
+        let first = app
+            .testid("sheet-switch")
+            .await?
+            .attr("data-sheet-id")
+            .await?
+            .context("the first sheet's id")?;
+        let second = shown_sheet(app).await?;
+        ensure!(second != first, "the new sheet is shown");
+        type_cell(app, 1, 1, "apple crumble").await?;
+        wait_data(app, &note, &sheet, "the second sheet", |d| {
+            at_on(d, 1, 1, 1) == "apple crumble"
+        })
+        .await?;
+        app.click_by(&By::Css(format!(
+            "[data-testid=\"sheet-switch\"][data-sheet-id=\"{first}\"]"
+        )))
+        .await?;
+        app.wait_for(&By::Css(format!(
+            "[data-testid=\"editor-sheet\"][data-sheet-id=\"{first}\"]"
+        )))
+        .await?;
 
         find_shot(app, "sheet-find-replace-light").await?;
-        // Match case: two.
+        // On past the first sheet's three: the second sheet is shown, its cell found.
+        let input = app.testid("sheet-find-input").await?;
+        input.send_keys(Key::Enter).await?;
+        app.wait_text(&tid("sheet-find-count"), "third", |t| t == "3 of 4")
+            .await?;
+        input.send_keys(Key::Enter).await?;
+        app.wait_text(&tid("sheet-find-count"), "fourth", |t| t == "4 of 4")
+            .await?;
+        app.wait_for(&By::Css(format!(
+            "[data-testid=\"editor-sheet\"][data-sheet-id=\"{second}\"]"
+        )))
+        .await?;
+        app.wait_text(&tid("sheet-find-where"), "where", |t| t == "on Sheet 2")
+            .await?;
+        app.wait_for(&By::Css(
+            "[data-testid=\"sheet-cell\"][data-row=\"1\"][data-col=\"1\"].is-found-current",
+        ))
+        .await?;
+        quire_e2e::screenshot(&app.driver, "sheet-find-other-sheet").await?;
+        // Wrapping back to the first.
+        input.send_keys(Key::Enter).await?;
+        app.wait_text(&tid("sheet-find-count"), "wrapped", |t| t == "1 of 4")
+            .await?;
+        app.wait_for(&By::Css(format!(
+            "[data-testid=\"editor-sheet\"][data-sheet-id=\"{first}\"]"
+        )))
+        .await?;
+        // Match case: three (not "Green Apple").
         app.click("sheet-find-case").await?;
         app.wait_text(&tid("sheet-find-count"), "match case", |t| {
-            t.ends_with("of 2")
+            t.ends_with("of 3")
         })
         .await?;
         app.click("sheet-find-case").await?;
         app.wait_text(&tid("sheet-find-count"), "any case", |t| {
-            t.ends_with("of 3")
+            t.ends_with("of 4")
         })
         .await?;
         let replace = app.testid("sheet-replace-input").await?;
@@ -318,9 +407,16 @@ async fn find_and_replace_across_a_sheet_is_one_undo_step() -> Result<()> {
         ensure!(
             at(&data, 1, 0) == "Green pear"
                 && at(&data, 2, 1) == "pinepear"
-                && at(&data, 3, 1) == "banana",
-            "replaced: {data}"
+                && at(&data, 3, 1) == "banana"
+                && at_on(&data, 1, 1, 1) == "pear crumble",
+            "replaced on both sheets: {data}"
         );
+        app.wait_text(
+            &By::Css("[data-testid=\"error-toast\"][data-tone=\"info\"]"),
+            "the message",
+            |t| t.contains("Replaced in 4 cells on 2 sheets"),
+        )
+        .await?;
         app.wait_text(&tid("sheet-find-count"), "none left", |t| t == "No matches")
             .await?;
         // Escape closes the bar; one Ctrl+Z in the grid takes the whole replacement back.
@@ -336,21 +432,14 @@ async fn find_and_replace_across_a_sheet_is_one_undo_step() -> Result<()> {
         ensure!(
             at(&data, 1, 0) == "Green Apple"
                 && at(&data, 2, 1) == "pineapple"
-                && at(&data, 3, 1) == "banana",
-            "restored: {data}"
+                && at(&data, 3, 1) == "banana"
+                && at_on(&data, 1, 1, 1) == "apple crumble",
+            "restored on both sheets: {data}"
         );
         app.wait_synced(&note).await?;
 
         // Dark mode: the same bar.
-        app.click("settings-open").await?;
-        app.testid("settings").await?;
-        app.click("settings-theme-dark").await?;
-        app.click_by(&By::Css("[data-testid=\"notes-item\"]"))
-            .await?;
-        app.click_by(&By::Css(format!(
-            "[data-testid=\"tab\"][data-tab-id=\"{sheet}\"] a"
-        )))
-        .await?;
+        dark_and_back(app, &sheet).await?;
         app.wait_for(&tid_tab("editor-sheet", &sheet)).await?;
         find_shot(app, "sheet-find-replace-dark").await?;
         Ok(())

@@ -112,10 +112,13 @@ async fn the_palette_lists_every_action_and_runs_it() -> Result<()> {
         run_command(app, "add slides", "tab.add-slides").await?;
         app.wait_for(&By::Css("[data-testid=\"tab\"][data-tab-type=\"slides\"]"))
             .await?;
-        // Ctrl+Shift+P again closes it, as it opens it.
+        // The new deck's editor is up (it takes the focus as it mounts) before the palette
+        // opens again.
+        app.wait_for(&By::Css("[data-testid=\"editor-slides\"]"))
+            .await?;
+        // Ctrl+Shift+P again closes it, as it opens it: the keys go to the palette's input.
         open_palette(app).await?;
-        app.driver
-            .active_element()
+        app.testid("command-palette-input")
             .await?
             .send_keys(Key::Control + Key::Shift + "p")
             .await?;

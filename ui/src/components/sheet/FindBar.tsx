@@ -1,25 +1,37 @@
-// The sheet's find bar (Ctrl+F in the grid): the query, how many cells hold it ("3 of 12"),
-// next / previous (Enter / Shift+Enter, or the arrows), match case, Replace (the current cell)
-// and Replace all (one undo step, one save); Escape closes it. The matching is lib/findReplace.ts.
+// The sheet's find bar (Ctrl+F in the grid): the query, how many cells of the tab's sheets hold
+// it ("3 of 12", and on which sheet the current one is), next / previous (Enter / Shift+Enter,
+// or the arrows; a match on another sheet shows that sheet), match case, Replace (the current
+// cell) and Replace all (every sheet: one undo step, one save); Escape closes it. The matching
+// is lib/findReplace.ts.
 
 import { useMemo, useState } from "preact/hooks";
-import { type Pos, type Rows } from "../../lib/grid";
+import { type Pos } from "../../lib/grid";
 import { cellKey } from "../../lib/marks";
-import { type FindOptions, findMatches, matchLabel } from "../../lib/findReplace";
+import { type FindOptions, type FindSheet, type SheetMatch, findInSheets, matchLabel, matchWhere } from "../../lib/findReplace";
 import { isEnter } from "../../lib/keys";
 import { TID } from "../../testids";
 
-/** What the find bar holds: shared with the grid, which highlights the matches. */
-export function useSheetFind(rows: Rows) {
+/**
+ * What the find bar holds: shared with the grid, which highlights the matches of the sheet
+ * shown (`shownId`).
+ */
+export function useSheetFind(sheets: readonly (FindSheet & { name: string })[], shownId: string) {
   const [open, setOpen] = useState(false);
   const [query, setQuery] = useState("");
   const [replacement, setReplacement] = useState("");
   const [matchCase, setMatchCase] = useState(false);
   const [current, setCurrent] = useState(-1);
   const opts: FindOptions = { matchCase };
-  const matches = useMemo(() => (open ? findMatches(rows, query, { matchCase }) : []), [open, rows, query, matchCase]);
-  const found = useMemo(() => new Set(matches.map((m) => cellKey(m.row, m.col))), [matches]);
+  const matches = useMemo(
+    () => (open ? findInSheets(sheets, query, { matchCase }) : []),
+    [open, sheets, query, matchCase],
+  );
+  const found = useMemo(
+    () => new Set(matches.filter((m) => m.sheetId === shownId).map((m) => cellKey(m.row, m.col))),
+    [matches, shownId],
+  );
   const at = current >= 0 && current < matches.length ? current : -1;
+  const match: SheetMatch | null = (at >= 0 ? matches[at] : undefined) ?? null;
   return {
     open,
     setOpen,
@@ -34,8 +46,12 @@ export function useSheetFind(rows: Rows) {
     found,
     current: at,
     setCurrent,
-    /** The match the cursor is on (highlighted more strongly). */
-    currentPos: (at >= 0 ? matches[at] : undefined) ?? null,
+    /** The match the cursor is on, and its sheet. */
+    match,
+    /** That match's cell when it is on the sheet shown (highlighted more strongly). */
+    currentPos: (match && match.sheetId === shownId ? match : null) as Pos | null,
+    /** Where the matches are, when the tab has more than one sheet: "on Stock", "on 2 sheets". */
+    where: matchWhere(sheets, matches, match),
   };
 }
 
@@ -49,6 +65,8 @@ export function FindBar(props: {
   onReplace: () => void;
   onReplaceAll: () => void;
   onClose: () => void;
+  /** The tab has more than one sheet (the search covers them all). */
+  manySheets: boolean;
 }) {
   const f = props.find;
   const label = matchLabel(f.query, f.matches.length, f.current);
@@ -66,13 +84,13 @@ export function FindBar(props: {
     }
   };
   return (
-    <div class="find-bar" role="search" aria-label="Find in this sheet" data-testid={TID.sheetFindBar}>
+    <div class="find-bar" role="search" aria-label="Find in this Sheet tab" data-testid={TID.sheetFindBar}>
       <input
         type="search"
         class="find-input"
         data-testid={TID.sheetFindInput}
         aria-label="Find"
-        placeholder="Find in sheet"
+        placeholder={props.manySheets ? "Find in all sheets" : "Find in sheet"}
         value={f.query}
         ref={(el) => {
           if (el && !el.dataset.focused) {
@@ -87,6 +105,11 @@ export function FindBar(props: {
       <span class="find-count muted" data-testid={TID.sheetFindCount} aria-live="polite">
         {label}
       </span>
+      {f.where && (
+        <span class="find-where muted" data-testid={TID.sheetFindWhere}>
+          {f.where}
+        </span>
+      )}
       <button
         type="button"
         class="icon-button"

@@ -73,6 +73,22 @@ export function useSheetData(tabId: string) {
     commit({ sheets: latest.current.sheets.map((s) => (s.id === id ? { ...s, rows } : s)) }, ops);
   };
 
+  /**
+   * Changes the cells of any of the tab's sheets (find's Replace, Replace all): one undo step of
+   * every cell that changed. `fn` keeps the sheets and their order; a sheet it leaves alone is
+   * the same object.
+   */
+  const updateSheets = (fn: (sheets: readonly SheetData[]) => SheetData[]) => {
+    const before = latest.current.sheets;
+    const after = fn(before);
+    const ops = after.flatMap((s) => {
+      const old = before.find((b) => b.id === s.id);
+      return old && old.rows !== s.rows ? cellOps(s.id, old.rows, s.rows) : [];
+    });
+    if (ops.length === 0) return;
+    commit({ sheets: after }, ops);
+  };
+
   /** Undoes (or redoes) the person's last step; what another writer changed since is kept, and said. */
   const undoRedo = (undo: boolean): boolean => {
     const h = history();
@@ -125,6 +141,7 @@ export function useSheetData(tabId: string) {
     remote,
     setSheetId,
     updateRows,
+    updateSheets,
     addSheet,
     renameSheet,
     removeSheet,
