@@ -59,6 +59,25 @@ async fn shown_sheet(app: &App) -> Result<String> {
         .context("the sheet shown")
 }
 
+/// A tab made through the app's command, opened in the window.
+async fn open_new_tab(app: &App, note: &str, kind: &str, label: &str) -> Result<String> {
+    let created = app
+        .invoke(
+            "apply_ops",
+            json!({"noteId": note, "ops": [{"op": "create_tab", "tab_type": kind, "label": label}]}),
+        )
+        .await?;
+    let tab = created["result"]["outcomes"][0]["tab_id"]
+        .as_str()
+        .context("tab id")?
+        .to_owned();
+    app.click_by(&By::Css(format!(
+        "[data-testid=\"tab\"][data-tab-id=\"{tab}\"] a"
+    )))
+    .await?;
+    Ok(tab)
+}
+
 /// The dark theme, chosen in Settings; then back to the Note (the only one) and its tab `tab`.
 async fn dark_and_back(app: &App, tab: &str) -> Result<()> {
     app.click("settings-open").await?;
