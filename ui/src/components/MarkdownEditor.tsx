@@ -110,7 +110,7 @@ export function MarkdownEditor(props: { tab: TabView }) {
   const rev = useApp((s) => s.content[tab.id]?.rev ?? 0);
   // The lines another writer's change brought (the editor opened on it, or took it in).
   const [opened] = useState(() => contentFor(tab.id));
-  const remote = useRemoteMarks(tab.id, opened, lineMarks);
+  const remote = useRemoteMarks(tab.id, opened, lineMarks, (late) => view.current?.dispatch({ effects: marking(late) }));
   const [preview, setPreview] = useState(false);
   const [large, setLarge] = useState(false);
   const [previewHtml, setPreviewHtml] = useState("");

@@ -6,54 +6,53 @@
 
 import { type RefObject } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { type RemoteEdit, app, marksShown, useApp } from "../app-state";
-import { type MarkAuthor, SeenTimer } from "../lib/marks";
+import { app, marksShown } from "../app-state";
+import { type Marks, MarkBook, SeenTimer } from "../lib/marks";
 
-export interface Marks<M> {
-  by: MarkAuthor;
-  marks: M;
-}
+export type { Marks } from "../lib/marks";
 
 /**
  * `diff(before, after)` gives the marks of a change, or null when it has none. `initial` is the
  * content the editor opened on (marked against the content before an announced change).
+ * `onLate` receives marks of content the editor took in before its announcement came (the
+ * Markdown editor draws them itself; `marks` holds them too).
  */
-export function useRemoteMarks<M>(tabId: string, initial: unknown, diff: (before: unknown, after: unknown) => M | null) {
-  // The announced change the editor's content already holds when it opens: never marked again.
-  const shownVersion = useRef<number | null>(null);
-  const [marks, setMarks] = useState<Marks<M> | null>(() => {
-    const r = app.get().remoteEdits[tabId];
-    if (!r) return null;
-    shownVersion.current = r.version;
-    if (!("before" in r)) return null;
-    const m = diff(r.before, initial);
-    return m ? { by: { author: r.author, agent: r.agent }, marks: m } : null;
-  });
+export function useRemoteMarks<M>(
+  tabId: string,
+  initial: unknown,
+  diff: (before: unknown, after: unknown) => M | null,
+  onLate?: (marks: Marks<M>) => void,
+) {
+  const [book] = useState(() => new MarkBook(diff));
+  const [marks, setMarks] = useState<Marks<M> | null>(() => book.opened(app.get().remoteEdits[tabId], initial));
   useEffect(() => {
     if (marks) marksShown(tabId);
     // Once, for the marks the editor opened with.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
-  // Announced and not yet taken in (kept when the person's own edit clears the announcement).
-  const remote = useApp((s) => s.remoteEdits[tabId]);
-  const unmarked = useRef<RemoteEdit | null>(null);
+  const late = useRef(onLate);
+  late.current = onLate;
+  // Every change of the state, as it happens: an announcement the person's next keystroke
+  // clears before a render is still seen.
   useEffect(() => {
-    if (remote && remote.version !== shownVersion.current) unmarked.current = remote;
-  }, [remote]);
+    const check = () => {
+      const m = book.announced(app.get().remoteEdits[tabId]);
+      if (!m) return;
+      marksShown(tabId);
+      setMarks(m);
+      late.current?.(m);
+    };
+    check();
+    return app.subscribe(check);
+  }, [book, tabId]);
 
   /** The editor replaced what it showed with the engine's content: the marks it brought. */
   const took = (shown: unknown, incoming: unknown): Marks<M> | null => {
-    const by = unmarked.current;
-    unmarked.current = null;
-    if (!by) return null;
-    shownVersion.current = by.version;
-    marksShown(tabId);
-    const m = diff(shown, incoming);
-    if (!m) return null;
-    const taken = { by: { author: by.author, agent: by.agent }, marks: m };
-    setMarks(taken);
-    return taken;
+    const taken = book.took(shown, incoming);
+    if (taken.announced) marksShown(tabId);
+    if (taken.marks) setMarks(taken.marks);
+    return taken.marks;
   };
 
   return { marks, took, seen: () => setMarks(null) };

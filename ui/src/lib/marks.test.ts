@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import type { Deck, Slide } from "../bindings";
-import { SEEN_AFTER_MS, SeenTimer, cellKey, changedCellsBySheet, changedSlides } from "./marks";
+import { LATE_MARK_MS, MarkBook, SEEN_AFTER_MS, SeenTimer, cellKey, changedCellsBySheet, changedSlides } from "./marks";
 
 const sheet = (id: string, rows: (string | number | null)[][]) => ({ id, name: id, rows });
 
@@ -66,5 +66,75 @@ describe("SeenTimer", () => {
     vi.advanceTimersByTime(SEEN_AFTER_MS * 2);
     expect(seen).toHaveBeenCalledTimes(1);
     vi.useRealTimers();
+  });
+});
+
+describe("MarkBook", () => {
+  // Marks: the words of `after` not in `before`.
+  const words = (before: unknown, after: unknown) => {
+    const had = new Set(String(before).split(" "));
+    const added = String(after)
+      .split(" ")
+      .filter((w) => !had.has(w));
+    return added.length > 0 ? added : null;
+  };
+  const claude = { author: "claude", agent: true, version: 5 };
+  const clock = () => {
+    const c = { t: 1000, now: () => c.t };
+    return c;
+  };
+
+  it("marks content taken in after its announcement, once", () => {
+    const book = new MarkBook(words);
+    expect(book.opened(undefined, "a")).toBeNull();
+    expect(book.announced(claude)).toBeNull();
+    // The same announcement again (another change of the state, or with `before` dropped).
+    expect(book.announced(claude)).toBeNull();
+    expect(book.announced({ ...claude })).toBeNull();
+    expect(book.took("a", "a b")).toEqual({ announced: true, marks: { by: { author: "claude", agent: true }, marks: ["b"] } });
+    // Taken: the next take has no author.
+    expect(book.took("a b", "a b c")).toEqual({ announced: false, marks: null });
+    expect(book.announced({ ...claude })).toBeNull();
+  });
+
+  it("keeps an announcement the person's edit cleared until the content is taken in", () => {
+    const book = new MarkBook(words);
+    book.announced(claude);
+    // The person typed: the app dropped the announcement.
+    expect(book.announced(undefined)).toBeNull();
+    expect(book.took("x", "x y").marks?.marks).toEqual(["y"]);
+  });
+
+  it("marks content that came before its announcement when the announcement comes", () => {
+    const c = clock();
+    const book = new MarkBook(words, c.now);
+    // The save's read-back brought the agent's merged line first.
+    expect(book.took("mine", "mine agent")).toEqual({ announced: false, marks: null });
+    // A read of the same content again changes nothing to mark and keeps the take waiting.
+    book.took("mine agent", "mine agent");
+    c.t += 1200;
+    expect(book.announced(claude)).toEqual({ by: { author: "claude", agent: true }, marks: ["agent"] });
+    // That change counts as shown: its content read once more marks nothing, and it is not
+    // marked again.
+    expect(book.announced({ ...claude })).toBeNull();
+    expect(book.took("mine agent", "mine agent more").marks).toBeNull();
+  });
+
+  it("does not name the author of a take older than LATE_MARK_MS; that announcement waits for its content", () => {
+    const c = clock();
+    const book = new MarkBook(words, c.now);
+    book.took("a", "a restored");
+    c.t += LATE_MARK_MS + 1;
+    expect(book.announced(claude)).toBeNull();
+    expect(book.took("a restored", "a restored agent").marks?.marks).toEqual(["agent"]);
+  });
+
+  it("opens on an announced change: marks it against the content before it, never again", () => {
+    const book = new MarkBook(words);
+    expect(book.opened({ ...claude, before: "a" }, "a b")?.marks).toEqual(["b"]);
+    expect(book.announced(claude)).toBeNull();
+    expect(book.took("a b", "a b c").announced).toBe(false);
+    // Shown already, with nothing to compare with: nothing marked.
+    expect(new MarkBook(words).opened(claude, "a b")).toBeNull();
   });
 });

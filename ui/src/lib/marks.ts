@@ -73,3 +73,94 @@ export class SeenTimer {
     this.timer = null;
   }
 }
+
+/** A change's marks and who made it. */
+export interface Marks<M> {
+  by: MarkAuthor;
+  marks: M;
+}
+
+/** Another writer's change to a tab as the app announces it (app-state's `RemoteEdit`). */
+export interface Announced extends MarkAuthor {
+  version: number;
+  /** The tab's content before the change, while no editor has marked it yet. */
+  before?: unknown;
+}
+
+/**
+ * How long content an editor took in before its announcement came may still be marked by it.
+ * The announcement waits for one read of the history (milliseconds; about a second under load);
+ * a take older than this was not that change.
+ */
+export const LATE_MARK_MS = 5000;
+
+/**
+ * Which announced change an editor's content brings, so its marks name the author: the editor
+ * calls `opened` once, `announced` on every change of the app's state (synchronously, so an
+ * announcement cleared by the person's next keystroke before a render is not missed), and `took`
+ * whenever it replaces what it shows with the engine's content. The engine's merged content
+ * can reach the editor before the announcement does (the person's save reads it back first):
+ * such a take is kept for LATE_MARK_MS and marked when the announcement comes. Pure: the caller
+ * shows the marks.
+ */
+export class MarkBook<M> {
+  /** The announced change the editor shows (marked or not): never marked again. */
+  private shownVersion: number | null = null;
+  /** Announced and not yet taken in (kept when the person's own edit clears the announcement). */
+  private unmarked: Announced | null = null;
+  /** The last take with no announcement to name its author. */
+  private late: { shown: unknown; incoming: unknown; at: number } | null = null;
+
+  constructor(
+    private readonly diff: (before: unknown, after: unknown) => M | null,
+    private readonly now: () => number = () => Date.now(),
+  ) {}
+
+  /** The marks of the editor opened on `initial` while `announced` is the tab's announcement. */
+  opened(announced: Announced | undefined, initial: unknown): Marks<M> | null {
+    if (!announced) return null;
+    this.shownVersion = announced.version;
+    if (!("before" in announced)) return null;
+    return this.marked(announced, announced.before, initial);
+  }
+
+  /**
+   * The tab's announcement as the app holds it now. Returns the marks of content taken in before
+   * it came, if any; the change then counts as shown.
+   */
+  announced(announced: Announced | undefined): Marks<M> | null {
+    if (!announced || announced.version === this.shownVersion || announced === this.unmarked) return null;
+    if (this.unmarked?.version === announced.version) return null;
+    const late = this.late;
+    this.late = null;
+    if (late && this.now() - late.at <= LATE_MARK_MS) {
+      this.shownVersion = announced.version;
+      this.unmarked = null;
+      return this.marked(announced, late.shown, late.incoming);
+    }
+    this.unmarked = announced;
+    return null;
+  }
+
+  /**
+   * The editor replaced `shown` with the engine's `incoming`: the marks it brought, and whether
+   * an announced change was taken in with it (marked or not).
+   */
+  took(shown: unknown, incoming: unknown): { announced: boolean; marks: Marks<M> | null } {
+    const by = this.unmarked;
+    this.unmarked = null;
+    if (!by) {
+      // A take that changed nothing to mark leaves an earlier one waiting.
+      if (this.diff(shown, incoming) !== null) this.late = { shown, incoming, at: this.now() };
+      return { announced: false, marks: null };
+    }
+    this.late = null;
+    this.shownVersion = by.version;
+    return { announced: true, marks: this.marked(by, shown, incoming) };
+  }
+
+  private marked(by: Announced, before: unknown, after: unknown): Marks<M> | null {
+    const marks = this.diff(before, after);
+    return marks ? { by: { author: by.author, agent: by.agent }, marks } : null;
+  }
+}
