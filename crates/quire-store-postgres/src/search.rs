@@ -222,7 +222,8 @@ const VISIBLE: &str = "(n.deleted_at IS NULL AND ($3 = false OR n.agent_access))
 /// The best `limit` matching tabs, best first (`ts_rank`, the title's words weighing more):
 /// one hit per tab, its snippet from its best chunk. A chunk matches when every part of the
 /// query is in it or in the Note's title; a match in the title alone counts for the Note's
-/// title tab only.
+/// title tab only. Too few: the tabs that hold every part across their chunks follow
+/// ([`spread`]).
 pub(crate) async fn search(
     db: &Object,
     query: &SearchQuery,
@@ -254,6 +255,7 @@ pub(crate) async fn search(
     );
     let stmt = db.prepare_cached(&sql).await?;
     let agents_only = matches!(scope, SearchScope::AgentApproved);
+    let wanted = limit;
     let limit = i64::try_from(limit).unwrap_or(i64::MAX);
     let rows = db
         .query(
@@ -266,6 +268,13 @@ pub(crate) async fn search(
             ],
         )
         .await?;
+    // Too few: then the tabs that hold every word though no chunk of them holds them all.
+    let mut rows = rows;
+    let parts = query.parts_tsquery();
+    if parts.len() > 1 && rows.len() < wanted {
+        let more = spread(db, query, &parts, &rows, agents_only, wanted - rows.len()).await?;
+        rows.extend(more);
+    }
     let mut hits = Vec::with_capacity(rows.len());
     for row in rows {
         let id: String = row.try_get(0)?;
@@ -288,3 +297,78 @@ pub(crate) async fn search(
     }
     Ok(hits)
 }
+
+/// At most `limit` tabs (none of those in `found`) that hold every part of the query, in one
+/// chunk or another (or the Note's title) though no chunk holds them all, best first (the sum
+/// of each part's best `ts_rank` in the tab); rows as [`search`] reads them, the snippet's body
+/// from the chunk that best holds the first part found in a body. A tab whose only match is the
+/// Note's title is not one (the title tab would have matched already).
+async fn spread(
+    db: &Object,
+    query: &SearchQuery,
+    parts: &[String],
+    found: &[tokio_postgres::Row],
+    agents_only: bool,
+    limit: usize,
+) -> Result<Vec<tokio_postgres::Row>, Fail> {
+    let mut found_notes = Vec::with_capacity(found.len());
+    let mut found_tabs = Vec::with_capacity(found.len());
+    for row in found {
+        found_notes.push(row.try_get::<_, String>(0)?);
+        found_tabs.push(row.try_get::<_, String>(3)?);
+    }
+    let sql = format!(
+        "WITH p AS (SELECT t::tsquery AS q, i FROM unnest($1::text[]) WITH ORDINALITY AS u(t, i)),
+         in_body AS (
+             SELECT c.note_id, c.tab_id, p.i, max(ts_rank(c.body_tsv, p.q)) AS rank
+             FROM p JOIN search_chunks c ON c.body_tsv @@ p.q
+             GROUP BY c.note_id, c.tab_id, p.i
+         ),
+         in_title AS (
+             SELECT t.note_id, t.tab_id, p.i, ts_rank(s.title_tsv, p.q) AS rank
+             FROM p JOIN search_titles s ON s.title_tsv @@ p.q
+             JOIN search_tabs t ON t.note_id = s.note_id
+         ),
+         tabs AS (
+             SELECT note_id, tab_id, sum(rank) AS rank
+             FROM (SELECT note_id, tab_id, i, max(rank) AS rank, bool_or(body) AS body
+                   FROM (SELECT *, true AS body FROM in_body
+                         UNION ALL SELECT *, false FROM in_title) AS each_part
+                   GROUP BY note_id, tab_id, i) AS per_part
+             GROUP BY note_id, tab_id
+             HAVING count(*) = $2 AND bool_or(body)
+         )
+         SELECT b.note_id, n.title, n.version, b.tab_id, t.tab_type, t.tab_label,
+                (SELECT c.body FROM search_chunks c
+                 WHERE c.note_id = b.note_id AND c.tab_id = b.tab_id AND c.body_tsv @@ $3::text::tsquery
+                 ORDER BY ts_rank(c.body_tsv, $3::text::tsquery) DESC, c.id LIMIT 1)
+         FROM tabs b
+         JOIN notes n ON n.id = b.note_id
+         JOIN search_tabs t ON t.note_id = b.note_id AND t.tab_id = b.tab_id
+         WHERE {VISIBLE_4}
+           AND NOT EXISTS (SELECT 1 FROM unnest($5::text[], $6::text[]) AS f(note_id, tab_id)
+                           WHERE f.note_id = b.note_id AND f.tab_id = b.tab_id)
+         ORDER BY b.rank DESC, b.note_id, b.tab_id
+         LIMIT $7"
+    );
+    let stmt = db.prepare_cached(&sql).await?;
+    let count = i64::try_from(parts.len()).unwrap_or(i64::MAX);
+    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+    Ok(db
+        .query(
+            &stmt,
+            &[
+                &parts,
+                &count,
+                &query.to_tsquery_body_any(),
+                &agents_only,
+                &found_notes,
+                &found_tabs,
+                &limit,
+            ],
+        )
+        .await?)
+}
+
+/// [`VISIBLE`] with the agents' flag as `$4`.
+const VISIBLE_4: &str = "(n.deleted_at IS NULL AND ($4 = false OR n.agent_access))";

@@ -139,7 +139,8 @@ const VISIBLE: &str = "(n.deleted_at IS NULL AND (?3 = 0 OR n.agent_access = 1))
 /// is in it or in the Note's title, and some part is in its body unless it is the title tab's
 /// (a match in the title alone counts for that tab only: checked for the candidates alone).
 /// FTS5 ranks the matching chunks and hands over the best `window` (ORDER BY rank LIMIT, no
-/// join per match); the window widens only when it held too few visible tabs.
+/// join per match); the window widens only when it held too few visible tabs. Too few in all:
+/// the tabs that hold every part across their chunks follow ([`spread`]).
 pub(super) fn search(
     conn: &Connection,
     query: &SearchQuery,
@@ -163,17 +164,132 @@ pub(super) fn search(
                 continue;
             }
             // A match in the title alone counts for the title tab only.
-            if !chunk.title_tab && !body_matches(conn, chunk.id, &in_body)? {
+            if !chunk.title_tab && !chunk_matches(conn, chunk.id, &in_body)? {
                 continue;
             }
             seen.insert((chunk.nid, chunk.tab_id.clone()));
             best.push(chunk);
         }
         if best.len() >= limit || exhausted {
+            // Then the tabs that hold every word though no chunk of them holds them all.
+            if best.len() < limit {
+                best.extend(spread(conn, query, agents_only, limit - best.len(), &seen)?);
+            }
             return best.into_iter().map(|c| hit(conn, query, c)).collect();
         }
         window = window.saturating_mul(4);
     }
+}
+
+/// Most chunks of one part of a query read when the words are shared out over a tab's chunks.
+const SPREAD_SCAN: usize = 2_000;
+
+/// At most `limit` tabs (none of `found`) that hold every part of the query in one chunk or
+/// another though no chunk holds them all, best first (the sum of each part's best bm25 in the
+/// tab). The rarest part's chunks (at most [`SPREAD_SCAN`]) name the tabs, those of one chunk
+/// aside (it would have matched whole); each other part is looked for in those tabs' chunks
+/// alone. A tab whose only match is the Note's title is not one (the title tab would have
+/// matched already).
+fn spread(
+    conn: &Connection,
+    query: &SearchQuery,
+    agents_only: bool,
+    limit: usize,
+    found: &std::collections::HashSet<(i64, String)>,
+) -> Result<Vec<Candidate>> {
+    let parts = query.parts_fts5();
+    if parts.len() < 2 || limit == 0 {
+        return Ok(Vec::new());
+    }
+    let scan = i64::try_from(SPREAD_SCAN).unwrap_or(i64::MAX);
+    let mut count = conn.prepare_cached(
+        "SELECT count(*) FROM (SELECT 1 FROM search_fts WHERE search_fts MATCH ?1 LIMIT ?2)",
+    )?;
+    let mut rarest = (0, i64::MAX);
+    for (i, part) in parts.iter().enumerate() {
+        let n: i64 = count.query_row(rusqlite::params![part, scan], |r| r.get(0))?;
+        if n < rarest.1 {
+            rarest = (i, n);
+        }
+    }
+    if rarest.1 == 0 {
+        return Ok(Vec::new());
+    }
+
+    // The rarest part's best chunk in each visible tab.
+    let sql = format!(
+        "SELECT m.id, m.rank, c.nid, c.tab_id, n.id, c.title_tab
+         FROM (SELECT rowid AS id, rank FROM search_fts
+               WHERE search_fts MATCH ?1 AND rank MATCH 'bm25(2.0, 1.0, 0.0)' LIMIT ?2) AS m
+         JOIN search_chunks AS c ON c.id = m.id
+         JOIN notes AS n ON n.nid = c.nid
+         WHERE {VISIBLE}
+           AND EXISTS (SELECT 1 FROM search_chunks AS o
+                       WHERE o.nid = c.nid AND o.tab_id = c.tab_id AND o.id <> c.id)"
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map(rusqlite::params![parts[rarest.0], scan, agents_only], |r| {
+        Ok((
+            r.get::<_, f64>(1)?,
+            Candidate {
+                id: r.get(0)?,
+                nid: r.get(2)?,
+                tab_id: r.get(3)?,
+                note_id: r.get(4)?,
+                title_tab: r.get(5)?,
+                visible: true,
+            },
+        ))
+    })?;
+    let mut tabs: std::collections::HashMap<(i64, String), (f64, Candidate)> =
+        std::collections::HashMap::new();
+    for row in rows {
+        let (rank, chunk) = row?;
+        let key = (chunk.nid, chunk.tab_id.clone());
+        if found.contains(&key) {
+            continue;
+        }
+        match tabs.get(&key) {
+            Some((best, _)) if *best <= rank => {}
+            _ => {
+                tabs.insert(key, (rank, chunk));
+            }
+        }
+    }
+
+    // Each other part in the same tab, and not every part in the title alone.
+    let mut in_tab = conn.prepare_cached(
+        "SELECT min(rank) FROM search_fts
+         WHERE search_fts MATCH ?1 AND rank MATCH 'bm25(2.0, 1.0, 0.0)'
+           AND rowid IN (SELECT id FROM search_chunks WHERE nid = ?2 AND tab_id = ?3)",
+    )?;
+    let in_title = format!("title : ({})", query.to_fts5());
+    let mut out: Vec<(f64, Candidate)> = Vec::new();
+    'tabs: for ((nid, tab_id), (rank, chunk)) in tabs {
+        let mut score = rank;
+        for (i, part) in parts.iter().enumerate() {
+            if i == rarest.0 {
+                continue;
+            }
+            let best: Option<f64> =
+                in_tab.query_row(rusqlite::params![part, nid, tab_id], |r| r.get(0))?;
+            match best {
+                Some(best) => score += best,
+                None => continue 'tabs,
+            }
+        }
+        if !chunk.title_tab && chunk_matches(conn, chunk.id, &in_title)? {
+            continue;
+        }
+        out.push((score, chunk));
+    }
+    out.sort_by(|(a, x), (b, y)| {
+        a.total_cmp(b)
+            .then_with(|| x.note_id.cmp(&y.note_id))
+            .then_with(|| x.tab_id.cmp(&y.tab_id))
+    });
+    out.truncate(limit);
+    Ok(out.into_iter().map(|(_, c)| c).collect())
 }
 
 /// A matching chunk, as ranked.
@@ -188,12 +304,12 @@ struct Candidate {
     visible: bool,
 }
 
-/// Whether some part of the query is in the body of chunk `id` (not only in the title).
-fn body_matches(conn: &Connection, id: i64, in_body: &str) -> Result<bool> {
+/// Whether chunk `id` matches `matching` (FTS5 text: e.g. some part of the query in its body).
+fn chunk_matches(conn: &Connection, id: i64, matching: &str) -> Result<bool> {
     let mut stmt = conn.prepare_cached(
         "SELECT EXISTS (SELECT 1 FROM search_fts WHERE rowid = ?1 AND search_fts MATCH ?2)",
     )?;
-    Ok(stmt.query_row(rusqlite::params![id, in_body], |r| r.get(0))?)
+    Ok(stmt.query_row(rusqlite::params![id, matching], |r| r.get(0))?)
 }
 
 /// The best `window` matching chunks, best first.

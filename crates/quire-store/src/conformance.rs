@@ -71,6 +71,7 @@ macro_rules! conformance_tests {
             agent_search_looks_past_notes_it_may_not_see,
             search_follows_edits_of_a_long_text,
             a_note_link_is_found_by_its_target,
+            words_spread_over_a_long_tab_are_found,
         );
     };
     (@cases $open:expr; $($case:ident),+ $(,)?) => {

@@ -161,25 +161,24 @@ impl SearchQuery {
         self.tsquery_with(" | ", "D")
     }
 
-    fn tsquery_with(&self, join: &str, weight: &str) -> String {
-        let lexeme = |w: &str, prefix: bool| {
-            let star = if prefix { "*" } else { "" };
-            let suffix = if prefix || !weight.is_empty() {
-                format!(":{star}{weight}")
-            } else {
-                String::new()
-            };
-            format!("{}{suffix}", tsquery_quote(w))
-        };
+    /// FTS5 `MATCH` text of each part alone, in the title or the body: a tab whose chunks
+    /// share the query's words out among them matches when each of these matches some chunk.
+    pub fn parts_fts5(&self) -> Vec<String> {
         self.parts
             .iter()
-            .map(|part| match part {
-                Part::Word { word, prefix } => lexeme(word, *prefix),
-                Part::Phrase(words) => {
-                    let inner: Vec<String> = words.iter().map(|w| lexeme(w, false)).collect();
-                    format!("({})", inner.join(" <-> "))
-                }
-            })
+            .map(|part| format!("{{title body}} : ({})", fts5_part(part)))
+            .collect()
+    }
+
+    /// `tsquery` text of each part alone (see [`SearchQuery::parts_fts5`]).
+    pub fn parts_tsquery(&self) -> Vec<String> {
+        self.parts.iter().map(|p| tsquery_part(p, "")).collect()
+    }
+
+    fn tsquery_with(&self, join: &str, weight: &str) -> String {
+        self.parts
+            .iter()
+            .map(|part| tsquery_part(part, weight))
             .collect::<Vec<_>>()
             .join(join)
     }
@@ -223,6 +222,26 @@ fn fts5_part(part: &Part) -> String {
             format!("{}{star}", fts5_quote(word))
         }
         Part::Phrase(words) => fts5_quote(&words.join(" ")),
+    }
+}
+
+/// One part as `tsquery` text; `weight`: the weight its words must have ("" for any).
+fn tsquery_part(part: &Part, weight: &str) -> String {
+    let lexeme = |w: &str, prefix: bool| {
+        let star = if prefix { "*" } else { "" };
+        let suffix = if prefix || !weight.is_empty() {
+            format!(":{star}{weight}")
+        } else {
+            String::new()
+        };
+        format!("{}{suffix}", tsquery_quote(w))
+    };
+    match part {
+        Part::Word { word, prefix } => lexeme(word, *prefix),
+        Part::Phrase(words) => {
+            let inner: Vec<String> = words.iter().map(|w| lexeme(w, false)).collect();
+            format!("({})", inner.join(" <-> "))
+        }
     }
 }
 
@@ -1045,6 +1064,23 @@ mod tests {
             assert_eq!(q.to_fts5_body_any(), fts_any, "{input:?}");
             assert_eq!(q.to_tsquery_body_any(), ts_any, "{input:?}");
         }
+    }
+
+    #[test]
+    fn each_part_alone_is_rendered_for_a_match_across_chunks() {
+        let q = SearchQuery::parse("Crème \"the plan\" Q3").expect("words");
+        assert_eq!(
+            q.parts_fts5(),
+            [
+                "{title body} : (\"creme\")",
+                "{title body} : (\"the plan\")",
+                "{title body} : (\"q3\"*)",
+            ]
+        );
+        assert_eq!(
+            q.parts_tsquery(),
+            ["'creme'", "('the' <-> 'plan')", "'q3':*"]
+        );
     }
 
     #[test]

@@ -503,3 +503,143 @@ pub async fn a_note_link_is_found_by_its_target(store: Arc<dyn Store>) {
         .collect();
     assert_eq!(found, vec![far]);
 }
+
+/// Every word of a query need not be in one chunk of a long tab: a tab holding each of them
+/// somewhere matches (ranked after tabs that hold them together), but words shared out between
+/// two tabs of a Note do not, nor a tab whose only match is the Note's title; an agent still
+/// sees approved Notes only.
+pub async fn words_spread_over_a_long_tab_are_found(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let line = |i: usize| match i {
+        10 => "the aardvark digs\n".to_owned(),
+        4_000 => "a zebra grazes\n".to_owned(),
+        _ => format!("paragraph {i} about things w{i}x\n"),
+    };
+    let long: String = (0..5_000).map(line).collect();
+    let spread = create(store, "Long").await;
+    write(store, request(&spread, 1, None, vec![text(&long)])).await;
+    let together = create(store, "Short").await;
+    write(
+        store,
+        request(&together, 1, None, vec![text("an aardvark met a zebra")]),
+    )
+    .await;
+    // One word in the Markdown, the other in a sheet: no tab holds both.
+    let apart = create(store, "Apart").await;
+    let sheet = created_tab(
+        &write(
+            store,
+            request(&apart, 1, None, vec![new_tab(NewTabKind::Sheet)]),
+        )
+        .await,
+    );
+    write(
+        store,
+        request(
+            &apart,
+            2,
+            None,
+            vec![
+                text("aardvark"),
+                Op::SheetSetRange {
+                    tab_id: sheet.clone(),
+                    sheet_id: None,
+                    start_row: 0,
+                    start_col: 0,
+                    values: vec![vec![serde_json::json!("zebra")]],
+                },
+            ],
+        ),
+    )
+    .await;
+    // Both words in the title: its Markdown tab is found, its other tab is not.
+    let titled = create(store, "Aardvark and zebra").await;
+    let titled_sheet = created_tab(
+        &write(
+            store,
+            request(&titled, 1, None, vec![new_tab(NewTabKind::Sheet)]),
+        )
+        .await,
+    );
+    let long_sheet: Vec<Vec<serde_json::Value>> = (0..3_000)
+        .map(|r| vec![serde_json::json!(format!("row {r} of something"))])
+        .collect();
+    write(
+        store,
+        request(
+            &titled,
+            2,
+            None,
+            vec![Op::SheetSetRange {
+                tab_id: titled_sheet.clone(),
+                sheet_id: None,
+                start_row: 0,
+                start_col: 0,
+                values: long_sheet,
+            }],
+        ),
+    )
+    .await;
+
+    for q in [
+        "aardvark zebra",
+        "zebra aardvark",
+        "aardvark zebr",
+        "ZÉBRA aardv",
+    ] {
+        let hits = find(store, q).await;
+        let mut found = places(&hits);
+        // The two that hold the words together (in one chunk, or the title) come first.
+        assert_eq!(found.len(), 3, "{q:?}: {hits:?}");
+        assert_eq!(found.pop(), Some((spread.clone(), md())), "{q:?}: {hits:?}");
+        found.sort();
+        let mut first = vec![(together.clone(), md()), (titled.clone(), md())];
+        first.sort();
+        assert_eq!(found, first, "{q:?}");
+    }
+    let hit = find(store, "zebra aardvark")
+        .await
+        .into_iter()
+        .find(|h| h.note_id == spread)
+        .expect("the long Note");
+    assert!(
+        hit.snippet.contains("zebra") || hit.snippet.contains("aardvark"),
+        "{}",
+        hit.snippet
+    );
+    // Every word is required still, and a phrase is a phrase.
+    assert!(
+        !places(&find(store, "aardvark zebra okapi").await)
+            .iter()
+            .any(|(id, _)| *id == spread)
+    );
+    assert!(
+        !places(&find(store, "\"aardvark zebra\"").await)
+            .iter()
+            .any(|(id, _)| *id == spread)
+    );
+    // A limit of one: the best alone; the spread tab fills a larger limit's last place.
+    let query = SearchQuery::parse("aardvark zebra").expect("words");
+    let one = store
+        .search(&query, 1, SearchScope::AllNotes)
+        .await
+        .expect("search");
+    assert_eq!(one.len(), 1);
+    assert_ne!(one[0].note_id, spread);
+
+    // An agent sees the long Note only once the person approved it.
+    assert!(
+        !find_in(store, "aardvark zebra", SearchScope::AgentApproved)
+            .await
+            .iter()
+            .any(|h| h.note_id == spread)
+    );
+    store
+        .set_agent_access(&spread, true, "person", Timestamp(1))
+        .await
+        .expect("approve");
+    assert_eq!(
+        places(&find_in(store, "aardvark zebra", SearchScope::AgentApproved).await),
+        vec![(spread.clone(), md())]
+    );
+}
