@@ -65,6 +65,7 @@ const COMMANDS: &[&str] = &[
     "save_file_copy",
     "export_note",
     "export_pdf",
+    "print_page",
     "export_pptx",
     "export_all_notes",
     "import_notes",

@@ -1028,18 +1028,7 @@ pub async fn export_pdf<R: Runtime>(
     height_mm: Value,
     margin_mm: Value,
 ) -> Result<Option<String>> {
-    let page = crate::print::Page {
-        width_mm: page_length("widthMm", &width_mm)?,
-        height_mm: page_length("heightMm", &height_mm)?,
-        margin_mm: margin_mm
-            .as_f64()
-            .filter(|m| (0.0..=50.0).contains(m))
-            .ok_or_else(|| {
-                invalid(format!(
-                    "marginMm: expected millimetres from 0 to 50, got {margin_mm}"
-                ))
-            })?,
-    };
+    let page = page_of(&width_mm, &height_mm, &margin_mm)?;
     let name = self::file_name(&file_name, "pdf");
     let Some(dest) = pick_export(&app, EXPORT_PDF_DIALOG_TITLE, name, ("PDF", "pdf")).await? else {
         return Ok(None);
@@ -1048,6 +1037,39 @@ pub async fn export_pdf<R: Runtime>(
         .await
         .map_err(|e| CommandError::new(ErrorCode::Io, e.to_string()))?;
     Ok(Some(dest.display().to_string()))
+}
+
+/// Print…: the system's print dialog over the window, for what the webview's print stylesheet
+/// shows (the print view the window laid out), the page offered as in Export PDF…. Returns
+/// whether the person printed (false: cancelled).
+#[tauri::command]
+pub async fn print_page<R: Runtime>(
+    webview: tauri::Webview<R>,
+    width_mm: Value,
+    height_mm: Value,
+    margin_mm: Value,
+) -> Result<bool> {
+    let page = page_of(&width_mm, &height_mm, &margin_mm)?;
+    crate::print::with_dialog(&webview, page)
+        .await
+        .map_err(|e| CommandError::new(ErrorCode::Io, e.to_string()))
+}
+
+/// A printed page from the window's words: sides from 10 to 2000 mm, a margin from 0 to 50 mm,
+/// each refused by name.
+fn page_of(width_mm: &Value, height_mm: &Value, margin_mm: &Value) -> Result<crate::print::Page> {
+    Ok(crate::print::Page {
+        width_mm: page_length("widthMm", width_mm)?,
+        height_mm: page_length("heightMm", height_mm)?,
+        margin_mm: margin_mm
+            .as_f64()
+            .filter(|m| (0.0..=50.0).contains(m))
+            .ok_or_else(|| {
+                invalid(format!(
+                    "marginMm: expected millimetres from 0 to 50, got {margin_mm}"
+                ))
+            })?,
+    })
 }
 
 /// A page's side in millimetres: a number from 10 to 2000.

@@ -1581,3 +1581,22 @@ fn an_export_is_named_by_its_last_path_component_and_sized_within_bounds() {
         assert!(e.message.starts_with("widthMm:"), "{}", e.message);
     }
 }
+
+#[test]
+fn a_printed_page_refuses_each_side_and_the_margin_by_name() {
+    let page = page_of(&json!(297), &json!(210), &json!(12.5)).unwrap();
+    assert_eq!(
+        (page.width_mm, page.height_mm, page.margin_mm),
+        (297.0, 210.0, 12.5)
+    );
+    for (w, h, m, field) in [
+        (json!(5), json!(210), json!(10), "widthMm:"),
+        (json!(297), json!("210"), json!(10), "heightMm:"),
+        (json!(297), json!(210), json!(51), "marginMm:"),
+        (json!(297), json!(210), Value::Null, "marginMm:"),
+    ] {
+        let e = page_of(&w, &h, &m).unwrap_err();
+        assert_eq!(e.code, "invalid_argument");
+        assert!(e.message.starts_with(field), "{}", e.message);
+    }
+}

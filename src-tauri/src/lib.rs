@@ -234,6 +234,7 @@ pub fn app<R: tauri::Runtime>(
             commands::save_file_copy,
             commands::export_note,
             commands::export_pdf,
+            commands::print_page,
             commands::export_pptx,
             commands::export_all_notes,
             commands::import_notes,

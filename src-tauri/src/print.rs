@@ -1,7 +1,8 @@
 //! Printing the webview to a PDF file without a dialog: platform glue only. On Linux the
 //! webview is WebKitGTK, whose print operation prints what the page's print stylesheet shows
-//! (the print view the window laid out) through GTK's "Print to File" printer. Elsewhere there
-//! is no such operation here: the window uses the system's print dialog (`window.print()`).
+//! (the print view the window laid out) through GTK's "Print to File" printer, or through the
+//! printer the person picks in GTK's print dialog (Print…). Elsewhere there is no such operation
+//! here: the window uses the system's print dialog (`window.print()`).
 
 use std::path::Path;
 
@@ -40,7 +41,7 @@ pub async fn to_pdf<R: Runtime>(
     use std::cell::RefCell;
     use std::rc::Rc;
 
-    use gtk::{PageSetup, PaperSize, PrintSettings, Unit};
+    use gtk::{PaperSize, PrintSettings, Unit};
     use webkit2gtk::{PrintOperation, PrintOperationExt};
 
     let uri = url::Url::from_file_path(dest)
@@ -61,18 +62,8 @@ pub async fn to_pdf<R: Runtime>(
         settings.set(gtk::PRINT_SETTINGS_OUTPUT_URI.as_str(), Some(&uri));
         settings.set(gtk::PRINT_SETTINGS_OUTPUT_FILE_FORMAT.as_str(), Some("pdf"));
         settings.set_paper_size(&paper);
-        let setup = PageSetup::new();
-        setup.set_paper_size(&paper);
-        for set in [
-            PageSetup::set_top_margin,
-            PageSetup::set_bottom_margin,
-            PageSetup::set_left_margin,
-            PageSetup::set_right_margin,
-        ] {
-            set(&setup, page.margin_mm, Unit::Mm);
-        }
         op.set_print_settings(&settings);
-        op.set_page_setup(&setup);
+        op.set_page_setup(&page_setup(page));
         // The first word wins: `failed` comes before `finished` when printing fails. The
         // operation is kept until it finishes, then let go.
         let answer = Rc::new(RefCell::new(Some(tx)));
@@ -96,6 +87,89 @@ pub async fn to_pdf<R: Runtime>(
         Ok(Err(e)) => Err(PrintError::Failed(e)),
         Err(_) => Err(PrintError::Gone),
     }
+}
+
+/// Print…: the system's print dialog (GTK's) over the window, on the webview's page as its
+/// print stylesheet shows it, `page` offered as the page setup (the person may change it there).
+/// Returns whether they printed (once the job is handed to the printer) or cancelled.
+/// `window.print()` opens no dialog in this webview, so the app runs WebKitGTK's own.
+#[cfg(target_os = "linux")]
+pub async fn with_dialog<R: Runtime>(webview: &Webview<R>, page: Page) -> Result<bool, PrintError> {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use gtk::prelude::{Cast, WidgetExt};
+    use webkit2gtk::{PrintOperation, PrintOperationExt, PrintOperationResponse};
+
+    let (tx, rx) = tokio::sync::oneshot::channel::<Result<bool, String>>();
+    webview.with_webview(move |platform| {
+        let view = platform.inner();
+        let op = PrintOperation::new(&view);
+        op.set_page_setup(&page_setup(page));
+        let answer = Rc::new(RefCell::new(Some(tx)));
+        let keep = Rc::new(RefCell::new(Some(op.clone())));
+        let on_failed = Rc::clone(&answer);
+        op.connect_failed(move |_, error| {
+            if let Some(tx) = on_failed.borrow_mut().take() {
+                let _ = tx.send(Err(error.to_string()));
+            }
+        });
+        let on_finished = Rc::clone(&answer);
+        let kept = Rc::clone(&keep);
+        op.connect_finished(move |_| {
+            if let Some(tx) = on_finished.borrow_mut().take() {
+                let _ = tx.send(Ok(true));
+            }
+            kept.borrow_mut().take();
+        });
+        let parent = view
+            .toplevel()
+            .and_then(|w| w.downcast::<gtk::Window>().ok());
+        // Modal: returns once the person printed or cancelled.
+        if op.run_dialog(parent.as_ref()) == PrintOperationResponse::Cancel {
+            if let Some(tx) = answer.borrow_mut().take() {
+                let _ = tx.send(Ok(false));
+            }
+            keep.borrow_mut().take();
+        }
+    })?;
+    match rx.await {
+        Ok(Ok(printed)) => Ok(printed),
+        Ok(Err(e)) => Err(PrintError::Failed(e)),
+        Err(_) => Err(PrintError::Gone),
+    }
+}
+
+/// GTK's page setup for `page`: its paper size and the same margin on every side.
+#[cfg(target_os = "linux")]
+fn page_setup(page: Page) -> gtk::PageSetup {
+    use gtk::{PageSetup, PaperSize, Unit};
+    let paper = PaperSize::new_custom(
+        "quire-page",
+        "Quire page",
+        page.width_mm,
+        page.height_mm,
+        Unit::Mm,
+    );
+    let setup = PageSetup::new();
+    setup.set_paper_size(&paper);
+    for set in [
+        PageSetup::set_top_margin,
+        PageSetup::set_bottom_margin,
+        PageSetup::set_left_margin,
+        PageSetup::set_right_margin,
+    ] {
+        set(&setup, page.margin_mm, Unit::Mm);
+    }
+    setup
+}
+
+#[cfg(not(target_os = "linux"))]
+pub async fn with_dialog<R: Runtime>(
+    _webview: &Webview<R>,
+    _page: Page,
+) -> Result<bool, PrintError> {
+    Err(PrintError::Unsupported)
 }
 
 #[cfg(not(target_os = "linux"))]

@@ -398,3 +398,10 @@ export const exportPdf = (
   fileName: string,
   page: { widthMm: number; heightMm: number; marginMm: number },
 ): Promise<string | null> => invoke("export_pdf", { fileName, ...page });
+
+/**
+ * Print…: the system's print dialog over the window for the print view, the page offered as
+ * in Export PDF (Linux: WebKitGTK's print operation); whether the person printed.
+ */
+export const printPage = (page: { widthMm: number; heightMm: number; marginMm: number }): Promise<boolean> =>
+  invoke("print_page", { ...page });

@@ -25,7 +25,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, anyhow, bail, ensure};
 use serde_json::json;
 use tempfile::TempDir;
 use thirtyfour::{Capabilities, WebDriver};
@@ -860,13 +860,21 @@ impl App {
 
     /// Waits until no element matches `by`.
     pub async fn wait_gone(&self, by: &thirtyfour::By) -> Result<()> {
+        self.wait_gone_within(by, UI_TIMEOUT).await
+    }
+
+    /// Waits at most `timeout` until no element matches `by`; an error if one still does.
+    pub async fn wait_gone_within(&self, by: &thirtyfour::By, timeout: Duration) -> Result<()> {
         use thirtyfour::prelude::ElementQueryable;
-        self.driver
+        // `not_exists` answers whether they went; it is no error when they did not.
+        let gone = self
+            .driver
             .query(by.clone())
-            .wait(UI_TIMEOUT, POLL_INTERVAL)
+            .wait(timeout, POLL_INTERVAL)
             .not_exists()
             .await
-            .with_context(|| format!("{by:?} still there after {UI_TIMEOUT:?}"))?;
+            .with_context(|| format!("waiting for {by:?} to go"))?;
+        ensure!(gone, "{by:?} still there after {timeout:?}");
         Ok(())
     }
 

@@ -26,7 +26,8 @@ export const LEAVE_ACTIONS: readonly LeaveAction[] = [
   { id: "deck-export-pptx", scope: "deck", label: "Export PowerPoint…" },
 ];
 
-/** The webview prints to a file without a dialog only on Linux (WebKitGTK). */
+/** The webview prints to a file without a dialog, and through the app's print dialog, only on
+ * Linux (WebKitGTK). */
 function printsToFile(): boolean {
   return /Linux/.test(navigator.userAgent) && !/Android/.test(navigator.userAgent);
 }
@@ -70,7 +71,11 @@ async function withPrintView(doc: PrintDocument, run: () => Promise<void>): Prom
 }
 
 async function printDoc(doc: PrintDocument): Promise<void> {
-  await withPrintView(doc, async () => window.print());
+  // WebKitGTK opens no dialog for window.print(): the app runs its print operation's own.
+  await withPrintView(doc, async () => {
+    if (printsToFile()) await api.printPage(doc.page);
+    else window.print();
+  });
 }
 
 async function pdfOf(doc: PrintDocument, what: string): Promise<void> {

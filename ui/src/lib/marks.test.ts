@@ -120,6 +120,27 @@ describe("MarkBook", () => {
     expect(book.took("mine agent", "mine agent more").marks).toBeNull();
   });
 
+  it("lets an announcement wait for its content when the take before it brought nothing to mark", () => {
+    const book = new MarkBook(words);
+    // Equal content in another object (a sheet read again): kept, but nothing to mark.
+    book.took({ v: "a" }, { v: "a" });
+    expect(book.announced(claude)).toBeNull();
+    expect(book.took("a", "a agent").marks?.marks).toEqual(["agent"]);
+  });
+
+  it("computes no marks for a take until an announcement comes", () => {
+    let diffs = 0;
+    const book = new MarkBook((b, a) => {
+      diffs++;
+      return words(b, a);
+    });
+    book.took("a", "a b");
+    book.took("a b", "a b c");
+    expect(diffs).toBe(0);
+    expect(book.announced(claude)?.marks).toEqual(["c"]);
+    expect(diffs).toBe(1);
+  });
+
   it("does not name the author of a take older than LATE_MARK_MS; that announcement waits for its content", () => {
     const c = clock();
     const book = new MarkBook(words, c.now);

@@ -133,11 +133,13 @@ export class MarkBook<M> {
     if (this.unmarked?.version === announced.version) return null;
     const late = this.late;
     this.late = null;
-    if (late && this.now() - late.at <= LATE_MARK_MS) {
+    const marks = late && this.now() - late.at <= LATE_MARK_MS ? this.marked(announced, late.shown, late.incoming) : null;
+    if (marks) {
       this.shownVersion = announced.version;
       this.unmarked = null;
-      return this.marked(announced, late.shown, late.incoming);
+      return marks;
     }
+    // Nothing taken in yet that it brought: it waits for its content.
     this.unmarked = announced;
     return null;
   }
@@ -150,8 +152,9 @@ export class MarkBook<M> {
     const by = this.unmarked;
     this.unmarked = null;
     if (!by) {
-      // A take that changed nothing to mark leaves an earlier one waiting.
-      if (this.diff(shown, incoming) !== null) this.late = { shown, incoming, at: this.now() };
+      // Kept as it is: the marks are computed only if an announcement comes (a take of a long
+      // text costs no diff). The same text again leaves an earlier take waiting.
+      if (shown !== incoming) this.late = { shown, incoming, at: this.now() };
       return { announced: false, marks: null };
     }
     this.late = null;

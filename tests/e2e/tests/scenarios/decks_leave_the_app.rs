@@ -1,9 +1,10 @@
 //! Decks and Notes leave the app: a three-slide deck in the Ink theme exported to PDF (the
 //! webview's own print, one slide a page) and to PowerPoint (pptxgenjs), and the Note to PDF,
-//! each through the real save dialog. The files are then opened here: the PDF's pages rendered
-//! with pdftoppm (page count, the theme's background in the pixels, PNGs kept as screenshots),
-//! its text read with pdftotext; the PowerPoint file unzipped and its slides' XML read. The
-//! menus with the new items are shot in light and dark.
+//! each through the real save dialog; Print… of each opens the system's print dialog. The files
+//! are then opened here: the PDF's pages rendered with pdftoppm (page count, the theme's
+//! background in the pixels, PNGs kept as screenshots), its text read with pdftotext; the
+//! PowerPoint file unzipped and its slides' XML read. The menus with the new items are shot in
+//! light and dark.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -18,6 +19,8 @@ use thirtyfour::prelude::*;
 /// `quire_app::commands::EXPORT_PDF_DIALOG_TITLE`, `EXPORT_PPTX_DIALOG_TITLE`.
 const PDF_TITLE: &str = "Export PDF";
 const PPTX_TITLE: &str = "Export PowerPoint";
+/// GTK's print dialog, which WebKitGTK opens for `window.print()`.
+const PRINT_TITLE: &str = "^Print$";
 
 const SLIDES: [(&str, &str, &str); 3] = [
     ("Why Lisbon", "- Light\n- Food", "Start with the light"),
@@ -314,6 +317,18 @@ async fn decks_and_notes_leave_the_app_as_pdf_and_pptx() -> Result<()> {
                 "slide {}'s notes {speaker:?}",
                 i + 1
             );
+        }
+
+        // Print… opens the system's print dialog (GTK's, titled "Print") on the print view;
+        // cancelled, the view goes and the editor is back.
+        for (menu, item, editor) in [
+            ("deck-menu", "leave-deck-print", "editor-slides"),
+            ("note-menu", "leave-note-print", "editor-slides"),
+        ] {
+            app.menu(menu, item).await?;
+            harness.cancel_dialog(PRINT_TITLE).await?;
+            app.wait_gone(&tid("print-view")).await?;
+            app.wait_for(&tid_tab(editor, &slides_tab)).await?;
         }
 
         // The menus with the new items, light then dark.
