@@ -21,6 +21,7 @@ const COMMANDS: &[&str] = &[
     "open_logs_folder",
     "close_window",
     "report_first_paint",
+    "enable_spelling",
     "get_settings",
     "set_remote_server",
     "check_server",

@@ -124,6 +124,14 @@ pub struct FirstPaint {
     pub mounted_since_launch_ms: f64,
 }
 
+/// Spell-check for the window, turned on when the first Markdown editor opens (not at start:
+/// loading the dictionaries cost the cold start about 80 ms and 12 MiB before any text was
+/// shown). Once per run; later calls do nothing.
+#[tauri::command]
+pub fn enable_spelling<R: Runtime>(window: tauri::WebviewWindow<R>) {
+    crate::spelling::enable_once(&window);
+}
+
 /// The UI calls this once, after its first frame. The app logs one line on stderr, which
 /// `scripts/app-bench.sh` reads:
 /// `quire-app: first paint at unix_ms=<ms> (<ms> ms after main); navigation started at

@@ -143,9 +143,6 @@ pub fn app<R: tauri::Runtime>(
                     tracing::warn!(error = %e, "cannot emit an engine event");
                 }
             });
-            if let Some(window) = app.get_webview_window(MAIN_WINDOW) {
-                spelling::enable(&window);
-            }
             // Not awaited here: the window's page loads meanwhile; commands wait for it.
             let handle = app.handle().clone();
             let port = options.embedded_port;
@@ -190,6 +187,7 @@ pub fn app<R: tauri::Runtime>(
             commands::open_logs_folder,
             commands::close_window,
             commands::report_first_paint,
+            commands::enable_spelling,
             commands::get_settings,
             commands::set_remote_server,
             commands::check_server,

@@ -50,6 +50,12 @@ pub fn enable<R: tauri::Runtime>(window: &tauri::WebviewWindow<R>) {
 #[cfg(not(target_os = "linux"))]
 pub fn enable<R: tauri::Runtime>(_window: &tauri::WebviewWindow<R>) {}
 
+/// [`enable`], the first time only: the first Markdown editor asks for it.
+pub fn enable_once<R: tauri::Runtime>(window: &tauri::WebviewWindow<R>) {
+    static ENABLED: std::sync::Once = std::sync::Once::new();
+    ENABLED.call_once(|| enable(window));
+}
+
 #[cfg(test)]
 mod tests {
     use super::languages;

@@ -77,6 +77,9 @@ export const appInfo = (): Promise<AppInfo> => invoke("app_info");
 export const openLogsFolder = (): Promise<void> => invoke("open_logs_folder");
 
 /** Called once by the UI after its first frame (for the start-up benchmark). */
+/** Spell-check on for the window (the first Markdown editor asks; later calls do nothing). */
+export const enableSpelling = (): Promise<void> => invoke("enable_spelling");
+
 export const reportFirstPaint = (
   navigationStartedAtUnixMs: number,
   mountedAtUnixMs: number,

@@ -21,7 +21,7 @@ import {
 } from "@codemirror/view";
 import { tags } from "@lezer/highlight";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { onFilesDropped, type TabView } from "../api";
+import { enableSpelling, onFilesDropped, type TabView } from "../api";
 import {
   adopted,
   attachDroppedImages,
@@ -101,6 +101,17 @@ function lineMarks(before: unknown, after: unknown): number[] | null {
 
 function marking({ by, marks }: Marks<number[]>) {
   return markChanged.of({ lines: marks, author: by.author, agent: by.agent });
+}
+
+let spellingAsked = false;
+
+/** The platform's spell-checker, turned on by the first Markdown editor (not at start). */
+function spellingOnce(): void {
+  if (spellingAsked) return;
+  spellingAsked = true;
+  enableSpelling().catch(() => {
+    // Without it the text is simply not checked.
+  });
 }
 
 export function MarkdownEditor(props: { tab: TabView }) {
@@ -236,6 +247,7 @@ export function MarkdownEditor(props: { tab: TabView }) {
 
   /** Builds the editor on the tab's content as of now (the person's newer edits first). */
   const create = (parent: HTMLElement): EditorView => {
+    spellingOnce();
     const initial = contentFor(tab.id);
     const tabId = tab.id;
     const lang = new Compartment();

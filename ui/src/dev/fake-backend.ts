@@ -543,6 +543,7 @@ function handle(cmd: string, args: Record<string, unknown>): unknown {
     case "app_info":
       return { name: "Quire", version: "0.1.0-dev" };
     case "report_first_paint":
+    case "enable_spelling":
       return null;
     case "get_settings":
     case "check_server":

@@ -168,15 +168,21 @@ async fn notes_link_by_id_and_images_paste_into_the_text() -> Result<()> {
             t.contains("Trip plan")
         })
         .await?;
-        // Enter picks the option the list has selected (WebKitWebDriver at times calls the
-        // option "not interactable" while the list re-renders as the last keys arrive). The
-        // list ignores keys for a moment after it opens again: pressed until it is gone.
+        // A click on the option, as the mouse does it (a pointer action at its centre): the
+        // element click of WebKitWebDriver at times calls the option "not interactable" while
+        // the list re-renders as the last keys arrive, and Enter is ignored for a moment after
+        // the list opens again. Clicked until the list is gone.
         for _ in 0..5 {
-            app.driver
-                .active_element()
-                .await?
-                .send_keys(Key::Enter)
-                .await?;
+            if let Ok(found) = app.wait_for_within(&option, Duration::from_secs(1)).await {
+                // A list re-rendered under the pointer is found again on the next round.
+                let _ = app
+                    .driver
+                    .action_chain()
+                    .move_to_element_center(&found)
+                    .click()
+                    .perform()
+                    .await;
+            }
             if app
                 .wait_gone_within(&option, Duration::from_secs(1))
                 .await
