@@ -155,6 +155,34 @@ pub async fn screenshot(driver: &WebDriver, name: &str) -> Result<PathBuf> {
     Ok(path)
 }
 
+/// `name` as the window shows it, then `{name}-dark` in the dark theme (`data-theme` on
+/// `<html>`, as `ui/src/lib/theme.ts` applies a choice; the `appearance` scenario covers choosing
+/// it in Settings), then the theme as it was. The same state in both themes, nothing else
+/// touched.
+pub async fn screenshot_both(driver: &WebDriver, name: &str) -> Result<()> {
+    screenshot(driver, name).await?;
+    let was = driver
+        .execute(
+            "const was = document.documentElement.dataset.theme ?? null;\n\
+             document.documentElement.dataset.theme = 'dark';\n\
+             return was;",
+            Vec::new(),
+        )
+        .await?
+        .json()
+        .clone();
+    let dark = screenshot(driver, &format!("{name}-dark")).await;
+    driver
+        .execute(
+            "const was = arguments[0];\n\
+             if (was === null) delete document.documentElement.dataset.theme;\n\
+             else document.documentElement.dataset.theme = was;",
+            vec![was],
+        )
+        .await?;
+    dark.map(drop)
+}
+
 /// A child process that is stopped when dropped: SIGTERM, then SIGKILL after [`EXIT_GRACE`].
 #[derive(Debug)]
 struct Process {

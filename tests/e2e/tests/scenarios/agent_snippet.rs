@@ -4,7 +4,7 @@
 //! like broken JSON. Checked at the default window size and at the smallest one.
 
 use anyhow::{Context, Result, ensure};
-use quire_e2e::{App, Harness, scenario, screenshot};
+use quire_e2e::{App, Harness, scenario, screenshot_both};
 use serde_json::Value;
 
 use crate::support::token_from_agent_panel;
@@ -50,7 +50,7 @@ async fn the_claude_desktop_snippet_is_unwrapped_json_with_the_token_in_env() ->
                 "{width}x{height}: {lines} lines of JSON shown on {} lines (wrapped)",
                 shown["rendered_lines"]
             );
-            screenshot(&app.driver, name).await?;
+            screenshot_both(&app.driver, name).await?;
         }
         Ok(())
     })

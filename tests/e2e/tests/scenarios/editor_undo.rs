@@ -315,6 +315,7 @@ async fn deck_undo_and_redo_text_order_and_theme() -> Result<()> {
             "redone: {data}"
         );
         app.wait_synced(&note).await?;
+        quire_e2e::screenshot_both(&app.driver, "editor-undo-deck-redone").await?;
         Ok(())
     })
     .await

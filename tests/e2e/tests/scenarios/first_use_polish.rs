@@ -4,7 +4,7 @@
 //! "Drafts 1" never shows beside "Saved (version N)".
 
 use anyhow::{Context, Result, ensure};
-use quire_e2e::{App, Harness, scenario, screenshot, tid, tid_tab};
+use quire_e2e::{App, Harness, scenario, screenshot_both, tid, tid_tab};
 use serde_json::{Value, json};
 use thirtyfour::prelude::*;
 
@@ -74,7 +74,7 @@ async fn the_conflict_banner_and_the_drafts_panel_lay_out_down_to_the_smallest_w
             harness.resize_app_window(app, width, height).await?;
             let at = format!("{width}x{height}");
             let r = app.driver.execute(LAYOUT, vec![]).await?.json().clone();
-            screenshot(&app.driver, name).await?;
+            screenshot_both(&app.driver, name).await?;
             let (main, banner, text) = (&r["main"], &r["banner"], &r["text"]);
             // Every button of the header is on screen.
             ensure!(
@@ -240,7 +240,7 @@ async fn a_restore_is_not_another_writers_edit_and_saved_never_shows_with_a_draf
         let marker = app.wait_for(&tid_tab("remote-edit", "markdown")).await?;
         let author = marker.attr("data-author").await?.unwrap_or_default();
         ensure!(author == "claude", "the agent's edit is marked: {author:?}");
-        screenshot(&app.driver, "polish-restore-then-agent").await?;
+        screenshot_both(&app.driver, "polish-restore-then-agent").await?;
         let seen = app
             .driver
             .execute("return window.__polish;", vec![])
