@@ -38,9 +38,6 @@ pub async fn to_pdf<R: Runtime>(
     dest: &Path,
     page: Page,
 ) -> Result<(), PrintError> {
-    use std::cell::RefCell;
-    use std::rc::Rc;
-
     use gtk::{PaperSize, PrintSettings, Unit};
     use webkit2gtk::{PrintOperation, PrintOperationExt};
 
@@ -64,29 +61,10 @@ pub async fn to_pdf<R: Runtime>(
         settings.set_paper_size(&paper);
         op.set_print_settings(&settings);
         op.set_page_setup(&page_setup(page));
-        // The first word wins: `failed` comes before `finished` when printing fails. The
-        // operation is kept until it finishes, then let go.
-        let answer = Rc::new(RefCell::new(Some(tx)));
-        let keep = Rc::new(RefCell::new(Some(op.clone())));
-        let on_failed = Rc::clone(&answer);
-        op.connect_failed(move |_, error| {
-            if let Some(tx) = on_failed.borrow_mut().take() {
-                let _ = tx.send(Err(error.to_string()));
-            }
-        });
-        op.connect_finished(move |_| {
-            if let Some(tx) = answer.borrow_mut().take() {
-                let _ = tx.send(Ok(()));
-            }
-            keep.borrow_mut().take();
-        });
+        Ending::on(&op, tx, ());
         op.print();
     })?;
-    match rx.await {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(e)) => Err(PrintError::Failed(e)),
-        Err(_) => Err(PrintError::Gone),
-    }
+    outcome(rx).await
 }
 
 /// Print…: the system's print dialog (GTK's) over the window, on the webview's page as its
@@ -95,9 +73,6 @@ pub async fn to_pdf<R: Runtime>(
 /// `window.print()` opens no dialog in this webview, so the app runs WebKitGTK's own.
 #[cfg(target_os = "linux")]
 pub async fn with_dialog<R: Runtime>(webview: &Webview<R>, page: Page) -> Result<bool, PrintError> {
-    use std::cell::RefCell;
-    use std::rc::Rc;
-
     use gtk::prelude::{Cast, WidgetExt};
     use webkit2gtk::{PrintOperation, PrintOperationExt, PrintOperationResponse};
 
@@ -106,35 +81,82 @@ pub async fn with_dialog<R: Runtime>(webview: &Webview<R>, page: Page) -> Result
         let view = platform.inner();
         let op = PrintOperation::new(&view);
         op.set_page_setup(&page_setup(page));
-        let answer = Rc::new(RefCell::new(Some(tx)));
-        let keep = Rc::new(RefCell::new(Some(op.clone())));
-        let on_failed = Rc::clone(&answer);
-        op.connect_failed(move |_, error| {
-            if let Some(tx) = on_failed.borrow_mut().take() {
-                let _ = tx.send(Err(error.to_string()));
-            }
-        });
-        let on_finished = Rc::clone(&answer);
-        let kept = Rc::clone(&keep);
-        op.connect_finished(move |_| {
-            if let Some(tx) = on_finished.borrow_mut().take() {
-                let _ = tx.send(Ok(true));
-            }
-            kept.borrow_mut().take();
-        });
+        let ending = Ending::on(&op, tx, true);
         let parent = view
             .toplevel()
             .and_then(|w| w.downcast::<gtk::Window>().ok());
-        // Modal: returns once the person printed or cancelled.
+        // Modal: returns once the person printed or cancelled (no signal follows a cancel).
         if op.run_dialog(parent.as_ref()) == PrintOperationResponse::Cancel {
-            if let Some(tx) = answer.borrow_mut().take() {
-                let _ = tx.send(Ok(false));
-            }
-            keep.borrow_mut().take();
+            ending.answer(Ok(false));
+            ending.release();
         }
     })?;
+    outcome(rx).await
+}
+
+/// Where a print operation's end is told.
+#[cfg(target_os = "linux")]
+type Answer<T> = tokio::sync::oneshot::Sender<Result<T, String>>;
+
+/// The end of a print operation, told once through a channel: the first word wins (`failed`
+/// comes before `finished` when printing fails). The operation is kept until it finishes (or
+/// its dialog is cancelled), then let go.
+#[cfg(target_os = "linux")]
+struct Ending<T> {
+    answer: std::rc::Rc<std::cell::RefCell<Option<Answer<T>>>>,
+    op: std::rc::Rc<std::cell::RefCell<Option<webkit2gtk::PrintOperation>>>,
+}
+
+#[cfg(target_os = "linux")]
+impl<T: Clone + 'static> Ending<T> {
+    /// Wires `op`'s `failed` and `finished` to `tx`; `done` is the answer when it finishes.
+    fn on(op: &webkit2gtk::PrintOperation, tx: Answer<T>, done: T) -> Self {
+        use std::cell::RefCell;
+        use std::rc::Rc;
+
+        use webkit2gtk::PrintOperationExt;
+
+        let ending = Ending {
+            answer: Rc::new(RefCell::new(Some(tx))),
+            op: Rc::new(RefCell::new(Some(op.clone()))),
+        };
+        let on_failed = ending.share();
+        op.connect_failed(move |_, error| on_failed.answer(Err(error.to_string())));
+        let on_finished = ending.share();
+        op.connect_finished(move |_| {
+            on_finished.answer(Ok(done.clone()));
+            on_finished.release();
+        });
+        ending
+    }
+
+    fn share(&self) -> Self {
+        Ending {
+            answer: std::rc::Rc::clone(&self.answer),
+            op: std::rc::Rc::clone(&self.op),
+        }
+    }
+
+    /// Tells the end, unless it was told already.
+    fn answer(&self, result: Result<T, String>) {
+        if let Some(tx) = self.answer.borrow_mut().take() {
+            let _ = tx.send(result);
+        }
+    }
+
+    /// Lets the operation go.
+    fn release(&self) {
+        self.op.borrow_mut().take();
+    }
+}
+
+/// What the print operation told, as the command's answer.
+#[cfg(target_os = "linux")]
+async fn outcome<T>(
+    rx: tokio::sync::oneshot::Receiver<Result<T, String>>,
+) -> Result<T, PrintError> {
     match rx.await {
-        Ok(Ok(printed)) => Ok(printed),
+        Ok(Ok(done)) => Ok(done),
         Ok(Err(e)) => Err(PrintError::Failed(e)),
         Err(_) => Err(PrintError::Gone),
     }

@@ -216,8 +216,10 @@ pub(crate) async fn index_existing(tx: &tokio_postgres::Transaction<'_>) -> Resu
 }
 
 /// The Notes a search may find, the one place a search decides which Notes it sees: never one
-/// in the trash; `$3` is true for agents (approved Notes only).
-const VISIBLE: &str = "(n.deleted_at IS NULL AND ($3 = false OR n.agent_access))";
+/// in the trash; the parameter `agents` names is true for agents (approved Notes only).
+fn visible(agents: &str) -> String {
+    format!("(n.deleted_at IS NULL AND ({agents} = false OR n.agent_access))")
+}
 
 /// The best `limit` matching tabs, best first (`ts_rank`, the title's words weighing more):
 /// one hit per tab, its snippet from its best chunk. A chunk matches when every part of the
@@ -230,6 +232,7 @@ pub(crate) async fn search(
     limit: usize,
     scope: SearchScope,
 ) -> Result<Vec<SearchHit>, Fail> {
+    let visible = visible("$3");
     let sql = format!(
         "WITH q AS (SELECT $1::text::tsquery AS every, $2::text::tsquery AS any),
          titled AS (SELECT s.note_id FROM search_titles s, q WHERE s.title_tsv @@ q.every),
@@ -249,7 +252,7 @@ pub(crate) async fn search(
          FROM best b
          JOIN notes n ON n.id = b.note_id
          JOIN search_tabs t ON t.note_id = b.note_id AND t.tab_id = b.tab_id
-         WHERE {VISIBLE}
+         WHERE {visible}
          ORDER BY b.rank DESC, b.note_id, b.tab_id
          LIMIT $4"
     );
@@ -317,6 +320,7 @@ async fn spread(
         found_notes.push(row.try_get::<_, String>(0)?);
         found_tabs.push(row.try_get::<_, String>(3)?);
     }
+    let visible = visible("$4");
     let sql = format!(
         "WITH p AS (SELECT t::tsquery AS q, i FROM unnest($1::text[]) WITH ORDINALITY AS u(t, i)),
          in_body AS (
@@ -345,7 +349,7 @@ async fn spread(
          FROM tabs b
          JOIN notes n ON n.id = b.note_id
          JOIN search_tabs t ON t.note_id = b.note_id AND t.tab_id = b.tab_id
-         WHERE {VISIBLE_4}
+         WHERE {visible}
            AND NOT EXISTS (SELECT 1 FROM unnest($5::text[], $6::text[]) AS f(note_id, tab_id)
                            WHERE f.note_id = b.note_id AND f.tab_id = b.tab_id)
          ORDER BY b.rank DESC, b.note_id, b.tab_id
@@ -369,6 +373,3 @@ async fn spread(
         )
         .await?)
 }
-
-/// [`VISIBLE`] with the agents' flag as `$4`.
-const VISIBLE_4: &str = "(n.deleted_at IS NULL AND ($4 = false OR n.agent_access))";

@@ -129,8 +129,9 @@ export class MarkBook<M> {
    * it came, if any; the change then counts as shown.
    */
   announced(announced: Announced | undefined): Marks<M> | null {
-    if (!announced || announced.version === this.shownVersion || announced === this.unmarked) return null;
-    if (this.unmarked?.version === announced.version) return null;
+    if (!announced || announced.version === this.shownVersion || announced.version === this.unmarked?.version) {
+      return null;
+    }
     const late = this.late;
     this.late = null;
     const marks = late && this.now() - late.at <= LATE_MARK_MS ? this.marked(announced, late.shown, late.incoming) : null;
