@@ -1,41 +1,64 @@
 // Which Notes an agent changed since the person last opened them, for the Notes list. Per Note,
 // the newest version the person has seen is kept on this computer (localStorage); a Note listed
 // at a newer version has its history read once at that version, and is marked when an agent
-// wrote any version since. Only changed Notes are read: never every Note's history.
+// wrote any version since. Only changed Notes are read: never every Note's history. What each
+// read found is kept too, so a restart neither reads it again nor loses its marker.
 
 import * as api from "../api";
-import { type SeenVersions, agentSince, notesToCheck, withBaseline } from "../lib/notes";
+import { type CheckedHistories, type SeenVersions, agentSince, keptMarks, notesToCheck, withBaseline } from "../lib/notes";
 import { app } from "./state";
 
-const KEY = "quire.seenVersions";
+const SEEN_KEY = "quire.seenVersions";
+const CHECKED_KEY = "quire.checkedHistories";
 /** Histories read per pass of the list, at most (the rest on the next pass). */
 const MAX_PER_PASS = 50;
 
 let seen: SeenVersions | null = null;
-/** The version at which each Note's history was read. */
-const checked: Record<string, number> = {};
+let checked: CheckedHistories | null = null;
 let running = false;
 let again = false;
 
-function seenVersions(): SeenVersions {
-  if (seen) return seen;
+/** The object kept under `key` (an empty one if none, or if it cannot be read). */
+function load<T extends object>(key: string): T {
   try {
-    const raw = typeof localStorage === "undefined" ? null : localStorage.getItem(KEY);
+    const raw = typeof localStorage === "undefined" ? null : localStorage.getItem(key);
     const parsed: unknown = raw ? JSON.parse(raw) : {};
-    seen = parsed && typeof parsed === "object" ? (parsed as SeenVersions) : {};
+    return (parsed && typeof parsed === "object" ? parsed : {}) as T;
   } catch {
-    seen = {};
+    return {} as T;
   }
+}
+
+function store(key: string, value: object): void {
+  try {
+    if (typeof localStorage !== "undefined") localStorage.setItem(key, JSON.stringify(value));
+  } catch {
+    // Kept for this session all the same.
+  }
+}
+
+function seenVersions(): SeenVersions {
+  seen ??= load<SeenVersions>(SEEN_KEY);
   return seen;
 }
 
 function keep(next: SeenVersions): void {
   seen = next;
-  try {
-    if (typeof localStorage !== "undefined") localStorage.setItem(KEY, JSON.stringify(next));
-  } catch {
-    // Kept for this session all the same.
-  }
+  store(SEEN_KEY, next);
+}
+
+function checkedHistories(): CheckedHistories {
+  checked ??= load<CheckedHistories>(CHECKED_KEY);
+  return checked;
+}
+
+/** Notes' history read at `version`, finding `agent` (or none); only listed Notes are kept. */
+function keepChecked(id: string, version: number, agent: string | null, listed: ReadonlySet<string>): void {
+  const next: CheckedHistories = {};
+  for (const [k, v] of Object.entries(checkedHistories())) if (listed.has(k)) next[k] = v;
+  next[id] = { version, agent };
+  checked = next;
+  store(CHECKED_KEY, next);
 }
 
 function unmark(noteId: string): void {
@@ -75,15 +98,24 @@ async function onePass(): Promise<void> {
   if (listed) noteSeen(listed.id, listed.version);
   const base = withBaseline(seenVersions(), notes);
   if (base !== seenVersions()) keep(base);
+  // What earlier reads found (this run's, or a run before a restart) and still holds.
+  const kept = keptMarks(notes, seenVersions(), checkedHistories());
+  const marked = app.get().agentChanged;
+  const fresh: typeof kept = {};
+  for (const [id, mark] of Object.entries(kept)) {
+    if (id !== open?.noteId && marked[id]?.version !== mark.version) fresh[id] = mark;
+  }
+  if (Object.keys(fresh).length > 0) app.set((s) => ({ agentChanged: { ...s.agentChanged, ...fresh } }));
   const versions = new Map(notes.map((n) => [n.id, n.version]));
-  for (const id of notesToCheck(notes, seenVersions(), checked).slice(0, MAX_PER_PASS)) {
+  const listedIds = new Set(versions.keys());
+  for (const id of notesToCheck(notes, seenVersions(), checkedHistories()).slice(0, MAX_PER_PASS)) {
     const version = versions.get(id) ?? 0;
     try {
       // Only versions after the one seen matter: the page holds them (up to the server's limit).
       const since = version - (seenVersions()[id] ?? version);
       const history = await api.historyPage(id, Math.min(Math.max(since, 1), api.HISTORY_PAGE_MAX));
-      checked[id] = version;
       const agent = agentSince(history, seenVersions()[id] ?? version);
+      keepChecked(id, version, agent, listedIds);
       if (app.get().open?.noteId === id) continue;
       if (agent) app.set((s) => ({ agentChanged: { ...s.agentChanged, [id]: { author: agent, version } } }));
       else unmark(id);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agentSince, byRecent, matchScore, notesToCheck, searchNotes, withBaseline } from "./notes";
+import { agentSince, byRecent, keptMarks, matchScore, notesToCheck, searchNotes, withBaseline } from "./notes";
 
 const notes = [
   { id: "a", title: "Trip to Lisbon", updated_at: "2026-11-28T10:00:00Z" },
@@ -44,7 +44,16 @@ describe("Notes an agent changed since the person saw them", () => {
     const notes = [n("a", 5), n("b", 3), n("c", 9), n("new", 1)];
     const seen = { a: 2, b: 3, c: 4 };
     expect(notesToCheck(notes, seen, {})).toEqual(["a", "c"]);
-    expect(notesToCheck(notes, seen, { a: 5, c: 8 })).toEqual(["c"]);
+    expect(notesToCheck(notes, seen, { a: { version: 5, agent: null }, c: { version: 8, agent: "claude" } })).toEqual(["c"]);
+  });
+
+  it("keeps a marker a read found while the Note stays at that version and unseen", () => {
+    const checked = { a: { version: 5, agent: "claude" }, b: { version: 3, agent: null }, c: { version: 8, agent: "claude" }, d: { version: 4, agent: "claude" } };
+    // a: still at 5, seen at 2: kept. b: the read found no agent. c: moved on to 9 since the read.
+    // d: seen at 4 since (opened).
+    expect(keptMarks([n("a", 5), n("b", 3), n("c", 9), n("d", 4)], { a: 2, b: 1, c: 4, d: 4 }, checked)).toEqual({
+      a: { author: "claude", version: 5 },
+    });
   });
 
   it("reads no history in a list of 10,000 unchanged Notes", () => {

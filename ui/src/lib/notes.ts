@@ -71,6 +71,13 @@ export function withBaseline(seen: SeenVersions, notes: readonly Pick<NoteSummar
 }
 
 /**
+ * Per Note, the version at which its history was read and the agent it found there (null: none
+ * wrote since the version seen). Kept on this computer with the versions seen, so that a restart
+ * reads no history a second time and still shows the markers it found.
+ */
+export type CheckedHistories = Record<string, { version: number; agent: string | null }>;
+
+/**
  * The Notes whose history is worth reading: listed at a version beyond what the person saw
  * and not read yet at that version (`checked`). Only Notes changed since they were seen: a
  * list of 10,000 Notes where three changed reads three histories, once each.
@@ -78,14 +85,34 @@ export function withBaseline(seen: SeenVersions, notes: readonly Pick<NoteSummar
 export function notesToCheck(
   notes: readonly Pick<NoteSummary, "id" | "version">[],
   seen: SeenVersions,
-  checked: Readonly<Record<string, number>>,
+  checked: Readonly<CheckedHistories>,
 ): string[] {
   return notes
     .filter((n) => {
       const s = seen[n.id];
-      return s !== undefined && n.version > s && checked[n.id] !== n.version;
+      return s !== undefined && n.version > s && checked[n.id]?.version !== n.version;
     })
     .map((n) => n.id);
+}
+
+/**
+ * The markers a read already found that still hold: the Note is listed at the version its
+ * history was read at, an agent wrote since the version seen, and the person has not seen it.
+ */
+export function keptMarks(
+  notes: readonly Pick<NoteSummary, "id" | "version">[],
+  seen: SeenVersions,
+  checked: Readonly<CheckedHistories>,
+): Record<string, { author: string; version: number }> {
+  const out: Record<string, { author: string; version: number }> = {};
+  for (const n of notes) {
+    const c = checked[n.id];
+    const s = seen[n.id];
+    if (c && c.agent && c.version === n.version && s !== undefined && s < n.version) {
+      out[n.id] = { author: c.agent, version: n.version };
+    }
+  }
+  return out;
 }
 
 /** The newest agent that wrote a version after `seen` (a Note's history, any order), or null. */
