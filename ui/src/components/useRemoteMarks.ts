@@ -55,7 +55,10 @@ export function useRemoteMarks<M>(
     return taken.marks;
   };
 
-  return { marks, took, seen: () => setMarks(null) };
+  /** The person moved what the marks point at (a row inserted, say): `fn` moves them along. */
+  const move = (fn: (marks: M) => M) => setMarks((m) => (m ? { ...m, marks: fn(m.marks) } : m));
+
+  return { marks, took, move, seen: () => setMarks(null) };
 }
 
 /** Marks shown in `host` are seen on a pointer press in it, or after a while of focus in it. */

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import type { Deck, Slide } from "../bindings";
-import { LATE_MARK_MS, MarkBook, SEEN_AFTER_MS, SeenTimer, cellKey, changedCellsBySheet, changedSlides } from "./marks";
+import { LATE_MARK_MS, MarkBook, SEEN_AFTER_MS, SeenTimer, cellKey, changedCellsBySheet, changedSlides, shiftCellMarks } from "./marks";
 
 const sheet = (id: string, rows: (string | number | null)[][]) => ({ id, name: id, rows });
 
@@ -26,6 +26,36 @@ describe("changedCellsBySheet", () => {
     const before = { sheets: [sheet("s1", [["a"]])] };
     const after = { sheets: [{ ...sheet("s1", [["a"]]), name: "Renamed" }] };
     expect(changedCellsBySheet(before, after).size).toBe(0);
+  });
+});
+
+describe("shiftCellMarks", () => {
+  const marks = () =>
+    new Map([
+      ["s1", new Set([cellKey(0, 0), cellKey(2, 1), cellKey(5, 3)])],
+      ["s2", new Set([cellKey(1, 1)])],
+    ]);
+  const cells = (m: Map<string, Set<string>>, sheet: string) => [...(m.get(sheet) ?? [])].sort();
+
+  it.each([
+    ["a row inserted above moves the cells below it down", { kind: "row", index: 2, insert: true }, ["0:0", "3:1", "6:3"]],
+    ["a row inserted below the last mark moves none", { kind: "row", index: 6, insert: true }, ["0:0", "2:1", "5:3"]],
+    ["a row deleted takes its marks and moves those below up", { kind: "row", index: 2, insert: false }, ["0:0", "4:3"]],
+    ["a column inserted moves the cells right of it", { kind: "col", index: 1, insert: true }, ["0:0", "2:2", "5:4"]],
+    ["a column deleted takes its marks", { kind: "col", index: 0, insert: false }, ["2:0", "5:2"]],
+  ] as const)("%s", (_, line, expected) => {
+    const before = marks();
+    const after = shiftCellMarks(before, { ...line, sheet: "s1" });
+    expect(cells(after, "s1")).toEqual(expected);
+    // The other sheet's marks and the marks given are left as they were.
+    expect(cells(after, "s2")).toEqual(["1:1"]);
+    expect(cells(before, "s1")).toEqual(["0:0", "2:1", "5:3"]);
+  });
+
+  it("leaves no entry for a sheet whose last mark went, and the same Map for a sheet without marks", () => {
+    const m = new Map([["s2", new Set([cellKey(1, 1)])]]);
+    expect(shiftCellMarks(m, { kind: "row", sheet: "s2", index: 1, insert: false }).has("s2")).toBe(false);
+    expect(shiftCellMarks(m, { kind: "row", sheet: "s9", index: 0, insert: true })).toBe(m);
   });
 });
 

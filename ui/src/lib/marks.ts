@@ -32,6 +32,31 @@ export function changedCellsBySheet(before: SheetTab, after: SheetTab): Map<stri
   return out;
 }
 
+/**
+ * `marks` (cells by sheet) after the person inserted or deleted a row or column of one sheet:
+ * the marked cells move with the rows and columns they are in, those of a deleted line go. The
+ * same Map when the line is on a sheet with no marks.
+ */
+export function shiftCellMarks(
+  marks: Map<string, Set<string>>,
+  line: { kind: "row" | "col"; sheet: string; index: number; insert: boolean },
+): Map<string, Set<string>> {
+  const cells = marks.get(line.sheet);
+  if (!cells) return marks;
+  const moved = new Set<string>();
+  for (const key of cells) {
+    const [row, col] = key.split(":").map(Number) as [number, number];
+    const at = line.kind === "row" ? row : col;
+    if (!line.insert && at === line.index) continue;
+    const to = at < line.index ? at : line.insert ? at + 1 : at - 1;
+    moved.add(line.kind === "row" ? cellKey(to, col) : cellKey(row, to));
+  }
+  const out = new Map(marks);
+  if (moved.size > 0) out.set(line.sheet, moved);
+  else out.delete(line.sheet);
+  return out;
+}
+
 /** The slides (IDs) the change from `before` to `after` added, changed or moved. */
 export function changedSlides(before: Deck, after: Deck): Set<string> {
   const out = new Set<string>();

@@ -72,25 +72,20 @@ async fn an_agent_edit_of_another_tab_appears_live_without_a_conflict() -> Resul
         )
         .await?;
         // The cells the agent wrote are marked with its name, and no other cell.
-        let marks = app
-            .driver
-            .find_all(By::Css("[data-testid=\"remote-change\"][data-author=\"claude\"]"))
-            .await?;
-        let mut marked = Vec::new();
-        for mark in &marks {
-            let cell = mark.find(By::XPath("..")).await?;
-            let row = cell.attr("data-row").await?.unwrap_or_default();
-            let col = cell.attr("data-col").await?.unwrap_or_default();
-            let title = cell.attr("title").await?.unwrap_or_default();
-            ensure!(title == "Changed by claude", "the cell's title: {title:?}");
-            let class = cell.attr("class").await?.unwrap_or_default();
-            ensure!(class.contains("is-remote") && class.contains("is-agent"), "the cell's class: {class:?}");
-            marked.push(format!("{row}:{col}"));
-        }
+        let marked = agent_marks(&app).await?;
         ensure!(marked == ["0:0", "0:1"], "the agent's cells are marked: {marked:?}");
-        let all = app.driver.find_all(By::Css("[data-testid=\"remote-change\"]")).await?;
-        ensure!(all.len() == 2, "only the agent's cells are marked: {} marks", all.len());
         quire_e2e::screenshot(&app.driver, "agent-live-sheet-marked").await?;
+        // The person inserts a column between the two cells (from the toolbar: the marks stay
+        // unseen): the mark moves with its cell, none is left on the new empty one.
+        app.click("sheet-add-column").await?;
+        app.wait_text(
+            &By::Css("[data-testid=\"sheet-cell\"][data-row=\"0\"][data-col=\"2\"]"),
+            "the agent's value, moved right",
+            |t| t.trim() == "1200",
+        )
+        .await?;
+        let marked = agent_marks(&app).await?;
+        ensure!(marked == ["0:0", "0:2"], "the marks move with the cells: {marked:?}");
         // A click in the grid: the person has seen them.
         app.click_by(&By::Css("[data-testid=\"sheet-cell\"][data-row=\"3\"][data-col=\"2\"]")).await?;
         app.wait_gone(&By::Css("[data-testid=\"remote-change\"]")).await?;
@@ -127,4 +122,39 @@ async fn an_agent_edit_of_another_tab_appears_live_without_a_conflict() -> Resul
         Ok(())
     })
     .await
+}
+
+/// The cells marked as changed by the agent ("row:col", in the grid's order); every mark in the
+/// grid is the agent's.
+async fn agent_marks(app: &App) -> Result<Vec<String>> {
+    let marks = app
+        .driver
+        .find_all(By::Css(
+            "[data-testid=\"remote-change\"][data-author=\"claude\"]",
+        ))
+        .await?;
+    let mut marked = Vec::new();
+    for mark in &marks {
+        let cell = mark.find(By::XPath("..")).await?;
+        let row = cell.attr("data-row").await?.unwrap_or_default();
+        let col = cell.attr("data-col").await?.unwrap_or_default();
+        let title = cell.attr("title").await?.unwrap_or_default();
+        ensure!(title == "Changed by claude", "the cell's title: {title:?}");
+        let class = cell.attr("class").await?.unwrap_or_default();
+        ensure!(
+            class.contains("is-remote") && class.contains("is-agent"),
+            "the cell's class: {class:?}"
+        );
+        marked.push(format!("{row}:{col}"));
+    }
+    let all = app
+        .driver
+        .find_all(By::Css("[data-testid=\"remote-change\"]"))
+        .await?;
+    ensure!(
+        all.len() == marked.len(),
+        "only the agent's cells are marked: {} marks",
+        all.len()
+    );
+    Ok(marked)
 }

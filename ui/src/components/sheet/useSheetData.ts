@@ -7,7 +7,7 @@ import { adopted, app, confirm, contentFor, engineContent, localEdit, toast, use
 import type { Rows } from "../../lib/grid";
 import { historyFor, keptMessage } from "../../lib/history";
 import { SHEET_OPS, type SheetOp, cellOps } from "../../lib/sheetHistory";
-import { changedCellsBySheet } from "../../lib/marks";
+import { changedCellsBySheet, shiftCellMarks } from "../../lib/marks";
 import { useRemoteMarks } from "../useRemoteMarks";
 import type { SheetData, SheetTabData } from "./layout";
 
@@ -71,6 +71,10 @@ export function useSheetData(tabId: string) {
     const rows = fn(old.rows);
     const ops = structural ? structural(old.rows) : cellOps(id, old.rows, rows);
     commit({ sheets: latest.current.sheets.map((s) => (s.id === id ? { ...s, rows } : s)) }, ops);
+    // Another writer's marked cells move with the rows and columns the person inserted or deleted.
+    for (const op of ops) {
+      if (op.kind === "row" || op.kind === "col") remote.move((marks) => shiftCellMarks(marks, op));
+    }
   };
 
   /**
