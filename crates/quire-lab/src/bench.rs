@@ -17,7 +17,7 @@ use crate::client::{Client, Direct, Mcp, Reply};
 use crate::harness::{self, LabServer, LabStore, rng};
 use crate::report::{Section, Table, int, us};
 
-const PATCH_LUA: &str = include_str!("../wrk/patch.lua");
+pub(crate) const PATCH_LUA: &str = include_str!("../wrk/patch.lua");
 const GET_LUA: &str = include_str!("../wrk/get.lua");
 
 #[derive(Debug, Clone)]
@@ -90,14 +90,14 @@ fn parse_wrk(output: &str) -> anyhow::Result<Load> {
 }
 
 /// `wrk` on the PATH (Debian's package), if any.
-fn wrk_binary() -> Option<std::path::PathBuf> {
+pub(crate) fn wrk_binary() -> Option<std::path::PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .map(|dir| dir.join("wrk"))
         .find(|p| p.is_file())
 }
 
-async fn run_wrk(
+pub(crate) async fn run_wrk(
     wrk: &Path,
     script: &Path,
     url: &str,

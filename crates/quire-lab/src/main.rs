@@ -15,6 +15,7 @@ mod client;
 mod controls;
 mod exp;
 mod harness;
+mod limit;
 mod report;
 
 use std::io::Write as _;
@@ -72,6 +73,9 @@ enum What {
     Lines,
     /// Benchmarks beyond the articles (in-process and over HTTP).
     Bench,
+    /// A small write against its physical limit: GET /healthz + 4 KiB fdatasync beside the
+    /// guarded PATCH, alternated (needs wrk).
+    Limit,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -137,6 +141,9 @@ fn main() -> anyhow::Result<()> {
         }
         if matches!(cli.what, What::All | What::Bench) {
             emit(bench::run(&bench::Params::full()).await?)?;
+        }
+        if cli.what == What::Limit {
+            emit(limit::run(&limit::Params::full()).await?)?;
         }
         anyhow::Ok(())
     })?;

@@ -250,13 +250,14 @@ fn bare_update(p: &Params, synchronous: Synchronous) -> anyhow::Result<Vec<Durat
     Ok(samples)
 }
 
-/// 4 KiB written over the same offset, then `fdatasync`: what FULL waits for on each commit.
-fn fsync_floor(p: &Params) -> anyhow::Result<Vec<Duration>> {
+/// 4 KiB written over the same offset, then `fdatasync`, `writes` times, in a fresh file in
+/// `dir`: what FULL waits for on each commit.
+pub fn fsync_floor(dir: &Path, writes: usize) -> anyhow::Result<Vec<Duration>> {
     let page = [b'q'; 4096];
-    let dir = tempfile::tempdir()?;
+    let dir = tempfile::tempdir_in(dir)?;
     let mut file = std::fs::File::create(dir.path().join("fsync.bin"))?;
-    let mut samples = Vec::with_capacity(p.writes);
-    for _ in 0..p.writes {
+    let mut samples = Vec::with_capacity(writes);
+    for _ in 0..writes {
         let started = Instant::now();
         file.seek(SeekFrom::Start(0))?;
         file.write_all(&page)?;
@@ -302,7 +303,7 @@ pub async fn measure(p: &Params) -> anyhow::Result<Results> {
         }
         let p2 = p.clone();
         r.fsync.push(
-            tokio::task::spawn_blocking(move || fsync_floor(&p2))
+            tokio::task::spawn_blocking(move || fsync_floor(&std::env::temp_dir(), p2.writes))
                 .await
                 .context("the fsync task")??,
         );
