@@ -75,6 +75,12 @@ async fn an_agent_edit_of_another_tab_appears_live_without_a_conflict() -> Resul
         let marked = agent_marks(&app).await?;
         ensure!(marked == ["0:0", "0:1"], "the agent's cells are marked: {marked:?}");
         quire_e2e::screenshot(&app.driver, "agent-live-sheet-marked").await?;
+        // The tab's banner says whose edit it was (it goes once the person edits the tab).
+        let marker = app.wait_for(&tid_tab("remote-edit", &sheet)).await?;
+        let author = marker.attr("data-author").await?.unwrap_or_default();
+        ensure!(author == "claude", "the edit is marked as the agent's: {author:?}");
+        let class = marker.attr("class").await?.unwrap_or_default();
+        ensure!(class.contains("is-agent"), "marked as an agent's edit: {class:?}");
         // The person inserts a column between the two cells (from the toolbar: the marks stay
         // unseen): the mark moves with its cell, none is left on the new empty one.
         app.click("sheet-add-column").await?;
@@ -89,12 +95,6 @@ async fn an_agent_edit_of_another_tab_appears_live_without_a_conflict() -> Resul
         // A click in the grid: the person has seen them.
         app.click_by(&By::Css("[data-testid=\"sheet-cell\"][data-row=\"3\"][data-col=\"2\"]")).await?;
         app.wait_gone(&By::Css("[data-testid=\"remote-change\"]")).await?;
-
-        let marker = app.wait_for(&tid_tab("remote-edit", &sheet)).await?;
-        let author = marker.attr("data-author").await?.unwrap_or_default();
-        ensure!(author == "claude", "the edit is marked as the agent's: {author:?}");
-        let class = marker.attr("class").await?.unwrap_or_default();
-        ensure!(class.contains("is-agent"), "marked as an agent's edit: {class:?}");
 
         // The versions panel shows the agent's version as the agent's.
         app.click("versions-toggle").await?;
