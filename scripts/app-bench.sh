@@ -4,11 +4,15 @@
 #    reports it (two animation frames after the shell is mounted; report_first_paint). Each run
 #    is a new process with empty XDG data/config/cache directories (no WebKit caches); the
 #    kernel's page cache is warm after the first run.
+#  - the same for the smallest Tauri 2 window (bench/window: the same tauri, window size and
+#    renderer settings, a static page), launched alternately with the app in the same run, and
+#    the app's median over the window's: what Quire adds to what any Tauri window costs here.
 #  - idle PSS of the whole process tree (the app, WebKitWebProcess, WebKitNetworkProcess, and
 #    anything else it started), IDLE_SECONDS after the last run's first paint.
 #
 # Usage: scripts/app-bench.sh [RUNS]   (RUNS defaults to 5)
-# Env: QUIRE_APP_BINARY (skip the build and measure this binary), IDLE_SECONDS (default 5).
+# Env: QUIRE_APP_BINARY (skip the build and measure this binary), IDLE_SECONDS (default 5),
+#      BENCH_WINDOW_BINARY (the fixture window's binary; built when unset).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib-app.sh"
 cd "$ROOT"
@@ -17,11 +21,18 @@ runs="${1:-5}"
 idle="${IDLE_SECONDS:-5}"
 timeout_s=30
 if [[ -n "${QUIRE_APP_BINARY:-}" ]]; then
-  bin="$QUIRE_APP_BINARY"
+  app_bin="$QUIRE_APP_BINARY"
 else
   app_build
-  bin="$APP_BINARY"
+  app_bin="$APP_BINARY"
 fi
+if [[ -n "${BENCH_WINDOW_BINARY:-}" ]]; then
+  window_bin="$BENCH_WINDOW_BINARY"
+else
+  cargo build --quiet -p quire-bench-window --release --features custom-protocol
+  window_bin="$ROOT/target/release/quire-bench-window"
+fi
+bin="$app_bin"
 
 work="$(mktemp -d)"
 app_pid=""
@@ -124,7 +135,18 @@ times=()
 navigations=()
 mounts=()
 cpus=()
+window_times=()
+window_navigations=()
+window_cpus=()
 for ((i = 1; i <= runs; i++)); do
+  # The fixture window first, then the app: alternated, so both see the same machine.
+  bin="$window_bin"
+  launch "w$i"
+  window_times+=("$launch_ms")
+  window_navigations+=("$navigation_ms")
+  window_cpus+=("$cpu_ms")
+  stop_app
+  bin="$app_bin"
   launch "$i"
   times+=("$launch_ms")
   navigations+=("$navigation_ms")
@@ -132,11 +154,17 @@ for ((i = 1; i <= runs; i++)); do
   cpus+=("$cpu_ms")
   ((i == runs)) || stop_app
 done
-echo "cold start to first paint: median $(median "${times[@]}") ms over ${runs} runs" \
+app_median="$(median "${times[@]}")"
+window_median="$(median "${window_times[@]}")"
+echo "cold start to first paint: median ${app_median} ms over ${runs} runs" \
   "(runs: ${times[*]}; of which exec to page navigation start: median" \
   "$(median "${navigations[@]}") ms, to the shell mounted: median $(median "${mounts[@]}") ms;" \
   "load average: $(cut -d' ' -f1-3 /proc/loadavg))"
 echo "CPU time of the process tree at first paint: median $(median "${cpus[@]}") ms (runs: ${cpus[*]})"
+echo "the smallest Tauri window (bench/window), alternated with the app: median ${window_median} ms" \
+  "(runs: ${window_times[*]}; exec to page navigation start: median" \
+  "$(median "${window_navigations[@]}") ms; CPU median $(median "${window_cpus[@]}") ms);" \
+  "the app's first paint is $(awk -v a="$app_median" -v w="$window_median" 'BEGIN {printf "%.2f", a / w}')x the window's"
 
 # Idle memory of the last run's process tree.
 sleep "$idle" # the idle period being measured, not a wait for readiness
