@@ -72,7 +72,7 @@ async fn an_agent_edit_of_another_tab_appears_live_without_a_conflict() -> Resul
         )
         .await?;
         // The cells the agent wrote are marked with its name, and no other cell.
-        let marked = agent_marks(&app).await?;
+        let marked = agent_marks(app).await?;
         ensure!(marked == ["0:0", "0:1"], "the agent's cells are marked: {marked:?}");
         quire_e2e::screenshot(&app.driver, "agent-live-sheet-marked").await?;
         // The tab's banner says whose edit it was (it goes once the person edits the tab).
@@ -90,7 +90,7 @@ async fn an_agent_edit_of_another_tab_appears_live_without_a_conflict() -> Resul
             |t| t.trim() == "1200",
         )
         .await?;
-        let marked = agent_marks(&app).await?;
+        let marked = agent_marks(app).await?;
         ensure!(marked == ["0:0", "0:2"], "the marks move with the cells: {marked:?}");
         // A click in the grid: the person has seen them.
         app.click_by(&By::Css("[data-testid=\"sheet-cell\"][data-row=\"3\"][data-col=\"2\"]")).await?;
