@@ -914,6 +914,33 @@ impl App {
         self.click_by(&tid(id)).await
     }
 
+    /// Sets the checkbox `id` to `checked` by clicking it, and waits until the page has it so.
+    /// A click is only sent while the box is in the other state: WebKitWebDriver at times
+    /// loses a click under load, or answers an error for one it delivered (`click_by` would
+    /// then click again and toggle it back), so each click is checked before the next.
+    pub async fn set_checked(&self, id: &str, checked: bool) -> Result<()> {
+        let by = tid(id);
+        let deadline = Instant::now() + UI_TIMEOUT;
+        let mut clicked: Option<Instant> = None;
+        loop {
+            let el = self.wait_for(&by).await?;
+            let now = el.prop("checked").await?.as_deref() == Some("true");
+            if now == checked {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                bail!("{id} still not checked={checked} after {UI_TIMEOUT:?}");
+            }
+            // Another click only when the last has had a second to land.
+            if clicked.is_none_or(|at| at.elapsed() >= Duration::from_secs(1)) {
+                // An error here may be a click that landed: the state read above decides.
+                let _ = el.click().await;
+                clicked = Some(Instant::now());
+            }
+            tokio::time::sleep(POLL_INTERVAL).await;
+        }
+    }
+
     /// Clicks the element `by`, finding it again if it re-rendered between find and click.
     pub async fn click_by(&self, by: &thirtyfour::By) -> Result<()> {
         let mut last = None;

@@ -406,12 +406,12 @@ async fn find_and_replace_across_a_sheet_is_one_undo_step() -> Result<()> {
         )))
         .await?;
         // Match case: three (not "Green Apple").
-        app.click("sheet-find-case").await?;
+        app.set_checked("sheet-find-case", true).await?;
         app.wait_text(&tid("sheet-find-count"), "match case", |t| {
             t.ends_with("of 3")
         })
         .await?;
-        app.click("sheet-find-case").await?;
+        app.set_checked("sheet-find-case", false).await?;
         app.wait_text(&tid("sheet-find-count"), "any case", |t| {
             t.ends_with("of 4")
         })
