@@ -25,7 +25,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, anyhow, bail, ensure};
+use anyhow::{Context, Result, anyhow, bail};
 use serde_json::json;
 use tempfile::TempDir;
 use thirtyfour::{Capabilities, WebDriver};
@@ -50,6 +50,13 @@ pub fn workspace_root() -> PathBuf {
 /// Where screenshots and logs go: `<workspace>/test-output/e2e`, created on demand.
 pub fn output_dir() -> Result<PathBuf> {
     let dir = workspace_root().join("test-output").join("e2e");
+    fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    Ok(dir)
+}
+
+/// Mesa's shader cache shared by every app the tests start (see [`Harness::start`]).
+fn shader_cache() -> Result<PathBuf> {
+    let dir = workspace_root().join("target").join("e2e-shader-cache");
     fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     Ok(dir)
 }
@@ -296,6 +303,12 @@ impl Harness {
         ] {
             env.push((var.into(), home.path().join(dir).into()));
         }
+        // Without a GPU, WebKit draws through Mesa's llvmpipe, which compiles each shader with
+        // LLVM on first use (a second of one core at times, a frame stall the page cannot
+        // see). Mesa caches what it compiled in XDG_CACHE_HOME, fresh per test: one cache for
+        // the whole run instead, warm after the first test, as a person's is after the first
+        // start.
+        env.push(("MESA_SHADER_CACHE_DIR".into(), shader_cache()?.into()));
         // Without a GPU the app switches WebKit's DMA-BUF renderer off (src-tauri/src/main.rs);
         // WebKitWebDriver's screenshots then never return under Xvfb. Keep it on here.
         if renderer == Renderer::WebKitDefault {
@@ -893,17 +906,20 @@ impl App {
 
     /// Waits at most `timeout` until no element matches `by`; an error if one still does.
     pub async fn wait_gone_within(&self, by: &thirtyfour::By, timeout: Duration) -> Result<()> {
-        use thirtyfour::prelude::ElementQueryable;
-        // `not_exists` answers whether they went; it is no error when they did not.
-        let gone = self
-            .driver
-            .query(by.clone())
-            .wait(timeout, POLL_INTERVAL)
-            .not_exists()
-            .await
-            .with_context(|| format!("waiting for {by:?} to go"))?;
-        ensure!(gone, "{by:?} still there after {timeout:?}");
-        Ok(())
+        let deadline = Instant::now() + timeout;
+        loop {
+            // An error is an answer too: WebKitWebDriver calls an element that went while it
+            // was being found "stale"; look again.
+            let last = match self.driver.find_all(by.clone()).await {
+                Ok(found) if found.is_empty() => return Ok(()),
+                Ok(found) => format!("{} still there", found.len()),
+                Err(e) => e.to_string(),
+            };
+            if Instant::now() >= deadline {
+                bail!("{by:?} still there after {timeout:?} ({last})");
+            }
+            tokio::time::sleep(POLL_INTERVAL).await;
+        }
     }
 
     pub async fn testid(&self, id: &str) -> Result<thirtyfour::WebElement> {
