@@ -185,8 +185,8 @@ pub(super) fn search(
 const SPREAD_SCAN: usize = 2_000;
 
 /// At most `limit` tabs (none of `found`) that hold every part of the query in one chunk or
-/// another though no chunk holds them all, best first (the sum of each part's best bm25 in the
-/// tab). The rarest part's chunks (at most [`SPREAD_SCAN`]) name the tabs, those of one chunk
+/// another though no chunk holds them all, best first (the bm25 of the rarest part's best chunk
+/// in the tab). The rarest part's chunks (at most [`SPREAD_SCAN`]) name the tabs, those of one chunk
 /// aside (it would have matched whole); each other part is looked for in those tabs' chunks
 /// alone. A tab whose only match is the Note's title is not one (the title tab would have
 /// matched already).
@@ -257,31 +257,37 @@ fn spread(
         }
     }
 
-    // Each other part in the same tab, and not every part in the title alone.
-    let mut in_tab = conn.prepare_cached(
-        "SELECT min(rank) FROM search_fts
-         WHERE search_fts MATCH ?1 AND rank MATCH 'bm25(2.0, 1.0, 0.0)'
-           AND rowid IN (SELECT id FROM search_chunks WHERE nid = ?2 AND tab_id = ?3)",
-    )?;
+    // Each other part somewhere in the same tab, and not every part in the title alone. Chunk
+    // by chunk, whether it matches: FTS5 seeks one rowid in the part's doclist (a `rowid IN
+    // (…)` filter, or a rank, would read every chunk the part matches, once per tab). The tabs
+    // rank by the rarest part's best chunk.
+    let mut chunks_of =
+        conn.prepare_cached("SELECT id FROM search_chunks WHERE nid = ?1 AND tab_id = ?2")?;
     let in_title = format!("title : ({})", query.to_fts5());
     let mut out: Vec<(f64, Candidate)> = Vec::new();
     'tabs: for ((nid, tab_id), (rank, chunk)) in tabs {
-        let mut score = rank;
+        let ids = chunks_of
+            .query_map(rusqlite::params![nid, tab_id], |r| r.get::<_, i64>(0))?
+            .collect::<rusqlite::Result<Vec<i64>>>()?;
         for (i, part) in parts.iter().enumerate() {
             if i == rarest.0 {
                 continue;
             }
-            let best: Option<f64> =
-                in_tab.query_row(rusqlite::params![part, nid, tab_id], |r| r.get(0))?;
-            match best {
-                Some(best) => score += best,
-                None => continue 'tabs,
+            let mut any = false;
+            for &id in &ids {
+                if chunk_matches(conn, id, part)? {
+                    any = true;
+                    break;
+                }
+            }
+            if !any {
+                continue 'tabs;
             }
         }
         if !chunk.title_tab && chunk_matches(conn, chunk.id, &in_title)? {
             continue;
         }
-        out.push((score, chunk));
+        out.push((rank, chunk));
     }
     out.sort_by(|(a, x), (b, y)| {
         a.total_cmp(b)
