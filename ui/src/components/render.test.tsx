@@ -22,6 +22,8 @@ import { NoteChangesView } from "./DiffViews";
 import { DraftsLedger } from "./DraftsLedger";
 import { SyncStatus } from "./Header";
 import { NoteView } from "./NoteView";
+import { NotesList } from "./NotesList";
+import { searchNotes } from "../lib/notes";
 import { GridTable } from "./sheet/GridTable";
 import { TabStrip } from "./TabStrip";
 import { VersionAuthor } from "./VersionsPanel";
@@ -525,5 +527,49 @@ describe("FindBar and the grid's found cells", () => {
     expect(bar).toContain("2 of 2");
     expect(bar).toContain('placeholder="Find in all sheets"');
     expect(bar).toMatch(new RegExp(`data-testid="${TID.sheetFindWhere}"[^>]*>on Stock<`));
+  });
+});
+
+describe("NotesList", () => {
+  const summaries = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      id: `01936f0e-7c1a-7b2e-9f00-${String(i).padStart(12, "0")}`,
+      title: `Note ${i}`,
+      version: 1,
+      updated_at: "2026-11-30T10:00:00Z",
+      agent_access: false,
+    }));
+
+  it("draws only the Notes in view of a long list, the rest kept as scroll height", () => {
+    app.set({ notes: summaries(10_000), notesLoaded: true, notesError: null, search: "" });
+    const html = render(<NotesList />);
+    const drawn = count(html, `data-testid="${TID.notesItem}"`);
+    expect(drawn).toBeGreaterThan(10);
+    expect(drawn).toBeLessThan(60);
+    expect(html).toContain('data-count="10000"');
+    expect(html).toContain('aria-setsize="10000"');
+    expect(html).toContain(">Note 0<");
+    expect(html).not.toContain(">Note 9999<");
+    // A spacer below as high as the Notes not drawn (an estimate until they are).
+    const spacer = /class="notes-spacer" aria-hidden="true" style="height: ?(\d+)px;?"/.exec(html);
+    expect(Number(spacer?.[1])).toBeGreaterThan((10_000 - drawn) * 40);
+  });
+
+  it("draws the whole of a short list, with no spacer", () => {
+    app.set({ notes: summaries(5), notesLoaded: true, notesError: null, search: "" });
+    const html = render(<NotesList />);
+    expect(count(html, `data-testid="${TID.notesItem}"`)).toBe(5);
+    expect(html).not.toContain("notes-spacer");
+  });
+
+  it("windows the titles a search leaves", () => {
+    app.set({ notes: summaries(10_000), notesLoaded: true, notesError: null, search: "Note 99" });
+    const html = render(<NotesList />);
+    // The search's matches (lib/notes.ts), best first; the first ones are drawn.
+    const matches = searchNotes(summaries(10_000), "Note 99");
+    expect(matches.length).toBeGreaterThan(100);
+    expect(html).toContain(`data-count="${matches.length}"`);
+    expect(html).toContain(">Note 99<");
+    expect(count(html, `data-testid="${TID.notesItem}"`)).toBeLessThan(60);
   });
 });

@@ -23,6 +23,7 @@ mod first_use_polish;
 mod https_remote;
 mod links_images;
 mod markdown_saved;
+mod notes_list_long;
 mod offline_remote;
 mod palette_and_spelling;
 mod perf;
