@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { type HistoryDeck, DECK_OPS, deckOps } from "./deckHistory";
 import { insertRow, pasteBlock, setCell } from "./grid";
 import { EditHistory, historyKey, keptMessage } from "./history";
-import { type HistorySheets, SHEET_OPS, cellOps, lineCells } from "./sheetHistory";
+import { type HistorySheets, SHEET_OPS, cellOps, lineCells, movedLines } from "./sheetHistory";
+import { cellKey, shiftCellMarks } from "./marks";
 
 const sheetDoc = (rows: HistorySheets["sheets"][0]["rows"]): HistorySheets => ({ sheets: [{ id: "s1", name: "Sheet 1", rows }] });
 const rowsOf = (d: HistorySheets) => d.sheets[0]?.rows;
@@ -100,6 +101,50 @@ describe("sheet history", () => {
 
 const slide = (id: string, title = "") => ({ id, title, body: "", notes: "", layout: "title_and_body" });
 
+describe("another writer's marks through undo and redo", () => {
+  // The agent marked B1 and B3; the person inserted row 2 (index 1), so the marks are on B1
+  // and B4; undo takes the row out again (the marks go back to B1, B3), redo puts it back.
+  const marked = (m: Map<string, Set<string>>) => [...(m.get("s1") ?? [])].sort();
+  const move = (m: Map<string, Set<string>>, lines: ReturnType<typeof movedLines>) =>
+    lines.reduce((acc, line) => shiftCellMarks(acc, line), m);
+
+  it("move with the rows an undo or redo inserts or deletes", () => {
+    const h = new EditHistory(SHEET_OPS);
+    let doc = sheetDoc([["a", "agent"], ["b", null], ["c", "agent"]]);
+    let marks = new Map([["s1", new Set([cellKey(0, 1), cellKey(2, 1)])]]);
+    const insert = { kind: "row" as const, sheet: "s1", index: 1, insert: true, cells: [] };
+    h.record([insert], undefined, 0);
+    doc = sheetDoc(insertRow(rowsOf(doc) ?? [], 1));
+    marks = shiftCellMarks(marks, insert);
+    expect(marked(marks)).toEqual(["0:1", "3:1"]);
+
+    const undone = h.undo(doc);
+    expect(undone?.applied).toEqual([insert]);
+    expect(movedLines(undone?.applied ?? [], true)).toEqual([{ kind: "row", sheet: "s1", index: 1, insert: false }]);
+    marks = move(marks, movedLines(undone?.applied ?? [], true));
+    expect(marked(marks)).toEqual(["0:1", "2:1"]);
+    doc = undone?.doc ?? doc;
+
+    const redone = h.redo(doc);
+    marks = move(marks, movedLines(redone?.applied ?? [], false));
+    expect(marked(marks)).toEqual(["0:1", "3:1"]);
+  });
+
+  it("a deleted column put back by undo moves the marks after it; cells and kept ops move nothing", () => {
+    const del = { kind: "col" as const, sheet: "s1", index: 0, insert: false, cells: ["x"] };
+    expect(movedLines([del], true)).toEqual([{ kind: "col", sheet: "s1", index: 0, insert: true }]);
+    expect(movedLines([del], false)).toEqual([{ kind: "col", sheet: "s1", index: 0, insert: false }]);
+    expect(movedLines([{ kind: "cell", sheet: "s1", row: 0, col: 0, before: null, after: "a" }], true)).toEqual([]);
+    // An undo that kept the row (another writer wrote into it) applied nothing: nothing moves.
+    const h = new EditHistory(SHEET_OPS);
+    const insert = { kind: "row" as const, sheet: "s1", index: 0, insert: true, cells: [] };
+    h.record([insert], undefined, 0);
+    const out = h.undo(sheetDoc([["written by the agent"], ["a"]]));
+    expect(out?.applied).toEqual([]);
+    expect(out?.kept.length).toBe(1);
+  });
+});
+
 describe("deck history", () => {
   it("undoes a title typed (one step), a reorder and a theme change, and redoes them", () => {
     const h = new EditHistory(DECK_OPS);
@@ -129,7 +174,7 @@ describe("deck history", () => {
     const after: HistoryDeck = { theme: "paper", slides: [slide("a", "Mine")] };
     h.record(deckOps(before, after), undefined, 0);
     const theirs: HistoryDeck = { theme: "paper", slides: [slide("a", "Agent")] };
-    expect(h.undo(theirs)).toEqual({ doc: theirs, kept: ["a slide's title"], changed: false });
+    expect(h.undo(theirs)).toEqual({ doc: theirs, kept: ["a slide's title"], changed: false, applied: [] });
 
     const added: HistoryDeck = { theme: "paper", slides: [slide("a"), slide("n")] };
     h.record(deckOps({ theme: "paper", slides: [slide("a")] }, added), undefined, 0);

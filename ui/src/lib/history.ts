@@ -30,32 +30,34 @@ export interface Step<Op> {
 }
 
 /** The outcome of an undo or redo: the new document, and what was kept as the other writer left it. */
-export interface Applied<Doc> {
+export interface Applied<Doc, Op = unknown> {
   doc: Doc;
   /** Descriptions of the skipped operations (empty: all applied). */
   kept: string[];
   /** Some operation was applied. */
   changed: boolean;
+  /** The operations applied, in the order applied (backwards when undoing). */
+  applied: Op[];
 }
 
 export const COALESCE_MS = 1000;
 export const MAX_STEPS = 200;
 
 /** Applies a step's operations in order (redo) or in reverse order (undo). */
-export function applyStep<Doc, Op>(kind: OpKind<Doc, Op>, doc: Doc, step: Step<Op>, undo: boolean): Applied<Doc> {
+export function applyStep<Doc, Op>(kind: OpKind<Doc, Op>, doc: Doc, step: Step<Op>, undo: boolean): Applied<Doc, Op> {
   const ops = undo ? [...step.ops].reverse() : step.ops;
   const kept: string[] = [];
-  let changed = false;
+  const applied: Op[] = [];
   let cur = doc;
   for (const op of ops) {
     const next = kind.apply(cur, op, undo);
     if (next === null) kept.push(kind.describe(op));
     else {
       cur = next;
-      changed = true;
+      applied.push(op);
     }
   }
-  return { doc: cur, kept, changed };
+  return { doc: cur, kept, changed: applied.length > 0, applied };
 }
 
 /** The person's undo and redo stacks of one tab. */
@@ -103,7 +105,7 @@ export class EditHistory<Doc, Op> {
   }
 
   /** Takes back the newest step on `doc`; null when there is nothing to undo. */
-  undo(doc: Doc): Applied<Doc> | null {
+  undo(doc: Doc): Applied<Doc, Op> | null {
     const step = this.done.pop();
     if (!step) return null;
     const out = applyStep(this.kind, doc, step, true);
@@ -113,7 +115,7 @@ export class EditHistory<Doc, Op> {
   }
 
   /** Does again the newest undone step on `doc`; null when there is nothing to redo. */
-  redo(doc: Doc): Applied<Doc> | null {
+  redo(doc: Doc): Applied<Doc, Op> | null {
     const step = this.undone.pop();
     if (!step) return null;
     const out = applyStep(this.kind, doc, step, false);

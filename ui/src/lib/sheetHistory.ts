@@ -40,6 +40,24 @@ export function cellOps(sheet: string, before: Rows, after: Rows): SheetOp[] {
   return ops;
 }
 
+/**
+ * The rows and columns an undo or redo inserted or deleted, from the operations it applied
+ * (`undo`: taken back, so an insert taken back is a delete): another writer's marked cells move
+ * with them as with the person's own edit (lib/marks.ts `shiftCellMarks`).
+ */
+export function movedLines(
+  applied: readonly SheetOp[],
+  undo: boolean,
+): { kind: "row" | "col"; sheet: string; index: number; insert: boolean }[] {
+  const out: { kind: "row" | "col"; sheet: string; index: number; insert: boolean }[] = [];
+  for (const op of applied) {
+    if (op.kind === "row" || op.kind === "col") {
+      out.push({ kind: op.kind, sheet: op.sheet, index: op.index, insert: undo ? !op.insert : op.insert });
+    }
+  }
+  return out;
+}
+
 /** The row deleted at `index`, or the column: its cells, to put back. */
 export function lineCells(rows: Rows, kind: "row" | "col", index: number): Cell[] {
   if (kind === "row") return (rows[index] ?? []).slice();

@@ -92,6 +92,21 @@ async fn an_agent_edit_of_another_tab_appears_live_without_a_conflict() -> Resul
         .await?;
         let marked = agent_marks(app).await?;
         ensure!(marked == ["0:0", "0:2"], "the marks move with the cells: {marked:?}");
+        // Ctrl+Z in the grid (a key: not a sign of having seen them) takes the column out
+        // again, and the mark moves back with its cell.
+        app.driver
+            .active_element()
+            .await?
+            .send_keys(Key::Control + "z")
+            .await?;
+        app.wait_text(
+            &By::Css("[data-testid=\"sheet-cell\"][data-row=\"0\"][data-col=\"1\"]"),
+            "the agent's value, back in place",
+            |t| t.trim() == "1200",
+        )
+        .await?;
+        let marked = agent_marks(app).await?;
+        ensure!(marked == ["0:0", "0:1"], "the marks move back with the undo: {marked:?}");
         // A click in the grid: the person has seen them.
         app.click_by(&By::Css("[data-testid=\"sheet-cell\"][data-row=\"3\"][data-col=\"2\"]")).await?;
         app.wait_gone(&By::Css("[data-testid=\"remote-change\"]")).await?;

@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { adopted, app, confirm, contentFor, engineContent, localEdit, toast, useApp } from "../../app-state";
 import type { Rows } from "../../lib/grid";
 import { historyFor, keptMessage } from "../../lib/history";
-import { SHEET_OPS, type SheetOp, cellOps } from "../../lib/sheetHistory";
+import { SHEET_OPS, type SheetOp, cellOps, movedLines } from "../../lib/sheetHistory";
 import { changedCellsBySheet, shiftCellMarks } from "../../lib/marks";
 import { useRemoteMarks } from "../useRemoteMarks";
 import type { SheetData, SheetTabData } from "./layout";
@@ -99,6 +99,8 @@ export function useSheetData(tabId: string) {
     const out = undo ? h.undo(latest.current) : h.redo(latest.current);
     if (!out) return false;
     if (out.changed) commit(out.doc as SheetTabData, null);
+    // Another writer's marked cells move with the rows and columns the undo or redo moved.
+    for (const line of movedLines(out.applied, undo)) remote.move((marks) => shiftCellMarks(marks, line));
     const message = keptMessage(undo ? "Undo" : "Redo", out.kept, out.changed);
     if (message) toast("info", message);
     return true;
