@@ -40,6 +40,8 @@ export function NotesList() {
   const heights = useRef(new Map<string, number>());
   const [, setMeasured] = useState(0);
   const pendingFocus = useRef<number | null>(null);
+  /** A row scrolled to by its estimated place: shown whole once drawn (its height known). */
+  const reveal = useRef<number | null>(null);
   const height = (i: number) => {
     const n = list[i];
     return (n && heights.current.get(n.id)) ?? ROW_ESTIMATE;
@@ -82,7 +84,26 @@ export function NotesList() {
     if (el.clientHeight !== view.height || el.scrollTop !== view.top) setView({ top: el.scrollTop, height: el.clientHeight });
     else if (changed) setMeasured((n) => n + 1);
     if (pendingFocus.current !== null && focusDrawn(pendingFocus.current)) pendingFocus.current = null;
+    if (reveal.current !== null) {
+      el.querySelector(`[data-index="${reveal.current}"]`)?.scrollIntoView({ block: "nearest" });
+      reveal.current = null;
+    }
   });
+  // A Note opened from elsewhere (the quick switcher, a search result, a link) is scrolled
+  // into view in the list (drawn, then shown whole).
+  useLayoutEffect(() => {
+    const el = listRef.current;
+    const index = openId === null ? -1 : list.findIndex((n) => n.id === openId);
+    if (!el || index < 0) return;
+    const top = scrollToShow(index, height, el.scrollTop, el.clientHeight);
+    if (top !== el.scrollTop) {
+      el.scrollTop = top;
+      reveal.current = index;
+      setView({ top, height: el.clientHeight });
+    }
+    // Only when another Note is opened (or the list first arrives), not each time the list
+    // changes under it.
+  }, [openId, loaded]);
   // The window's height changes with the window's.
   useLayoutEffect(() => {
     const el = listRef.current;

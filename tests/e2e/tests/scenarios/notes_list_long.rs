@@ -1,6 +1,7 @@
 //! A long Notes list draws only what is in view: with 400 Notes (by default) the list holds a few dozen
 //! items; scrolled to the bottom, the oldest Note is there to click and opens; the arrow keys
-//! walk past the drawn rows (the list draws the next ones and focuses them); scrolling the whole
+//! walk past the drawn rows (the list draws the next ones and focuses them); a Note opened from
+//! the quick switcher far down the list is scrolled into view; scrolling the whole
 //! list keeps frames coming (the longest gap is printed and guarded).
 
 use anyhow::{Context, Result, ensure};
@@ -58,6 +59,15 @@ requestAnimationFrame((now) => { last = now; requestAnimationFrame(tick); });
 const FOCUSED: &str = r#"
 const a = document.activeElement;
 return a && a.closest('[data-testid="notes-item"]') ? a.querySelector('.notes-title').textContent : null;
+"#;
+
+/// Whether the active Notes-list item is inside the list's visible box.
+const ACTIVE_IN_VIEW: &str = r#"
+const list = document.querySelector('[data-testid="notes-list"]').getBoundingClientRect();
+const item = document.querySelector('[data-testid="notes-item"][data-active="true"]');
+if (!item) return "no active item";
+const box = item.getBoundingClientRect();
+return box.top >= list.top - 1 && box.bottom <= list.bottom + 1;
 "#;
 
 fn item_titled(title: &str) -> By {
@@ -182,6 +192,53 @@ async fn a_long_notes_list_draws_what_is_in_view() -> Result<()> {
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
         quire_e2e::screenshot(&app.driver, "notes-list-long-keys").await?;
+
+        // A Note opened from the quick switcher, far down the list: the list scrolls to it.
+        app.driver
+            .execute(
+                "document.querySelector('[data-testid=\"notes-list\"]').scrollTop = 0;",
+                vec![],
+            )
+            .await?;
+        let far = format!("Long list {:03}", notes / 2);
+        app.driver
+            .active_element()
+            .await?
+            .send_keys(Key::Control + "k")
+            .await?;
+        let input = app.testid("quick-switcher-input").await?;
+        input.send_keys(&far).await?;
+        app.wait_text(
+            &By::Css("[data-testid=\"quick-switcher-item\"].is-on"),
+            "the switcher's first choice",
+            |t| t.starts_with(&far),
+        )
+        .await?;
+        input.send_keys(Key::Enter).await?;
+        app.wait_text(
+            &By::Css("[data-testid=\"notes-item\"][data-active=\"true\"] .notes-title"),
+            "the opened Note, drawn in the list",
+            |t| t == far,
+        )
+        .await?;
+        let deadline = std::time::Instant::now() + quire_e2e::UI_TIMEOUT;
+        loop {
+            let shown = app
+                .driver
+                .execute(ACTIVE_IN_VIEW, vec![])
+                .await?
+                .json()
+                .clone();
+            if shown == json!(true) {
+                break;
+            }
+            ensure!(
+                std::time::Instant::now() < deadline,
+                "the opened Note is not in the list's view: {shown}"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        quire_e2e::screenshot(&app.driver, "notes-list-long-opened").await?;
         Ok(())
     })
     .await
