@@ -847,13 +847,7 @@ impl App {
 
     /// The first element matching `by`, once there (polls up to [`UI_TIMEOUT`]).
     pub async fn wait_for(&self, by: &thirtyfour::By) -> Result<thirtyfour::WebElement> {
-        use thirtyfour::prelude::ElementQueryable;
-        self.driver
-            .query(by.clone())
-            .wait(UI_TIMEOUT, POLL_INTERVAL)
-            .first()
-            .await
-            .with_context(|| format!("no element {by:?} within {UI_TIMEOUT:?}"))
+        self.wait_for_within(by, UI_TIMEOUT).await
     }
 
     /// Like [`App::wait_for`] with another timeout.
@@ -862,13 +856,22 @@ impl App {
         by: &thirtyfour::By,
         timeout: Duration,
     ) -> Result<thirtyfour::WebElement> {
-        use thirtyfour::prelude::ElementQueryable;
-        self.driver
-            .query(by.clone())
-            .wait(timeout, POLL_INTERVAL)
-            .first()
-            .await
-            .with_context(|| format!("no element {by:?} within {timeout:?}"))
+        let deadline = Instant::now() + timeout;
+        loop {
+            // An error is no answer: WebKitWebDriver calls an element that went while it was
+            // being found "stale" (thirtyfour's query passes that on); look again.
+            let last = match self.driver.find_all(by.clone()).await {
+                Ok(found) => match found.into_iter().next() {
+                    Some(el) => return Ok(el),
+                    None => "none".to_owned(),
+                },
+                Err(e) => e.to_string(),
+            };
+            if Instant::now() >= deadline {
+                bail!("no element {by:?} within {timeout:?} ({last})");
+            }
+            tokio::time::sleep(POLL_INTERVAL).await;
+        }
     }
 
     /// Clicks the menu button `button` until its item `item` shows, then clicks the item.
