@@ -201,11 +201,14 @@ async fn a_long_notes_list_draws_what_is_in_view() -> Result<()> {
             )
             .await?;
         let far = format!("Long list {:03}", notes / 2);
-        app.driver
-            .active_element()
-            .await?
-            .send_keys(Key::Control + "k")
+        // The keys go to the top row, drawn again at the top: the row that had the focus is
+        // taken out of the list as it scrolls, and an element found through the focus may
+        // already be gone (stale) when the keys are sent.
+        let top = app
+            .wait_for(&By::Css("[data-testid=\"notes-item\"][data-index=\"0\"] a"))
             .await?;
+        top.focus().await?;
+        top.send_keys(Key::Control + "k").await?;
         let input = app.testid("quick-switcher-input").await?;
         input.send_keys(&far).await?;
         app.wait_text(
