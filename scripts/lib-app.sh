@@ -93,9 +93,12 @@ ui_build() {
   (cd "$ROOT/ui" && quiet npm run build)
 }
 
-# The production-like release binary (embedded UI served over tauri://).
+# The production-like release binaries: the app (embedded UI served over tauri://) and the
+# server the package ships beside it. One cargo command, so both see one feature set and share
+# every crate below them (built apart, the server alone recompiled ~100 crates: ~3 min).
 app_build() {
   ui_install
   ui_build
-  cargo build --quiet -p quire-app --release --features custom-protocol
+  cargo build --quiet --release -p quire-app -p quire-server --bin quire-app --bin quire-server \
+    --features quire-app/custom-protocol
 }

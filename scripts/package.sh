@@ -18,7 +18,6 @@ start=$SECONDS
 command -v dpkg-shlibdeps >/dev/null || apt_ensure package dpkg-dev
 
 app_build
-cargo build --quiet --release -p quire-server --bin quire-server
 echo "package: binaries built ($((SECONDS - start)) s)"
 
 cli="$ROOT/ui/node_modules/.bin/tauri"

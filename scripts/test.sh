@@ -24,16 +24,14 @@ cargo clippy --quiet --workspace --all-targets -- -D warnings
 # Not among --all-targets (`test = false`: it needs the package installed; .ci/app.sh runs it).
 cargo clippy --quiet -p quire-e2e --test installed -- -D warnings
 
-step "the server binary the integration tests start"
-cargo build --quiet -p quire-server --bin quire-server
-
 step "Rust tests"
-cargo test --workspace --exclude quire-e2e 2>&1 | grep -Ev '^test .* \.\.\. ok$'
+# cargo builds quire-server's binary for its own integration tests, with the features this
+# command unifies; the other crates' tests start that one. (A `cargo build -p quire-server`
+# before, or quire-sync's own call of it, resolves features for that package alone: every
+# crate below tokio compiled a second time, ~150 s.)
+QUIRE_SERVER_BIN="$CARGO_TARGET_DIR/debug/quire-server" \
+  cargo test --workspace --exclude quire-e2e 2>&1 | grep -Ev '^test .* \.\.\. ok$'
 test "${PIPESTATUS[0]}" -eq 0
-
-step "the server without PostgreSQL (as the desktop app builds it)"
-cargo clippy --quiet -p quire-server --no-default-features --all-targets -- -D warnings
-cargo test --quiet -p quire-server --no-default-features --lib
 
 step "the app: UI unit tests and end-to-end tests"
 bash .ci/app.sh

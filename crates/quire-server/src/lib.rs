@@ -21,7 +21,6 @@ use std::time::Duration;
 
 use quire_api::{SystemClock, WriteEvent};
 use quire_store::{Store, StoreError};
-#[cfg(feature = "postgres")]
 use quire_store_postgres::{PgOptions, PgStore};
 use quire_store_sqlite::{SqliteOptions, SqliteStore, Synchronous};
 use tokio::sync::mpsc;
@@ -105,8 +104,6 @@ pub enum ServerError {
     Serve(std::io::Error),
     #[error("a server task ended abnormally: {0}")]
     Task(#[from] tokio::task::JoinError),
-    #[error("{0}: this build has no PostgreSQL support (the `postgres` feature is off)")]
-    NoPostgres(String),
     #[error("cannot serve HTTPS: {0}")]
     Tls(#[from] quire_tls::ServerTlsError),
 }
@@ -130,7 +127,6 @@ pub async fn serve(config: ServeConfig) -> Result<RunningServer, ServerError> {
     serve_with(Arc::new(store), config.listen, http, tls, None).await
 }
 
-#[cfg(feature = "postgres")]
 async fn serve_postgres(
     url: &str,
     config: &ServeConfig,
@@ -141,15 +137,6 @@ async fn serve_postgres(
     let others = store.others().await?;
     let http = HttpConfig::from(config);
     serve_with(store, config.listen, http, tls, Some(others)).await
-}
-
-#[cfg(not(feature = "postgres"))]
-async fn serve_postgres(
-    url: &str,
-    _: &ServeConfig,
-    _: Option<TlsAcceptor>,
-) -> Result<RunningServer, ServerError> {
-    Err(ServerError::NoPostgres(url.to_owned()))
 }
 
 /// What the HTTP surface takes from a [`ServeConfig`].
@@ -186,10 +173,7 @@ pub async fn open_store(
     synchronous: Synchronous,
 ) -> Result<Arc<dyn Store>, ServerError> {
     if let Some(url) = postgres_url(db) {
-        #[cfg(feature = "postgres")]
         return Ok(Arc::new(PgStore::connect(url, PgOptions::default()).await?));
-        #[cfg(not(feature = "postgres"))]
-        return Err(ServerError::NoPostgres(url.to_owned()));
     }
     let options = SqliteOptions {
         synchronous,
@@ -328,30 +312,5 @@ impl RunningServer {
     /// Waits until the server has stopped (after a [`ShutdownHandle::shutdown`]).
     pub async fn wait(self) -> Result<(), ServerError> {
         self.task.await?
-    }
-}
-
-#[cfg(all(test, not(feature = "postgres")))]
-mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-    use super::*;
-
-    /// Built without the `postgres` feature (as the desktop app is), a PostgreSQL URL is refused
-    /// by name, not taken for a SQLite file called `postgres:`.
-    #[tokio::test]
-    async fn a_postgres_url_is_refused_without_the_feature() {
-        let url = "postgres://localhost/quire";
-        let config = ServeConfig::new(url, "127.0.0.1:0".parse().unwrap());
-        match serve(config).await {
-            Err(ServerError::NoPostgres(named)) => assert_eq!(named, url),
-            other => panic!("{other:?}"),
-        }
-        match open_store(Path::new(url), Synchronous::Full).await {
-            Err(ServerError::NoPostgres(named)) => assert_eq!(named, url),
-            Err(other) => panic!("{other}"),
-            Ok(_) => panic!("opened {url} without PostgreSQL support"),
-        }
-        assert!(!Path::new("postgres:").exists());
     }
 }
