@@ -1,14 +1,15 @@
 //! What a Sheet tab's formulas cost to compute, whole tab, as the app and the server do after
-//! each change: `cargo run --release -p quire-formula --example bench_compute [-- ROWS RUNS]`.
+//! each change: `cargo run --release -p quire-formula --example bench_compute [-- --rows N --runs N]`.
 //!
-//! The tab: ROWS rows of 20 numbers, each row summed in a 21st column (`=SUM(Ar:Tr)`), every
+//! The tab: `--rows` rows (10,000) of 20 numbers, each row summed in a 21st column (`=SUM(Ar:Tr)`), every
 //! tenth row also a product and an IF over its neighbours, and a last row of column totals.
-//! Prints the tab's size and the time of `compute` (min, median, max of RUNS).
+//! Prints the tab's size and the time of `compute` (min, median, max of `--runs`, 7).
 
 use std::time::Instant;
 
 use quire_formula::compute;
 use quire_model::Sheet;
+use quire_testkit::bench::{arg, percentile};
 use serde_json::{Value, json};
 
 fn col(c: usize) -> String {
@@ -36,9 +37,8 @@ fn tab(rows: usize) -> Sheet {
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let rows: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(10_000);
-    let runs: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(7);
+    let rows = arg("--rows", 10_000);
+    let runs = arg("--runs", 7).max(1);
     let sheets = [tab(rows)];
     let formulas = rows + rows / 10 * 2 + 21;
     let mut times: Vec<f64> = (0..runs)
@@ -53,8 +53,8 @@ fn main() {
     times.sort_by(f64::total_cmp);
     println!(
         "{rows} rows x 20 numbers, {formulas} formulas: compute min {:.1} ms, median {:.1} ms, max {:.1} ms ({runs} runs)",
-        times[0],
-        times[runs / 2],
-        times[runs - 1]
+        percentile(&times, 0.0),
+        percentile(&times, 0.5),
+        percentile(&times, 1.0)
     );
 }
