@@ -22,7 +22,10 @@ echo "app: UI unit tests"
 
 echo "app: end-to-end tests"
 # One scenario at a time: each runs its own X server, WebKit and app on two cores.
-QUIRE_APP_BINARY="$APP_BINARY" cargo test --quiet -p quire-e2e -- --test-threads=1
+# `--workspace --test`: built with the features the workspace's tests resolved (scripts/test.sh),
+# so only these targets are compiled now.
+QUIRE_APP_BINARY="$APP_BINARY" cargo test --quiet --workspace --test app_shell --test scenarios \
+  -- --test-threads=1
 
 echo "app: the package (build, install, run the installed app)"
 started=$SECONDS
@@ -30,6 +33,6 @@ bash scripts/package.sh
 built=$SECONDS
 apt_install_deb app "$(ls "$ROOT"/quire_*_amd64.deb)"
 installed=$SECONDS
-cargo test --quiet -p quire-e2e --test installed
+cargo test --quiet --workspace --test installed
 echo "app: the package took $((SECONDS - started)) s: build $((built - started)) s," \
   "install $((installed - built)) s, installed app test $((SECONDS - installed)) s"

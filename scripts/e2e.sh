@@ -11,4 +11,4 @@ cd "$ROOT"
 
 app_build
 export QUIRE_APP_BINARY="$APP_BINARY"
-cargo test -p quire-e2e -- --test-threads=1 "$@"
+cargo test --workspace --test app_shell --test scenarios -- --test-threads=1 "$@"

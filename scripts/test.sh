@@ -21,18 +21,21 @@ cargo fmt --all --check
 
 step "cargo clippy -D warnings"
 cargo clippy --quiet --workspace --all-targets -- -D warnings
-# Not among --all-targets (`test = false`: it needs the package installed; .ci/app.sh runs it).
-# `--workspace`, not `-p quire-e2e`: the features the line above resolved, so only this target is
-# checked (with `-p`, ~115 s of crates again).
-cargo clippy --quiet --workspace --test installed -- -D warnings
+# Not among --all-targets (`test = false`: they need the release app or the installed package;
+# .ci/app.sh runs them). `--workspace`, not `-p quire-e2e`: the features the line above resolved,
+# so only these targets are checked (with `-p`, ~115 s of crates again).
+cargo clippy --quiet --workspace --test app_shell --test scenarios --test installed -- -D warnings
 
 step "Rust tests"
 # cargo builds quire-server's binary for its own integration tests, with the features this
 # command unifies; the other crates' tests start that one. (A `cargo build -p quire-server`
 # before, or quire-sync's own call of it, resolves features for that package alone: every
 # crate below tokio compiled a second time, ~150 s.)
+# The end-to-end tests are not among them (`test = false`; .ci/app.sh runs them against the
+# release app), but their crate is resolved with the others: they are built later with these
+# features (`--workspace --test scenarios`), not with every crate again.
 QUIRE_SERVER_BIN="$CARGO_TARGET_DIR/debug/quire-server" \
-  cargo test --workspace --exclude quire-e2e 2>&1 | grep -Ev '^test .* \.\.\. ok$'
+  cargo test --workspace 2>&1 | grep -Ev '^test .* \.\.\. ok$'
 test "${PIPESTATUS[0]}" -eq 0
 
 step "the app: UI unit tests and end-to-end tests"

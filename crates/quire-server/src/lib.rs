@@ -3,6 +3,13 @@
 //! [`serve`] opens the store (a SQLite file, or PostgreSQL shared by several servers), binds the
 //! listener and serves until its [`RunningServer::shutdown`] (or a [`ShutdownHandle`]) says
 //! stop; the binary wraps it with a CLI and signal handling, the desktop app embeds it on loopback, tests start it on port 0.
+//!
+//! The entry points other crates await ([`serve`], [`serve_store`], [`open_store`],
+//! [`mcp::stdio_bridge`]) return a boxed future made in a non-generic, never-inlined function,
+//! not an `async fn`'s own future: the body of an `async fn`, with all the generic code it
+//! reaches (axum, hyper, rmcp, tokio-postgres), is compiled in whichever crate polls it, so the
+//! server's binary, the app and each test binary compiled the whole server again (about 140 s of
+//! CPU each in a release build). Boxed here, it is compiled once, in this crate.
 #![forbid(unsafe_code)]
 
 pub mod check;
@@ -19,6 +26,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use quire_api::{SystemClock, WriteEvent};
 use quire_store::{Store, StoreError};
 use quire_store_postgres::{PgOptions, PgStore};
@@ -111,7 +119,12 @@ pub enum ServerError {
 /// Opens the store `config.db` names (a `postgres://` URL: PostgreSQL, shared with any other
 /// server on it; anything else: a SQLite file) and serves on `config.listen`. Returns once the
 /// listener is bound: connections are accepted from then on.
-pub async fn serve(config: ServeConfig) -> Result<RunningServer, ServerError> {
+#[inline(never)]
+pub fn serve(config: ServeConfig) -> BoxFuture<'static, Result<RunningServer, ServerError>> {
+    Box::pin(serve_config(config))
+}
+
+async fn serve_config(config: ServeConfig) -> Result<RunningServer, ServerError> {
     // A certificate the server cannot serve is refused before a database is opened or made.
     let tls = config.tls.as_ref().map(TlsFiles::acceptor).transpose()?;
     if let Some(url) = postgres_url(&config.db) {
@@ -168,10 +181,15 @@ pub fn postgres_url(db: &Path) -> Option<&str> {
 }
 
 /// Opens the store `db` names, as [`serve`] does (for the other subcommands).
-pub async fn open_store(
+#[inline(never)]
+pub fn open_store(
     db: &Path,
     synchronous: Synchronous,
-) -> Result<Arc<dyn Store>, ServerError> {
+) -> BoxFuture<'_, Result<Arc<dyn Store>, ServerError>> {
+    Box::pin(open(db, synchronous))
+}
+
+async fn open(db: &Path, synchronous: Synchronous) -> Result<Arc<dyn Store>, ServerError> {
     if let Some(url) = postgres_url(db) {
         return Ok(Arc::new(PgStore::connect(url, PgOptions::default()).await?));
     }
@@ -187,17 +205,18 @@ pub async fn open_store(
 
 /// Serves an already open store (any [`Store`] implementation); `/mcp` accepts loopback
 /// `Host` names only.
-pub async fn serve_store(
+#[inline(never)]
+pub fn serve_store(
     store: Arc<dyn Store>,
     listen: SocketAddr,
     body_limit: usize,
-) -> Result<RunningServer, ServerError> {
+) -> BoxFuture<'static, Result<RunningServer, ServerError>> {
     let defaults = ServeConfig::new(PathBuf::new(), listen);
     let http = HttpConfig {
         body_limit,
         ..HttpConfig::from(&defaults)
     };
-    serve_with(store, listen, http, None, None).await
+    Box::pin(serve_with(store, listen, http, None, None))
 }
 
 /// Serves `store` (over TLS when there is an acceptor); `others` are the writes other servers

@@ -13,6 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
+use futures::future::BoxFuture;
 use quire_tls::{TlsProblem, Trust, TrustError};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, Implementation,
@@ -152,16 +153,22 @@ fn describe(source: &TokenSource) -> String {
 /// server's `/mcp`) with `token` as the bearer token.
 /// An `https://` URL is verified against the system's CA store plus the file `QUIRE_CA_FILE`
 /// names, if set.
-pub async fn stdio_bridge(url: &str, token: &str) -> Result<(), BridgeError> {
-    stdio_bridge_trusting(url, token, &Trust::from_env()).await
+#[inline(never)]
+pub fn stdio_bridge<'a>(url: &'a str, token: &'a str) -> BoxFuture<'a, Result<(), BridgeError>> {
+    Box::pin(async move { bridge(url, token, &Trust::from_env()).await })
 }
 
 /// [`stdio_bridge`], verifying an `https://` URL with `trust`.
-pub async fn stdio_bridge_trusting(
-    url: &str,
-    token: &str,
-    trust: &Trust,
-) -> Result<(), BridgeError> {
+#[inline(never)]
+pub fn stdio_bridge_trusting<'a>(
+    url: &'a str,
+    token: &'a str,
+    trust: &'a Trust,
+) -> BoxFuture<'a, Result<(), BridgeError>> {
+    Box::pin(bridge(url, token, trust))
+}
+
+async fn bridge(url: &str, token: &str, trust: &Trust) -> Result<(), BridgeError> {
     let upstream = connect(url, token, trust).await?;
     let info = upstream_info(&upstream);
     let bridge = Bridge {
