@@ -305,7 +305,13 @@ fn append_version(
         layout_at: if same_layout { current.layout_at } else { next },
         texts: HashMap::new(),
     };
-    let (splices, written) = splices(current, &located.note, &located.data_at, &mut located.depth)?;
+    let (splices, written) = splices(
+        conn,
+        current,
+        &located.note,
+        &located.data_at,
+        &mut located.depth,
+    )?;
     insert_version(conn, &located, &splices, &written, entry)?;
     drop(splices);
     // The sheet texts still true: those of contents this version kept, and those it wrote.
@@ -334,6 +340,7 @@ type Written = Option<Arc<TabText>>;
 /// before it (in `current`) that stores it, where one is worth it. Sets the spliced tabs'
 /// `depth`. With them, the JSON texts of the new contents of big Sheet tabs.
 fn splices<'a>(
+    conn: &Connection,
     current: &Located,
     note: &'a Note,
     data_at: &[Version],
@@ -343,6 +350,17 @@ fn splices<'a>(
     let mut written = Vec::with_capacity(note.tabs.len());
     for (i, tab) in note.tabs.iter().enumerate() {
         let (spliced, text) = match (current.note.tab(&tab.id), current.stored(&tab.id)) {
+            (Some(before), Some((base, chain)))
+                if data_at[i] == note.version && chain >= splice::MAX_CHAIN =>
+            {
+                match (&before.data, &tab.data) {
+                    (TabData::Markdown(old), TabData::Markdown(new)) => {
+                        let rebased = rebase(conn, current.nid, &tab.id, base, old, new)?;
+                        (rebased.map(|s| (s, 1)), None)
+                    }
+                    _ => (None, None),
+                }
+            }
             (Some(before), Some((base, chain))) if data_at[i] == note.version => {
                 let text = current.texts.get(&tab.id).map(Arc::as_ref);
                 let (spliced, text) = splice_of(base, &before.data, &tab.data, chain, text)?;
@@ -357,6 +375,32 @@ fn splices<'a>(
         written.push(text);
     }
     Ok((splices, written))
+}
+
+/// A full chain's next Markdown text `new` as one splice of the whole text at the chain's root
+/// (depth 1), where that is worth storing: the chain's splices and the change from `old` (the
+/// text at `at`, the chain's top) composed, see [`splice::rebased`]. `None`: store it whole.
+fn rebase(
+    conn: &Connection,
+    nid: i64,
+    tab: &TabId,
+    at: Version,
+    old: &str,
+    new: &str,
+) -> Result<Option<NewSplice<'static>>> {
+    let Some((root, root_text, mut chain)) = read::markdown_chain(conn, nid, tab, at)? else {
+        return Ok(None);
+    };
+    let (keep, cut, put) = splice::diff(old, new);
+    chain.push(splice::Splice {
+        base: at,
+        keep,
+        cut,
+        put: put.to_owned(),
+        base_hash: None,
+        more: Vec::new(),
+    });
+    Ok(splice::rebased(root, &root_text, &chain, new))
 }
 
 /// The splice of `before` (stored at `base`, `chain` splices deep) that gives `after`, if one

@@ -271,25 +271,34 @@ fn row<'r>(
     })
 }
 
-/// The content of tab `tab` (of kind `kind`) stored at version `at`, and the number of
-/// splices it was rebuilt through: the row's own content, else its splice applied to the
-/// content under it (a Markdown tab's text, another kind's JSON text; see `splice`).
-fn content_at(
+/// What is stored of a tab's content at a version: the content whole, or a chain of splices
+/// (newest first) on the text of the whole content at `root`.
+enum Walked {
+    Whole(serde_json::Value),
+    Chain {
+        root: Version,
+        text: String,
+        splices: Vec<Splice>,
+    },
+}
+
+/// Follows the splices of tab `tab` down from version `at` to the whole content under them.
+fn walk(
     conn: &Connection,
     nid: i64,
     rows: &mut Rows,
     tab: &TabId,
     kind: TabKind,
     at: Version,
-) -> Result<(serde_json::Value, u32)> {
+) -> Result<Walked> {
     let corrupt = |why: String| StoreError::Backend(format!("note #{nid}, tab {tab}: {why}"));
     let mut splices: Vec<Splice> = Vec::new();
     let mut cursor = at;
-    let base = loop {
+    let text = loop {
         let written = row(conn, nid, rows, cursor)?;
         if splices.is_empty() {
             if let Some(value) = written.data.remove(tab.as_str()) {
-                return Ok((value, 0));
+                return Ok(Walked::Whole(value));
             }
         } else if let Some(value) = written.data.get(tab.as_str()) {
             break match (kind, value) {
@@ -316,6 +325,53 @@ fn content_at(
         }
         cursor = splice.base;
         splices.push(splice);
+    };
+    Ok(Walked::Chain {
+        root: cursor,
+        text,
+        splices,
+    })
+}
+
+/// The splices (oldest first) under the Markdown text of tab `tab` at version `at`, and the
+/// version and text of the whole text they stand on; `None` if that text is stored whole.
+pub(super) fn markdown_chain(
+    conn: &Connection,
+    nid: i64,
+    tab: &TabId,
+    at: Version,
+) -> Result<Option<(Version, String, Vec<Splice>)>> {
+    let mut rows = Rows::new();
+    Ok(
+        match walk(conn, nid, &mut rows, tab, TabKind::Markdown, at)? {
+            Walked::Whole(_) => None,
+            Walked::Chain {
+                root,
+                text,
+                mut splices,
+            } => {
+                splices.reverse();
+                Some((root, text, splices))
+            }
+        },
+    )
+}
+
+/// The content of tab `tab` (of kind `kind`) stored at version `at`, and the number of
+/// splices it was rebuilt through: the row's own content, else its splice applied to the
+/// content under it (a Markdown tab's text, another kind's JSON text; see `splice`).
+fn content_at(
+    conn: &Connection,
+    nid: i64,
+    rows: &mut Rows,
+    tab: &TabId,
+    kind: TabKind,
+    at: Version,
+) -> Result<(serde_json::Value, u32)> {
+    let corrupt = |why: String| StoreError::Backend(format!("note #{nid}, tab {tab}: {why}"));
+    let (base, splices) = match walk(conn, nid, rows, tab, kind, at)? {
+        Walked::Whole(value) => return Ok((value, 0)),
+        Walked::Chain { text, splices, .. } => (text, splices),
     };
     let depth = splices.len() as u32;
     let mut text = base;

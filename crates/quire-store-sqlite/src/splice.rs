@@ -23,12 +23,17 @@ use std::borrow::Cow;
 use quire_model::Version;
 use serde::{Deserialize, Serialize};
 
-/// Contents shorter than this (in bytes of text) are stored whole: a splice would save less
-/// than a page.
-const MIN_TEXT: usize = 4096;
+/// Contents shorter than this (in bytes of text) are stored whole: a splice (its JSON about a
+/// hundred bytes) would save little. Was 4,096 until session 15: a 2 KB Note grew the file by
+/// about 1.5 KB a save.
+const MIN_TEXT: usize = 1024;
 
 /// The most splices between a tab's content and the whole text under them.
-const MAX_CHAIN: u32 = 32;
+pub(super) const MAX_CHAIN: u32 = 32;
+
+/// What a range of a splice costs in its JSON beyond the text it puts (`{"at":…,"cut":…,"put":""}`),
+/// counted when deciding whether a splice of many ranges is worth storing.
+const HUNK_COST: usize = 32;
 
 /// One splice, as a version's row stores it (owned, when read back).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -134,6 +139,177 @@ pub(super) fn of_hunks<'a>(
         base_hash: hash(old),
         more: hunks.collect(),
     })
+}
+
+/// The splice of the text `root` (the whole text version `base` holds) that gives the text the
+/// `chain` of splices above it gives (oldest first: the first is made on `root`), if storing it
+/// is worth it: its ranges' text and JSON at most a quarter of the new text's `new_len` bytes.
+///
+/// This is what keeps a long text's history small when its chain is full: rather than the
+/// whole text again (10 MiB every [`MAX_CHAIN`] saves of a 10 MiB Note), the writer stores the
+/// sum of every change since the whole text, one splice on it, and the chain grows again from
+/// there. Made by [`compose`]: the chain's own ranges, no diff of the texts.
+///
+/// The splice is checked before it is returned: applied to `root`, it gives `new` (else `None`,
+/// and the writer stores the text whole).
+pub(super) fn rebased(
+    base: Version,
+    root: &str,
+    chain: &[Splice],
+    new: &str,
+) -> Option<NewSplice<'static>> {
+    if new.len() < MIN_TEXT {
+        return None;
+    }
+    let hunks = compose(root.len(), chain)?;
+    let cost: usize = hunks.iter().map(|h| h.put.len() + HUNK_COST).sum();
+    if cost > new.len() / 4 || rebuild(root, &hunks)?.as_str() != new {
+        return None;
+    }
+    let mut hunks = hunks.into_iter();
+    let first = hunks.next().unwrap_or(Hunk {
+        at: 0,
+        cut: 0,
+        put: String::new(),
+    });
+    Some(NewSplice {
+        base,
+        keep: first.at,
+        cut: first.cut,
+        put: Cow::Owned(first.put),
+        base_hash: hash(root),
+        more: (hunks)
+            .map(|h| Hunk {
+                at: h.at,
+                cut: h.cut,
+                put: Cow::Owned(h.put),
+            })
+            .collect(),
+    })
+}
+
+/// `text` with `hunks` (ascending, non-overlapping) replaced; `None` if one does not fit.
+fn rebuild(text: &str, hunks: &[Hunk]) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut from = 0;
+    for hunk in hunks {
+        out.push_str(text.get(from..hunk.at)?);
+        out.push_str(&hunk.put);
+        from = hunk.at.checked_add(hunk.cut)?;
+    }
+    out.push_str(text.get(from..)?);
+    Some(out)
+}
+
+/// A text made of a root text's byte ranges and new text, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Piece<'a> {
+    Root(usize, usize),
+    New(&'a str),
+}
+
+impl Piece<'_> {
+    fn len(&self) -> usize {
+        match *self {
+            Piece::Root(from, to) => to - from,
+            Piece::New(text) => text.len(),
+        }
+    }
+}
+
+/// The ranges of a root text of `root_len` bytes that the `chain` of splices (oldest first, the
+/// first made on the root) replaced, with what is there now: one splice's ranges, ascending,
+/// that makes from the root the text the chain makes. `None` if a splice's range falls outside
+/// the text it was made on (a chain that cannot be rebuilt; the caller stores the whole text).
+/// Costs the pieces and ranges, not the text: the root is never read.
+pub(super) fn compose(root_len: usize, chain: &[Splice]) -> Option<Vec<Hunk>> {
+    let mut pieces = vec![Piece::Root(0, root_len)];
+    for splice in chain {
+        let first = (splice.keep, splice.cut, splice.put.as_str());
+        let hunks =
+            std::iter::once(first).chain(splice.more.iter().map(|h| (h.at, h.cut, h.put.as_str())));
+        pieces = splice_pieces(&pieces, hunks)?;
+    }
+    // The pieces back to ranges of the root: a gap between two root pieces, or new text, is
+    // a range replaced.
+    let mut hunks: Vec<Hunk> = Vec::new();
+    let (mut next, mut put) = (0, String::new());
+    let mut pending = false;
+    for piece in pieces {
+        match piece {
+            Piece::New(text) => {
+                put.push_str(text);
+                pending = true;
+            }
+            Piece::Root(from, to) => {
+                if pending || from != next {
+                    hunks.push(Hunk {
+                        at: next,
+                        cut: from - next,
+                        put: std::mem::take(&mut put),
+                    });
+                    pending = false;
+                }
+                next = to;
+            }
+        }
+    }
+    if pending || next != root_len {
+        hunks.push(Hunk {
+            at: next,
+            cut: root_len - next,
+            put,
+        });
+    }
+    Some(hunks)
+}
+
+/// `pieces` with the ranges `hunks` (ascending, non-overlapping, in bytes of the text the
+/// pieces make) replaced: one pass over both.
+fn splice_pieces<'a>(
+    pieces: &[Piece<'a>],
+    hunks: impl Iterator<Item = (usize, usize, &'a str)>,
+) -> Option<Vec<Piece<'a>>> {
+    let total: usize = pieces.iter().map(Piece::len).sum();
+    let mut out = Vec::with_capacity(pieces.len() + 2);
+    // Where the walk is: piece `i`, `off` bytes into it, `pos` bytes into the text.
+    let (mut i, mut off, mut pos) = (0, 0, 0);
+    // Moves to byte `to` of the text, copying what it passes when `keep`; `None` where that
+    // would cut a character of new text.
+    let mut walk = |to: usize, keep: bool, out: &mut Vec<Piece<'a>>| -> Option<()> {
+        while pos < to {
+            let piece = *pieces.get(i)?;
+            let take = (piece.len() - off).min(to - pos);
+            if keep {
+                out.push(match piece {
+                    Piece::Root(from, _) => Piece::Root(from + off, from + off + take),
+                    Piece::New(text) => Piece::New(text.get(off..off + take)?),
+                });
+            }
+            off += take;
+            pos += take;
+            if off == piece.len() {
+                i += 1;
+                off = 0;
+            }
+        }
+        Some(())
+    };
+    let mut from = 0;
+    for (at, cut, put) in hunks {
+        let end = at.checked_add(cut)?;
+        if at < from || end > total {
+            return None;
+        }
+        walk(at, true, &mut out)?;
+        walk(end, false, &mut out)?;
+        if !put.is_empty() {
+            out.push(Piece::New(put));
+        }
+        from = end;
+    }
+    walk(total, true, &mut out)?;
+    Some(out)
 }
 
 /// Whether a new content of `len` bytes, on a content `depth` splices deep, may be stored as
@@ -385,7 +561,117 @@ mod tests {
         }
     }
 
+    /// One splice of `text` made by `edit` (the new text from the old).
+    fn splice_of(text: &str, new: &str) -> Splice {
+        let (keep, cut, put) = diff(text, new);
+        Splice {
+            base: Version(1),
+            keep,
+            cut,
+            put: put.to_owned(),
+            base_hash: None,
+            more: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn composed_splices_are_the_ranges_of_the_root_they_changed() {
+        let root = "aaaa bbbb cccc dddd";
+        let texts = [
+            root,
+            "aaaa bXbb cccc dddd",
+            "aaaa bXbb cccc dYdd",
+            "aaaa bXYbb cccc dYdd",
+            "aaa bXYbb cccc dYdd",
+            "aaa bXYbb cccc dYdd!",
+        ];
+        let chain: Vec<Splice> = texts.windows(2).map(|w| splice_of(w[0], w[1])).collect();
+        let hunks = compose(root.len(), &chain).expect("the chain fits");
+        let ranges: Vec<(usize, usize, &str)> = hunks
+            .iter()
+            .map(|h| (h.at, h.cut, h.put.as_str()))
+            .collect();
+        assert_eq!(
+            ranges,
+            vec![(3, 1, ""), (6, 1, "XY"), (16, 1, "Y"), (19, 0, "!")]
+        );
+        assert_eq!(rebuild(root, &hunks).as_deref(), Some(texts[5]));
+        // Nothing changed: no range.
+        assert_eq!(compose(4, &[splice_of("same", "same")]), Some(vec![]));
+        // A range past the text it was made on: no composition.
+        let mut bad = splice_of("ab", "abc");
+        bad.keep = 9;
+        assert_eq!(compose(2, &[bad]), None);
+    }
+
+    /// A chain whose composition costs more than a quarter of the text is stored whole; one
+    /// that rebuilds another text is refused.
+    #[test]
+    fn a_rebased_splice_is_small_and_rebuilds_its_text() {
+        let root = "line of text\n".repeat(200);
+        let mut new = root.clone();
+        new.insert_str(100, "more");
+        let chain = [splice_of(&root, &new)];
+        let spliced = rebased(Version(4), &root, &chain, &new).expect("worth storing");
+        assert_eq!(
+            (spliced.base, spliced.keep, spliced.cut),
+            (Version(4), 100, 0)
+        );
+        assert_eq!(spliced.base_hash, hash(&root));
+        assert!(rebased(Version(4), &root, &chain, &format!("{new}?")).is_none());
+        let rewritten = "other words\n".repeat(220);
+        assert!(
+            rebased(
+                Version(4),
+                &root,
+                &[splice_of(&root, &rewritten)],
+                &rewritten
+            )
+            .is_none()
+        );
+    }
+
     proptest! {
+        /// Any chain of edits, each a splice of the text before it (one range or several),
+        /// composes into ranges of the first text that give the last.
+        #[test]
+        fn any_chain_composes_into_one_splice_of_its_root(
+            root in "[a-c€é\n]{0,200}",
+            edits in proptest::collection::vec(
+                (0usize..300, 0usize..20, "[a-c€é\n]{0,12}", proptest::bool::ANY), 1..40),
+        ) {
+            let mut text = root.clone();
+            let mut chain = Vec::new();
+            for (at, cut, put, two) in edits {
+                let chars: Vec<char> = text.chars().collect();
+                let at = at.min(chars.len());
+                let end = (at + cut).min(chars.len());
+                let new: String = chars[..at].iter().copied().chain(put.chars()).chain(chars[end..].iter().copied()).collect();
+                let mut splice = splice_of(&text, &new);
+                if two && splice.keep > 0 {
+                    // The same change as two ranges: the first character also replaced by
+                    // itself, in a range of its own.
+                    let first = text.chars().next().map_or(0, char::len_utf8);
+                    if first <= splice.keep {
+                        splice.more.push(Hunk { at: splice.keep, cut: splice.cut, put: splice.put.clone() });
+                        splice.keep = 0;
+                        splice.cut = first;
+                        splice.put = text[..first].to_owned();
+                    }
+                }
+                let mut check = text.clone();
+                prop_assert_eq!(apply(&mut check, &splice), Ok(()));
+                prop_assert_eq!(&check, &new);
+                chain.push(splice);
+                text = new;
+            }
+            let hunks = compose(root.len(), &chain).expect("the chain fits");
+            prop_assert_eq!(rebuild(&root, &hunks), Some(text));
+            for pair in hunks.windows(2) {
+                prop_assert!(pair[0].at + pair[0].cut < pair[1].at || (pair[0].at + pair[0].cut == pair[1].at && pair[1].cut > 0));
+            }
+        }
+
         #[test]
         fn every_edit_round_trips(
             old in "[a-c€é\n]{0,300}",

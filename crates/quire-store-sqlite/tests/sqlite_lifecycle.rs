@@ -519,6 +519,128 @@ async fn long_texts_edited_a_little_are_stored_as_splices() {
     reopened.close().await.expect("close");
 }
 
+/// A long text saved many times a little at a time, here and there (as the app's splices and
+/// as whole texts), stores the whole text once: when a chain of 32 splices is full, the next
+/// version is one splice of the whole text under the chain (every change since, composed), not
+/// the whole text again. Every version reads back exactly, from the store that wrote it and
+/// from one opened afresh in the middle, and no chain is longer than 32 splices.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_chain_goes_on_from_the_whole_text_not_from_a_new_copy() {
+    let (_dir, path) = temp_db("rebased.db");
+    let mut store = SqliteStore::open(&path, normal()).expect("open");
+    let id = create(&store, 0).await.id;
+    let mut text: String = (0..3000)
+        .map(|i| format!("Line {i}: the quick brown fox, café, 5 €.\n"))
+        .collect();
+    let mut texts = vec![String::new(), String::new()];
+    let saves = 200u64;
+    for n in 0..=saves {
+        let current = Version(texts.len() as u64 - 1);
+        let op = if n == 0 || n % 5 == 0 {
+            // A whole text, a line changed (the agent's replace_text).
+            if n > 0 {
+                let at = text
+                    .find(&format!("Line {}:", n * 11 % 3000))
+                    .expect("line");
+                text.insert_str(at, "whole ");
+            }
+            Op::ReplaceText {
+                tab_id: TabId::new(TabId::MARKDOWN),
+                text: text.clone(),
+            }
+        } else {
+            // One character typed somewhere (the app's splice), in characters.
+            let chars = text.chars().count() as u64;
+            let at = n * 7919 % chars;
+            let byte = text
+                .char_indices()
+                .nth(at as usize)
+                .map_or(text.len(), |(b, _)| b);
+            text.insert(byte, 'ü');
+            Op::SpliceText {
+                tab_id: TabId::new(TabId::MARKDOWN),
+                splices: vec![quire_model::TextSplice {
+                    at,
+                    delete: 0,
+                    insert: "ü".to_owned(),
+                }],
+            }
+        };
+        let written = store
+            .write(WriteRequest {
+                change: Change::Ops(vec![op]),
+                ..text_request(&id, current)
+            })
+            .await
+            .expect("write");
+        assert_eq!(written.version, current.next(), "save {n}");
+        texts.push(text.clone());
+        if n == 90 {
+            store.close().await.expect("close");
+            store = SqliteStore::open(&path, normal()).expect("reopen");
+        }
+    }
+    for (v, expected) in texts.iter().enumerate().skip(1) {
+        let note = store
+            .note_at(&id, Version(v as u64))
+            .await
+            .expect("note_at");
+        assert!(
+            markdown(&note) == expected,
+            "version {v} reads back otherwise"
+        );
+    }
+    store.close().await.expect("close");
+
+    let file = rusqlite::Connection::open(&path).expect("open the file");
+    let (spliced, stored) = stored_contents(&file);
+    let text_bytes = text.len() as i64;
+    assert_eq!(
+        spliced, saves as i64,
+        "every save after the first is a splice"
+    );
+    // The whole text once, and 200 splices (those on the whole text holding every change
+    // since it): before, a whole text every 33 versions, 7 of them.
+    assert!(
+        stored < 2 * text_bytes,
+        "{stored} bytes stored for a text of {text_bytes}"
+    );
+    let mut bases = std::collections::HashMap::new();
+    let mut stmt = file
+        .prepare("SELECT key & 4294967295, json_extract(deltas, '$.markdown.base') FROM versions WHERE deltas IS NOT NULL")
+        .expect("prepare");
+    for row in stmt
+        .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
+        .expect("query")
+    {
+        let (version, base) = row.expect("row");
+        bases.insert(version, base);
+    }
+    let whole = 2; // The version of the first save, the text whole.
+    let on_whole = bases.values().filter(|&&b| b == whole).count();
+    assert!(on_whole >= 6, "{on_whole} splices on the whole text");
+    for &version in bases.keys() {
+        let (mut depth, mut at) = (0, version);
+        while let Some(&base) = bases.get(&at) {
+            (depth, at) = (depth + 1, base);
+        }
+        assert_eq!(at, whole, "version {version} stands on the whole text");
+        assert!(depth <= 32, "version {version}: a chain of {depth}");
+    }
+    let reopened = SqliteStore::open(&path, normal()).expect("reopen");
+    for (v, expected) in texts.iter().enumerate().skip(1) {
+        let note = reopened
+            .note_at(&id, Version(v as u64))
+            .await
+            .expect("note_at");
+        assert!(
+            markdown(&note) == expected,
+            "version {v} reads back otherwise afresh"
+        );
+    }
+    reopened.close().await.expect("close");
+}
+
 /// A write of the Markdown tab at `expected`, with its own key.
 fn text_request(id: &NoteId, expected: Version) -> WriteRequest {
     text(id, expected.0, &format!("edit at {expected}"))

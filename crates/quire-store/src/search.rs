@@ -598,7 +598,11 @@ fn markdown_diff<'w, 'n>(a: &'w str, b: &'n str) -> (Vec<&'w str>, Vec<&'n str>)
     // at `s` reads the ends of the lines that start before `s + CHUNK_MAX` (the line that
     // makes it too long is read to its end before the chunk is cut, maybe before that line):
     // the chunks that read only whole lines are the same in both texts.
-    let line = a[..head].rfind('\n').map_or(0, |i| i + 1);
+    // By bytes: `head` may fall inside a character both texts begin alike ("é" and "è").
+    let line = ab[..head]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |i| i + 1);
     let kept = match line.checked_sub(CHUNK_MAX) {
         None => 0,
         Some(last) => (1 + a_ends.partition_point(|&end| end <= last)).min(a_ends.len()),
@@ -1163,6 +1167,28 @@ mod tests {
         assert!(add.iter().any(|c| c.contains("(second)")));
         let c = TabData::Markdown(second);
         assert_eq!(applied(&b, &c), hashes(&c));
+    }
+
+    /// Texts that first differ inside a character (its first byte the same in both: "é" made
+    /// "è", "ü" typed before "é") are chunked around the edit like any other, not cut there.
+    #[test]
+    fn an_edit_inside_a_character_is_chunked_around() {
+        let text: String = (0..3_000)
+            .map(|i| format!("line {i}: café, 5 €, the words of a long note\n"))
+            .collect();
+        for edited in [
+            text.replacen("line 1500: café", "line 1500: cafè", 1),
+            text.replacen("line 2000: café", "line 2000: cafüé", 1),
+            text.replacen(
+                "5 €, the words of a long note\nline 2500",
+                "5 ₭, the words of a long note\nline 2500",
+                1,
+            ),
+        ] {
+            assert!(text.len() >= ENDS_MIN_TEXT);
+            let (a, b) = (TabData::Markdown(text.clone()), TabData::Markdown(edited));
+            assert_eq!(applied(&a, &b), hashes(&b));
+        }
     }
 
     fn chunks_of(text: &str) -> Vec<String> {
