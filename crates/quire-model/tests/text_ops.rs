@@ -294,3 +294,72 @@ fn text_ops_work_only_on_a_markdown_tab() {
         assert_eq!(e.field, "tab_id", "{e}");
     }
 }
+
+proptest::proptest! {
+    /// Splices anywhere in a long text of one-, two-, three- and four-byte characters, far
+    /// apart and close together, land where counting characters one by one puts them; one
+    /// past the end is refused.
+    #[test]
+    fn splices_far_into_a_text_land_on_its_characters(
+        text in "[a-z é€😀\n]{0,700}",
+        places in proptest::collection::vec((0usize..800, 0usize..90, "[xé€😀]{0,3}"), 1..6),
+    ) {
+        let chars: Vec<char> = text.chars().collect();
+        let mut places = places;
+        places.sort_by_key(|p| p.0);
+        // Non-overlapping, in the text, in characters.
+        let mut splices = Vec::new();
+        let mut from = 0;
+        for (at, delete, insert) in places {
+            let at = at.clamp(from, chars.len());
+            let delete = delete.min(chars.len() - at);
+            splices.push(json!({"at": at, "delete": delete, "insert": insert}));
+            from = at + delete;
+        }
+        let mut want = String::new();
+        let mut copied = 0;
+        for s in &splices {
+            let at = s["at"].as_u64().unwrap() as usize;
+            let delete = s["delete"].as_u64().unwrap() as usize;
+            want.extend(&chars[copied..at]);
+            want.push_str(s["insert"].as_str().unwrap());
+            copied = at + delete;
+        }
+        want.extend(&chars[copied..]);
+        let note = with_text(&text);
+        let got = apply(&note, &op(json!({"op": "splice_text", "splices": splices})), &ctx()).unwrap();
+        proptest::prop_assert_eq!(self::text(&got.note), want.as_str());
+        let past = json!({"op": "splice_text", "splices": [{"at": chars.len() + 1, "insert": "x"}]});
+        proptest::prop_assert!(apply(&note, &op(past), &ctx()).is_err());
+    }
+}
+
+/// A splice past long runs of ASCII and a few wider characters between them lands on the
+/// character it names.
+#[test]
+fn a_splice_past_long_ascii_runs_counts_every_character() {
+    let text = format!(
+        "{}é{}€{}😀{}",
+        "a".repeat(5000),
+        "b".repeat(9000),
+        "c".repeat(4095),
+        "d".repeat(10)
+    );
+    let chars = text.chars().count() as u64;
+    for at in [0, 4096, 5000, 5001, 8192, 14_001, 18_097, 18_098, chars] {
+        let splices = json!([{"at": at, "insert": "|"}]);
+        let got = apply(
+            &with_text(&text),
+            &op(json!({"op": "splice_text", "splices": splices})),
+            &ctx(),
+        )
+        .unwrap();
+        let mut want: Vec<char> = text.chars().collect();
+        want.insert(at as usize, '|');
+        assert_eq!(
+            self::text(&got.note),
+            want.into_iter().collect::<String>(),
+            "at {at}"
+        );
+    }
+}
