@@ -486,17 +486,7 @@ async fn long_texts_edited_a_little_are_stored_as_splices() {
         stored < 9 * text_bytes,
         "{stored} bytes stored for texts of {text_bytes}"
     );
-    let mut bases: std::collections::HashMap<i64, i64> = std::collections::HashMap::new();
-    let mut stmt = file
-        .prepare("SELECT key & 4294967295, json_extract(deltas, '$.markdown.base') FROM versions WHERE deltas IS NOT NULL")
-        .expect("prepare");
-    for row in stmt
-        .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
-        .expect("query")
-    {
-        let (version, base) = row.expect("row");
-        bases.insert(version, base);
-    }
+    let bases = splice_bases(&file);
     assert!(bases.len() > 100, "{} spliced versions", bases.len());
     for &version in bases.keys() {
         let (mut depth, mut at) = (0, version);
@@ -507,13 +497,7 @@ async fn long_texts_edited_a_little_are_stored_as_splices() {
     }
 
     let reopened = SqliteStore::open(&path, SqliteOptions::default()).expect("reopen");
-    for (v, text) in texts.iter().enumerate().skip(1) {
-        let note = reopened
-            .note_at(&id, Version(v as u64))
-            .await
-            .expect("note_at");
-        assert!(markdown(&note) == text, "version {v} reads back otherwise");
-    }
+    reads_back(&reopened, &id, &texts, "afresh").await;
     let current = reopened.get_note(&id).await.expect("current").note;
     assert_eq!(markdown(&current), texts.last().expect("a text"));
     reopened.close().await.expect("close");
@@ -580,16 +564,7 @@ async fn a_full_chain_goes_on_from_the_whole_text_not_from_a_new_copy() {
             store = SqliteStore::open(&path, normal()).expect("reopen");
         }
     }
-    for (v, expected) in texts.iter().enumerate().skip(1) {
-        let note = store
-            .note_at(&id, Version(v as u64))
-            .await
-            .expect("note_at");
-        assert!(
-            markdown(&note) == expected,
-            "version {v} reads back otherwise"
-        );
-    }
+    reads_back(&store, &id, &texts, "from the writer").await;
     store.close().await.expect("close");
 
     let file = rusqlite::Connection::open(&path).expect("open the file");
@@ -605,17 +580,7 @@ async fn a_full_chain_goes_on_from_the_whole_text_not_from_a_new_copy() {
         stored < 2 * text_bytes,
         "{stored} bytes stored for a text of {text_bytes}"
     );
-    let mut bases = std::collections::HashMap::new();
-    let mut stmt = file
-        .prepare("SELECT key & 4294967295, json_extract(deltas, '$.markdown.base') FROM versions WHERE deltas IS NOT NULL")
-        .expect("prepare");
-    for row in stmt
-        .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
-        .expect("query")
-    {
-        let (version, base) = row.expect("row");
-        bases.insert(version, base);
-    }
+    let bases = splice_bases(&file);
     let whole = 2; // The version of the first save, the text whole.
     let on_whole = bases.values().filter(|&&b| b == whole).count();
     assert!(on_whole >= 6, "{on_whole} splices on the whole text");
@@ -628,17 +593,30 @@ async fn a_full_chain_goes_on_from_the_whole_text_not_from_a_new_copy() {
         assert!(depth <= 32, "version {version}: a chain of {depth}");
     }
     let reopened = SqliteStore::open(&path, normal()).expect("reopen");
+    reads_back(&reopened, &id, &texts, "afresh").await;
+    reopened.close().await.expect("close");
+}
+
+/// Every version `v` of Note `id` in `store` reads back as `texts[v]` (from version 1).
+async fn reads_back(store: &SqliteStore, id: &NoteId, texts: &[String], how: &str) {
     for (v, expected) in texts.iter().enumerate().skip(1) {
-        let note = reopened
-            .note_at(&id, Version(v as u64))
-            .await
-            .expect("note_at");
+        let note = store.note_at(id, Version(v as u64)).await.expect("note_at");
         assert!(
             markdown(&note) == expected,
-            "version {v} reads back otherwise afresh"
+            "version {v} reads back otherwise {how}"
         );
     }
-    reopened.close().await.expect("close");
+}
+
+/// The base of each version's Markdown splice, by version.
+fn splice_bases(file: &rusqlite::Connection) -> std::collections::HashMap<i64, i64> {
+    let mut stmt = file
+        .prepare("SELECT key & 4294967295, json_extract(deltas, '$.markdown.base') FROM versions WHERE deltas IS NOT NULL")
+        .expect("prepare");
+    stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
+        .expect("query")
+        .map(|row| row.expect("row"))
+        .collect()
 }
 
 /// A write of the Markdown tab at `expected`, with its own key.
