@@ -59,6 +59,20 @@ pub(super) struct Hunk<P = String> {
     pub put: P,
 }
 
+impl Splice {
+    /// Its ranges, in order: `(at, cut, put)` in bytes of the text it was made on.
+    fn ranges(&self) -> impl Iterator<Item = (usize, usize, &str)> + Clone {
+        std::iter::once((self.keep, self.cut, self.put.as_str()))
+            .chain(self.more.iter().map(Hunk::range))
+    }
+}
+
+impl<P: AsRef<str>> Hunk<P> {
+    fn range(&self) -> (usize, usize, &str) {
+        (self.at, self.cut, self.put.as_ref())
+    }
+}
+
 /// One splice to store (borrowing the new text where it can).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(super) struct NewSplice<'a> {
@@ -163,39 +177,31 @@ pub(super) fn rebased(
     }
     let hunks = compose(root.len(), chain)?;
     let cost: usize = hunks.iter().map(|h| h.put.len() + HUNK_COST).sum();
-    if cost > new.len() / 4 || rebuild(root, &hunks)?.as_str() != new {
+    if cost > new.len() / 4 || rebuild(root, hunks.iter().map(Hunk::range))?.as_str() != new {
         return None;
     }
-    let mut hunks = hunks.into_iter();
-    let first = hunks.next().unwrap_or(Hunk {
-        at: 0,
-        cut: 0,
-        put: String::new(),
-    });
-    Some(NewSplice {
-        base,
-        keep: first.at,
-        cut: first.cut,
-        put: Cow::Owned(first.put),
-        base_hash: hash(root),
-        more: (hunks)
-            .map(|h| Hunk {
-                at: h.at,
-                cut: h.cut,
-                put: Cow::Owned(h.put),
-            })
-            .collect(),
-    })
+    let hunks = (hunks.into_iter())
+        .map(|h| Hunk {
+            at: h.at,
+            cut: h.cut,
+            put: Cow::Owned(h.put),
+        })
+        .collect();
+    of_hunks(base, root, new.len(), hunks, 0)
 }
 
-/// `text` with `hunks` (ascending, non-overlapping) replaced; `None` if one does not fit.
-fn rebuild(text: &str, hunks: &[Hunk]) -> Option<String> {
+/// `text` with the `ranges` `(at, cut, put)` replaced; `None` if one is not inside the text, on
+/// character boundaries, after the one before it.
+fn rebuild<'p>(
+    text: &str,
+    ranges: impl Iterator<Item = (usize, usize, &'p str)>,
+) -> Option<String> {
     let mut out = String::with_capacity(text.len());
     let mut from = 0;
-    for hunk in hunks {
-        out.push_str(text.get(from..hunk.at)?);
-        out.push_str(&hunk.put);
-        from = hunk.at.checked_add(hunk.cut)?;
+    for (at, cut, put) in ranges {
+        out.push_str(text.get(from..at)?);
+        out.push_str(put);
+        from = at.checked_add(cut)?;
     }
     out.push_str(text.get(from..)?);
     Some(out)
@@ -225,36 +231,28 @@ impl Piece<'_> {
 pub(super) fn compose(root_len: usize, chain: &[Splice]) -> Option<Vec<Hunk>> {
     let mut pieces = vec![Piece::Root(0, root_len)];
     for splice in chain {
-        let first = (splice.keep, splice.cut, splice.put.as_str());
-        let hunks =
-            std::iter::once(first).chain(splice.more.iter().map(|h| (h.at, h.cut, h.put.as_str())));
-        pieces = splice_pieces(&pieces, hunks)?;
+        pieces = splice_pieces(&pieces, splice.ranges())?;
     }
     // The pieces back to ranges of the root: a gap between two root pieces, or new text, is
-    // a range replaced.
+    // a range replaced. (No piece is empty: new text is put only where there is some.)
     let mut hunks: Vec<Hunk> = Vec::new();
     let (mut next, mut put) = (0, String::new());
-    let mut pending = false;
     for piece in pieces {
         match piece {
-            Piece::New(text) => {
-                put.push_str(text);
-                pending = true;
-            }
+            Piece::New(text) => put.push_str(text),
             Piece::Root(from, to) => {
-                if pending || from != next {
+                if !put.is_empty() || from != next {
                     hunks.push(Hunk {
                         at: next,
                         cut: from - next,
                         put: std::mem::take(&mut put),
                     });
-                    pending = false;
                 }
                 next = to;
             }
         }
     }
-    if pending || next != root_len {
+    if !put.is_empty() || next != root_len {
         hunks.push(Hunk {
             at: next,
             cut: root_len - next,
@@ -344,31 +342,16 @@ pub(super) fn apply(text: &mut String, splice: &Splice) -> Result<(), Misfit> {
     if splice.base_hash.is_some_and(|want| want != hash(text)) {
         return Err(Misfit::OtherText);
     }
-    let first = (splice.keep, splice.cut, splice.put.as_str());
-    let hunks =
-        std::iter::once(first).chain(splice.more.iter().map(|h| (h.at, h.cut, h.put.as_str())));
-    // Every range inside the text, on character boundaries, after the one before it.
-    let mut from = 0;
-    for (at, cut, _) in hunks.clone() {
-        let end = at.checked_add(cut).ok_or(Misfit::OutOfRange)?;
-        if at < from || text.get(at..end).is_none() {
+    if splice.more.is_empty() {
+        // One range: in place, once it is inside the text on character boundaries.
+        let end = (splice.keep.checked_add(splice.cut)).ok_or(Misfit::OutOfRange)?;
+        if text.get(splice.keep..end).is_none() {
             return Err(Misfit::OutOfRange);
         }
-        from = end;
-    }
-    if splice.more.is_empty() {
-        text.replace_range(splice.keep..splice.keep + splice.cut, &splice.put);
+        text.replace_range(splice.keep..end, &splice.put);
         return Ok(());
     }
-    let mut out = String::with_capacity(text.len());
-    let mut from = 0;
-    for (at, cut, put) in hunks {
-        out.push_str(&text[from..at]);
-        out.push_str(put);
-        from = at + cut;
-    }
-    out.push_str(&text[from..]);
-    *text = out;
+    *text = rebuild(text, splice.ranges()).ok_or(Misfit::OutOfRange)?;
     Ok(())
 }
 
@@ -595,7 +578,10 @@ mod tests {
             ranges,
             vec![(3, 1, ""), (6, 1, "XY"), (16, 1, "Y"), (19, 0, "!")]
         );
-        assert_eq!(rebuild(root, &hunks).as_deref(), Some(texts[5]));
+        assert_eq!(
+            rebuild(root, hunks.iter().map(Hunk::range)).as_deref(),
+            Some(texts[5])
+        );
         // Nothing changed: no range.
         assert_eq!(compose(4, &[splice_of("same", "same")]), Some(vec![]));
         // A range past the text it was made on: no composition.
@@ -666,7 +652,7 @@ mod tests {
                 text = new;
             }
             let hunks = compose(root.len(), &chain).expect("the chain fits");
-            prop_assert_eq!(rebuild(&root, &hunks), Some(text));
+            prop_assert_eq!(rebuild(&root, hunks.iter().map(Hunk::range)), Some(text));
             for pair in hunks.windows(2) {
                 prop_assert!(pair[0].at + pair[0].cut < pair[1].at || (pair[0].at + pair[0].cut == pair[1].at && pair[1].cut > 0));
             }
