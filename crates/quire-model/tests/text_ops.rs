@@ -184,6 +184,44 @@ fn quoted_edits_apply_in_order_each_found_once() {
     assert_eq!(applied.summary, "edited the text of \"Note\" (3 edits)");
 }
 
+/// The tab counts as changed when its text did: edits that put back what they changed, or an
+/// edit of a quote into itself, change nothing.
+#[test]
+fn edits_that_change_nothing_leave_the_tab_unchanged() {
+    let n = with_text("one two three");
+    let markdown = n.tabs[0].id.clone();
+    for (name, edits, changed) in [
+        (
+            "one edit",
+            json!([{"old_text": "two", "new_text": "2"}]),
+            true,
+        ),
+        (
+            "into itself",
+            json!([{"old_text": "two", "new_text": "two"}]),
+            false,
+        ),
+        (
+            "put back",
+            json!([{"old_text": "two", "new_text": "2"}, {"old_text": "e 2 t", "new_text": "e two t"}]),
+            false,
+        ),
+        (
+            "two that change",
+            json!([{"old_text": "one", "new_text": "1"}, {"old_text": "three", "new_text": "3"}]),
+            true,
+        ),
+    ] {
+        let applied = apply(&n, &op(json!({"op": "edit_text", "edits": edits})), &ctx()).unwrap();
+        let expected = if changed {
+            vec![markdown.clone()]
+        } else {
+            vec![]
+        };
+        assert_eq!(applied.changed_tab_ids, expected, "{name}");
+    }
+}
+
 #[test]
 fn an_edit_not_found_once_is_refused_with_its_index_and_count() {
     // name, text, edits, code, edit index, occurrences

@@ -11,7 +11,7 @@
 //! so every byte of each body is counted as sent. The two kinds of change alternate on the
 //! same Note, each on a different line.
 //!
-//! `cargo run --release -p quire-server --example bench_edit_text [-- --changes N]`
+//! `cargo run --release -p quire-server --example bench_edit_text [-- --changes N --kib N]`
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;
@@ -25,12 +25,14 @@ use quire_testkit::bench::{Samples, arg, micros};
 use serde_json::{Value, json};
 
 const WARMUP: usize = 3;
-const NOTE_BYTES: usize = 1 << 20;
+/// The Note's size unless `--kib` says otherwise.
+const NOTE_KIB: usize = 1 << 10;
 /// Lines `read_note_lines` fetches from the one to change.
 const WINDOW: u64 = 20;
 
 fn main() {
     let changes = arg("--changes", 30);
+    let note_bytes = arg("--kib", NOTE_KIB) << 10;
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("bench.db");
     let token = support::make_token(&db, "agent", AuthorKind::Agent);
@@ -44,12 +46,12 @@ fn main() {
         .build()
         .unwrap();
     let [write_text, write_whole, flow_text, flow_whole] =
-        client_rt.block_on(measure(addr, token, changes));
+        client_rt.block_on(measure(addr, token, changes, note_bytes));
     server.stop();
 
     println!(
         "A one-line change of a {} KiB Markdown Note over MCP, {changes} changes each, loopback",
-        NOTE_BYTES >> 10
+        note_bytes >> 10
     );
     println!("| what | request | response | sent in all | round trip p50 | p99 |");
     println!("| --- | --- | --- | --- | --- | --- |");
@@ -186,7 +188,12 @@ fn line(n: usize, edit: Option<usize>) -> String {
     }
 }
 
-async fn measure(addr: SocketAddr, token: String, changes: usize) -> [Measured; 4] {
+async fn measure(
+    addr: SocketAddr,
+    token: String,
+    changes: usize,
+    note_bytes: usize,
+) -> [Measured; 4] {
     let mut mcp = Mcp {
         http: reqwest::Client::builder()
             .pool_max_idle_per_host(1)
@@ -204,7 +211,7 @@ async fn measure(addr: SocketAddr, token: String, changes: usize) -> [Measured; 
         .await
         .result;
     let note = made["note_id"].as_str().unwrap().to_owned();
-    let count = NOTE_BYTES / (line(1, None).len() + 1);
+    let count = note_bytes / (line(1, None).len() + 1);
     let mut lines: Vec<String> = (1..=count).map(|n| line(n, None)).collect();
     let text = |lines: &[String]| lines.join("\n") + "\n";
     let mut version = mcp

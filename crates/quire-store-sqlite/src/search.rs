@@ -55,18 +55,89 @@ pub(super) fn index_existing(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
-/// Writes a plan. FTS5 keeps a write's words in memory only while the rows it is given come
-/// in rising rowid order (a row below the last one flushes them to a new segment, and the
-/// segments are then merged): the chunks to remove are found first and deleted in rowid
-/// order, then the new ones inserted, each above every row there is.
+/// Writes a plan, in as few statements that write words as it can: FTS5 flushes the words it
+/// holds in memory to a new segment (which it later merges) at the start of every statement
+/// that writes in the transaction once it has words pending, and whenever a row comes below the
+/// last one it was given. So the statements that write no words go first (labels), and the
+/// chunks go in at most two statements: each chunk removed is overwritten in place by one
+/// added (one `UPDATE`, in rising rowid order: FTS5 takes the old words out and the new in
+/// under the same rowid), then the chunks left over are deleted (rising order) or the chunks
+/// left over inserted (above every row there is). A write that changes one chunk is one
+/// statement and one segment.
 fn apply(conn: &Connection, nid: i64, title: &str, plan: &IndexPlan<'_>) -> Result<()> {
     if plan.is_empty() {
         return Ok(());
     }
-    if let Some(title) = plan.title {
-        conn.prepare_cached("UPDATE search_chunks SET title = ?2 WHERE nid = ?1")?
-            .execute(rusqlite::params![nid, title])?;
+    let mut relabel = conn
+        .prepare_cached("UPDATE search_chunks SET tab_label = ?3 WHERE nid = ?1 AND tab_id = ?2")?;
+    for tab in plan.tabs.iter().filter(|t| t.relabel) {
+        relabel.execute(rusqlite::params![nid, tab.tab_id.as_str(), tab.label])?;
     }
+    if let Some(title) = plan.title {
+        conn.prepare_cached(
+            "UPDATE search_chunks SET title = ?2
+             WHERE id IN (SELECT id FROM search_chunks WHERE nid = ?1)",
+        )?
+        .execute(rusqlite::params![nid, title])?;
+    }
+    let gone = gone(conn, nid, plan)?;
+    let added: Vec<serde_json::Value> = plan
+        .tabs
+        .iter()
+        .flat_map(|tab| {
+            tab.add.iter().map(move |(hash, body)| {
+                serde_json::json!([
+                    tab.tab_id.as_str(),
+                    tab.kind.as_str(),
+                    tab.label,
+                    tab.carries_title,
+                    hash,
+                    body.as_ref(),
+                ])
+            })
+        })
+        .collect();
+    let paired = gone.len().min(added.len());
+    if paired > 0 {
+        let rows: Vec<serde_json::Value> = gone
+            .iter()
+            .zip(&added)
+            .map(|(id, row)| serde_json::json!([id, row]))
+            .collect();
+        conn.prepare_cached(
+            "UPDATE search_chunks
+             SET tab_id = j.value ->> '$[1][0]', tab_type = j.value ->> '$[1][1]',
+                 tab_label = j.value ->> '$[1][2]', title_tab = j.value ->> '$[1][3]',
+                 hash = j.value ->> '$[1][4]', title = ?2, body = j.value ->> '$[1][5]'
+             FROM json_each(?1) AS j
+             WHERE search_chunks.id = j.value ->> '$[0]'",
+        )?
+        .execute(rusqlite::params![serde_json::to_string(&rows)?, title])?;
+    }
+    if gone.len() > paired {
+        conn.prepare_cached(
+            "DELETE FROM search_chunks WHERE id IN (SELECT value FROM json_each(?1))",
+        )?
+        .execute([serde_json::to_string(&gone[paired..])?])?;
+    }
+    if added.len() > paired {
+        conn.prepare_cached(
+            "INSERT INTO search_chunks (nid, tab_id, tab_type, tab_label, title_tab, hash, title, body)
+             SELECT ?1, value ->> '$[0]', value ->> '$[1]', value ->> '$[2]', value ->> '$[3]',
+                    value ->> '$[4]', ?2, value ->> '$[5]'
+             FROM json_each(?3)",
+        )?
+        .execute(rusqlite::params![
+            nid,
+            title,
+            serde_json::to_string(&added[paired..])?
+        ])?;
+    }
+    Ok(())
+}
+
+/// The rows of the chunks the plan removes, in rising order.
+fn gone(conn: &Connection, nid: i64, plan: &IndexPlan<'_>) -> Result<Vec<i64>> {
     let mut gone: Vec<i64> = Vec::new();
     let mut of_tab =
         conn.prepare_cached("SELECT id FROM search_chunks WHERE nid = ?1 AND tab_id = ?2")?;
@@ -99,35 +170,7 @@ fn apply(conn: &Connection, nid: i64, title: &str, plan: &IndexPlan<'_>) -> Resu
         }
     }
     gone.sort_unstable();
-    let mut delete = conn.prepare_cached("DELETE FROM search_chunks WHERE id = ?1")?;
-    for id in gone {
-        delete.execute([id])?;
-    }
-    let mut relabel = conn
-        .prepare_cached("UPDATE search_chunks SET tab_label = ?3 WHERE nid = ?1 AND tab_id = ?2")?;
-    let mut insert = conn.prepare_cached(
-        "INSERT INTO search_chunks (nid, tab_id, tab_type, tab_label, title_tab, hash, title, body)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-    )?;
-    for tab in &plan.tabs {
-        let id = tab.tab_id.as_str();
-        if tab.relabel {
-            relabel.execute(rusqlite::params![nid, id, tab.label])?;
-        }
-        for (hash, body) in &tab.add {
-            insert.execute(rusqlite::params![
-                nid,
-                id,
-                tab.kind.as_str(),
-                tab.label,
-                tab.carries_title,
-                hash,
-                title,
-                body.as_ref(),
-            ])?;
-        }
-    }
-    Ok(())
+    Ok(gone)
 }
 
 /// The SQL that says whether a search may find a Note (`n`), the one place a search decides

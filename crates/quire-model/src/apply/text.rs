@@ -146,8 +146,9 @@ pub(super) fn edit_text(d: &mut Draft, tab_id: &TabId, edits: &[TextEdit]) -> Op
             format!("{} edits; at most {}", edits.len(), limits::TEXT_EDITS),
         ));
     }
-    let current = markdown(d, tab_id, "edit_text")?;
-    let mut text = current.clone();
+    // Edited in the draft's own copy: a refused edit refuses the whole batch, and the draft
+    // is dropped with it.
+    let text = markdown(d, tab_id, "edit_text")?;
     for (i, edit) in edits.iter().enumerate() {
         if edit.old_text.is_empty() {
             return Err(OpError::invalid(
@@ -155,7 +156,7 @@ pub(super) fn edit_text(d: &mut Draft, tab_id: &TabId, edits: &[TextEdit]) -> Op
                 "the text to replace is empty: quote the text to change",
             ));
         }
-        let found = occurrences(&text, &edit.old_text);
+        let found = occurrences(text, &edit.old_text);
         let at = match found.as_slice() {
             [at] => *at,
             _ => {
@@ -180,8 +181,14 @@ pub(super) fn edit_text(d: &mut Draft, tab_id: &TabId, edits: &[TextEdit]) -> Op
         };
         text.replace_range(at..at + edit.old_text.len(), &edit.new_text);
     }
-    *current = text;
     let n = edits.len();
+    // One quote replaced by other text in its one place: the text surely changed (no need to
+    // compare it whole at the end). Several may put back what an earlier one changed.
+    if let [edit] = edits
+        && edit.old_text != edit.new_text
+    {
+        d.surely_changed.insert(tab_id.clone());
+    }
     let what = if n == 1 {
         "1 edit".to_owned()
     } else {
