@@ -136,6 +136,11 @@ fn apply(conn: &Connection, nid: i64, title: &str, plan: &IndexPlan<'_>) -> Resu
     Ok(())
 }
 
+/// A tab's chunks of one hash. No `LIMIT ?`: SQLite plans a statement with a bound limit
+/// again at every run (the limit's value may change the plan).
+const CHUNKS_OF_HASH: &str =
+    "SELECT id FROM search_chunks WHERE nid = ?1 AND tab_id = ?2 AND hash = ?3 ORDER BY id";
+
 /// The rows of the chunks the plan removes, in rising order.
 fn gone(conn: &Connection, nid: i64, plan: &IndexPlan<'_>) -> Result<Vec<i64>> {
     let mut gone: Vec<i64> = Vec::new();
@@ -146,10 +151,7 @@ fn gone(conn: &Connection, nid: i64, plan: &IndexPlan<'_>) -> Result<Vec<i64>> {
             gone.push(id?);
         }
     }
-    let mut of_hash = conn.prepare_cached(
-        "SELECT id FROM search_chunks WHERE nid = ?1 AND tab_id = ?2 AND hash = ?3
-         ORDER BY id LIMIT ?4",
-    )?;
+    let mut of_hash = conn.prepare_cached(CHUNKS_OF_HASH)?;
     for tab in &plan.tabs {
         let id = tab.tab_id.as_str();
         if tab.clear {
@@ -159,12 +161,13 @@ fn gone(conn: &Connection, nid: i64, plan: &IndexPlan<'_>) -> Result<Vec<i64>> {
             continue;
         }
         // A chunk the tab holds twice may be removed twice: as many rows as the plan says.
-        let mut times: std::collections::HashMap<i64, i64> = std::collections::HashMap::new();
+        let mut times: std::collections::HashMap<i64, usize> = std::collections::HashMap::new();
         for hash in &tab.remove {
             *times.entry(*hash).or_default() += 1;
         }
         for (hash, n) in times {
-            for row in of_hash.query_map(rusqlite::params![nid, id, hash, n], |r| r.get(0))? {
+            let rows = of_hash.query_map(rusqlite::params![nid, id, hash], |r| r.get(0))?;
+            for row in rows.take(n) {
                 gone.push(row?);
             }
         }
@@ -425,4 +428,40 @@ fn tab_kind(name: &str) -> Result<TabKind> {
     Ok(serde_json::from_value(serde_json::Value::String(
         name.to_owned(),
     ))?)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use quire_store::search::TabIndex;
+
+    use super::*;
+
+    /// The writer's lookup of the chunks a write removes is planned once, not at every write.
+    #[test]
+    fn the_chunks_to_remove_are_looked_up_without_planning_again() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::schema::migrate(&mut conn).unwrap();
+        let tab = TabId::new(TabId::MARKDOWN);
+        let plan = IndexPlan {
+            tabs: vec![TabIndex {
+                tab_id: &tab,
+                kind: TabKind::Markdown,
+                label: "Note",
+                carries_title: true,
+                clear: false,
+                relabel: false,
+                remove: vec![1, 2, 2],
+                add: Vec::new(),
+            }],
+            ..IndexPlan::default()
+        };
+        for _ in 0..3 {
+            assert_eq!(gone(&conn, 1, &plan).unwrap(), Vec::<i64>::new());
+        }
+        let stmt = conn.prepare_cached(CHUNKS_OF_HASH).unwrap();
+        assert_eq!(stmt.get_status(rusqlite::StatementStatus::Run), 6);
+        assert_eq!(stmt.get_status(rusqlite::StatementStatus::RePrepare), 0);
+    }
 }
