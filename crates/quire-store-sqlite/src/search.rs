@@ -177,8 +177,8 @@ fn gone(conn: &Connection, nid: i64, plan: &IndexPlan<'_>) -> Result<Vec<i64>> {
 }
 
 /// The SQL that says whether a search may find a Note (`n`), the one place a search decides
-/// which Notes it sees: never one in the trash; `?3` is 1 for agents (approved Notes only).
-const VISIBLE: &str = "(n.deleted_at IS NULL AND (?3 = 0 OR n.agent_access = 1))";
+/// which Notes it sees: never one in the trash; `?2` is 1 for agents (approved Notes only).
+const VISIBLE: &str = "(n.deleted_at IS NULL AND (?2 = 0 OR n.agent_access = 1))";
 
 /// The best `limit` matching tabs, best first (bm25, the title weighing twice the body): one
 /// hit per tab, its snippet from its best chunk. A chunk matches when every part of the query
@@ -247,13 +247,13 @@ fn spread(
     if parts.len() < 2 || limit == 0 {
         return Ok(Vec::new());
     }
-    let scan = i64::try_from(SPREAD_SCAN).unwrap_or(i64::MAX);
-    let mut count = conn.prepare_cached(
-        "SELECT count(*) FROM (SELECT 1 FROM search_fts WHERE search_fts MATCH ?1 LIMIT ?2)",
-    )?;
+    // Limits written out, not bound (see [`CHUNKS_OF_HASH`]).
+    let mut count = conn.prepare_cached(&format!(
+        "SELECT count(*) FROM (SELECT 1 FROM search_fts WHERE search_fts MATCH ?1 LIMIT {SPREAD_SCAN})"
+    ))?;
     let mut rarest = (0, i64::MAX);
     for (i, part) in parts.iter().enumerate() {
-        let n: i64 = count.query_row(rusqlite::params![part, scan], |r| r.get(0))?;
+        let n: i64 = count.query_row([part], |r| r.get(0))?;
         if n < rarest.1 {
             rarest = (i, n);
         }
@@ -266,7 +266,8 @@ fn spread(
     let sql = format!(
         "SELECT m.id, m.rank, c.nid, c.tab_id, n.id, c.title_tab
          FROM (SELECT rowid AS id, rank FROM search_fts
-               WHERE search_fts MATCH ?1 AND rank MATCH 'bm25(2.0, 1.0, 0.0)' LIMIT ?2) AS m
+               WHERE search_fts MATCH ?1 AND rank MATCH 'bm25(2.0, 1.0, 0.0)'
+               LIMIT {SPREAD_SCAN}) AS m
          JOIN search_chunks AS c ON c.id = m.id
          JOIN notes AS n ON n.nid = c.nid
          WHERE {VISIBLE}
@@ -274,7 +275,7 @@ fn spread(
                        WHERE o.nid = c.nid AND o.tab_id = c.tab_id AND o.id <> c.id)"
     );
     let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map(rusqlite::params![parts[rarest.0], scan, agents_only], |r| {
+    let rows = stmt.query_map(rusqlite::params![parts[rarest.0], agents_only], |r| {
         Ok((
             r.get::<_, f64>(1)?,
             Candidate {
@@ -364,7 +365,8 @@ fn chunk_matches(conn: &Connection, id: i64, matching: &str) -> Result<bool> {
     Ok(stmt.query_row(rusqlite::params![id, matching], |r| r.get(0))?)
 }
 
-/// The best `window` matching chunks, best first.
+/// The best `window` matching chunks, best first. The window is written into the statement,
+/// not bound (see [`CHUNKS_OF_HASH`]): a search uses one or two windows, each prepared once.
 fn candidates(
     conn: &Connection,
     matching: &str,
@@ -375,29 +377,22 @@ fn candidates(
         "SELECT m.id, c.nid, c.tab_id, n.id, c.title_tab, {VISIBLE}
          FROM (SELECT rowid AS id, rank FROM search_fts
                WHERE search_fts MATCH ?1 AND rank MATCH 'bm25(2.0, 1.0, 0.0)'
-               ORDER BY rank LIMIT ?2) AS m
+               ORDER BY rank LIMIT {window}) AS m
          JOIN search_chunks AS c ON c.id = m.id
          JOIN notes AS n ON n.nid = c.nid
          ORDER BY m.rank, n.id, c.tab_id"
     );
     let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map(
-        rusqlite::params![
-            matching,
-            i64::try_from(window).unwrap_or(i64::MAX),
-            agents_only
-        ],
-        |r| {
-            Ok(Candidate {
-                id: r.get(0)?,
-                nid: r.get(1)?,
-                tab_id: r.get(2)?,
-                note_id: r.get(3)?,
-                title_tab: r.get(4)?,
-                visible: r.get(5)?,
-            })
-        },
-    )?;
+    let rows = stmt.query_map(rusqlite::params![matching, agents_only], |r| {
+        Ok(Candidate {
+            id: r.get(0)?,
+            nid: r.get(1)?,
+            tab_id: r.get(2)?,
+            note_id: r.get(3)?,
+            title_tab: r.get(4)?,
+            visible: r.get(5)?,
+        })
+    })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
