@@ -401,3 +401,56 @@ fn a_splice_past_long_ascii_runs_counts_every_character() {
         );
     }
 }
+
+/// Occurrences of `needle` in `text` counted one character at a time, overlapping ones too.
+fn naive_count(text: &str, needle: &str) -> usize {
+    text.char_indices()
+        .filter(|(i, _)| text[*i..].starts_with(needle))
+        .count()
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+    /// A long text is searched with byte ranks sampled from it: every quote is still found as
+    /// many times as it is there (lines of one pattern, where the sampled bytes are those of
+    /// the pattern, with a few other lines and wide characters among them).
+    #[test]
+    fn a_long_text_finds_each_quote_as_often_as_it_is_there(
+        lines in 1_200usize..2_000,
+        odd in proptest::collection::vec((0usize..2_000, "[a-zé€ 0-9]{1,40}"), 0..8),
+        pick in 0usize..2_000,
+        len in 1usize..80,
+        absent in "[a-z€]{3,12}",
+    ) {
+        let mut all: Vec<String> = (0..lines)
+            .map(|n| format!("Line {:06}: the quick brown fox jumps over the lazy dog.", n % 1_500))
+            .collect();
+        for (at, line) in &odd {
+            let at = at % all.len();
+            all[at] = line.clone();
+        }
+        let long = all.join("\n");
+        proptest::prop_assert!(long.len() >= 64 * 1024);
+        // A quote taken from the text (on character boundaries), and one that may be absent.
+        let starts: Vec<usize> = long.char_indices().map(|(i, _)| i).collect();
+        let from = starts[pick * starts.len() / 2_000];
+        let to = long[from..].char_indices().nth(len).map_or(long.len(), |(i, _)| from + i);
+        for quote in [&long[from..to], absent.as_str()] {
+            let n = with_text(&long);
+            let edits = json!([{"old_text": quote, "new_text": "EDITED"}]);
+            let result = apply(&n, &op(json!({"op": "edit_text", "edits": edits})), &ctx());
+            match (naive_count(&long, quote), result) {
+                (1, Ok(applied)) => {
+                    proptest::prop_assert_eq!(text(&applied.note), long.replacen(quote, "EDITED", 1));
+                }
+                (count, Err(e)) => {
+                    let miss = e.edit.expect("the edit named");
+                    proptest::prop_assert_eq!(miss.occurrences, count, "{:?}", quote);
+                    proptest::prop_assert!(count != 1);
+                }
+                (count, Ok(_)) => proptest::prop_assert!(false, "{:?} is there {} times", quote, count),
+            }
+        }
+    }
+}

@@ -132,7 +132,7 @@ pub(super) fn write(
         outcomes: Some(&applied.outcomes),
         key: claim,
     };
-    let located = append_version(
+    let (located, alike) = append_version(
         conn,
         current,
         restored_from.as_ref(),
@@ -147,7 +147,12 @@ pub(super) fn write(
         None => Some(&applied.changed_tab_ids[..]),
         Some(_) => None,
     };
-    search::reindex(conn, nid, &current.note, &located.note, changed)?;
+    let known = quire_store::search::KnownHashes {
+        before: Some(&current.hashes),
+        after: Some(&located.hashes),
+        alike: Some(&alike),
+    };
+    search::reindex(conn, nid, &current.note, &located.note, changed, known)?;
     let change = match claim {
         None => KeysChange::None,
         Some(claim) if keys.pending.len() + 1 < KEYS_PENDING_MAX => KeysChange::Pending(
@@ -272,7 +277,7 @@ fn append_version(
     mut note: Note,
     next: Version,
     entry: &NewVersion<'_>,
-) -> Result<Located> {
+) -> Result<(Located, Alike)> {
     note.version = next;
     let mut data_at = Vec::with_capacity(note.tabs.len());
     let mut depth = Vec::with_capacity(note.tabs.len());
@@ -304,8 +309,9 @@ fn append_version(
         depth,
         layout_at: if same_layout { current.layout_at } else { next },
         texts: HashMap::new(),
+        hashes: HashMap::new(),
     };
-    let (splices, written) = splices(
+    let (splices, written, alike) = splices(
         conn,
         current,
         &located.note,
@@ -326,8 +332,28 @@ fn append_version(
             located.texts.insert(tab.id.clone(), text);
         }
     }
-    Ok(located)
+    // The hashes of long Markdown texts: kept with their content, taken once for a new one
+    // (the next write's splice is made on it, and search finds its chunks by it).
+    for (tab, at) in located.note.tabs.iter().zip(&located.data_at) {
+        let TabData::Markdown(text) = &tab.data else {
+            continue;
+        };
+        let kept = current.stored(&tab.id).is_some_and(|(was, _)| was == *at);
+        let hash = match current.hashes.get(&tab.id) {
+            Some(&hash) if kept => Some(hash),
+            _ if *at == next && splice::may_splice(text.len(), 0) => Some(splice::hash(text)),
+            _ => None,
+        };
+        if let Some(hash) = hash {
+            located.hashes.insert(tab.id.clone(), hash);
+        }
+    }
+    Ok((located, alike))
 }
+
+/// Per Markdown tab spliced on its text before the write: how many bytes that text and the new
+/// one share at their start and at their end (the splice found them; search need not).
+type Alike = HashMap<TabId, (usize, usize)>;
 
 /// A spliced tab's splice, where one is worth storing, per tab of the Note (in strip order).
 type Splices<'a> = Vec<Option<NewSplice<'a>>>;
@@ -345,9 +371,10 @@ fn splices<'a>(
     note: &'a Note,
     data_at: &[Version],
     depth: &mut [u32],
-) -> Result<(Splices<'a>, Vec<Written>)> {
+) -> Result<(Splices<'a>, Vec<Written>, Alike)> {
     let mut splices = Vec::with_capacity(note.tabs.len());
     let mut written = Vec::with_capacity(note.tabs.len());
+    let mut alike = Alike::new();
     for (i, tab) in note.tabs.iter().enumerate() {
         let (spliced, text) = match (current.note.tab(&tab.id), current.stored(&tab.id)) {
             (Some(before), Some((base, chain)))
@@ -363,7 +390,13 @@ fn splices<'a>(
             }
             (Some(before), Some((base, chain))) if data_at[i] == note.version => {
                 let text = current.texts.get(&tab.id).map(Arc::as_ref);
-                let (spliced, text) = splice_of(base, &before.data, &tab.data, chain, text)?;
+                let hash = current.hashes.get(&tab.id).copied();
+                let (spliced, text) = splice_of(base, &before.data, &tab.data, chain, text, hash)?;
+                if let (Some(s), TabData::Markdown(old)) = (&spliced, &before.data)
+                    && s.more.is_empty()
+                {
+                    alike.insert(tab.id.clone(), (s.keep, old.len() - s.keep - s.cut));
+                }
                 (spliced.map(|s| (s, chain + 1)), text)
             }
             _ => (None, None),
@@ -374,7 +407,7 @@ fn splices<'a>(
         splices.push(spliced.map(|(s, _)| s));
         written.push(text);
     }
-    Ok((splices, written))
+    Ok((splices, written, alike))
 }
 
 /// A full chain's next Markdown text `new` as one splice of the whole text at the chain's root
@@ -404,19 +437,20 @@ fn rebase(
 }
 
 /// The splice of `before` (stored at `base`, `chain` splices deep) that gives `after`, if one
-/// is worth storing: a Markdown text as text, another content as its JSON text (`before_text`,
-/// if the writer kept it, else written now), which comes back with the splice. A Sheet tab is
-/// spliced row by row.
+/// is worth storing: a Markdown text as text (`before_hash`: its hash, if the writer kept it),
+/// another content as its JSON text (`before_text`, if the writer kept it, else written now),
+/// which comes back with the splice. A Sheet tab is spliced row by row.
 fn splice_of<'a>(
     base: Version,
     before: &TabData,
     after: &'a TabData,
     chain: u32,
     before_text: Option<&TabText>,
+    before_hash: Option<u64>,
 ) -> Result<(Option<NewSplice<'a>>, Written)> {
     match (before, after) {
         (TabData::Markdown(old), TabData::Markdown(new)) => {
-            return Ok((splice::worth(base, old, new, chain), None));
+            return Ok((splice::worth(base, old, new, chain, before_hash), None));
         }
         (TabData::Sheet(old), TabData::Sheet(new)) => {
             let made: SheetText;
@@ -430,7 +464,7 @@ fn splice_of<'a>(
             let (next, hunks) = was.next(old, new)?;
             let splice = match hunks {
                 Some(hunks) => splice::of_hunks(base, &was.text, next.text.len(), hunks, chain),
-                None => splice::worth(base, &was.text, &next.text, chain).map(owned),
+                None => splice::worth(base, &was.text, &next.text, chain, None).map(owned),
             };
             return Ok((splice, Some(Arc::new(TabText::Sheet(next)))));
         }
@@ -449,7 +483,7 @@ fn splice_of<'a>(
             &made
         }
     };
-    let splice = splice::worth(base, old, &new, chain).map(owned);
+    let splice = splice::worth(base, old, &new, chain, None).map(owned);
     Ok((splice, Some(Arc::new(TabText::Json(new)))))
 }
 
@@ -605,6 +639,7 @@ pub(super) fn create_note(
         layout_at: note.version,
         note,
         texts: HashMap::new(),
+        hashes: HashMap::new(),
     };
     insert_version(
         conn,

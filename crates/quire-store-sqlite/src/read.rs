@@ -99,6 +99,9 @@ pub(super) struct Located {
     /// The JSON text of big contents other than Markdown, as the writer last wrote them (see
     /// `sheet_text`); empty for a Note read from the file.
     pub texts: HashMap<TabId, Arc<TabText>>,
+    /// The hash (`splice::hash`) of long Markdown texts, where the writer took it when it
+    /// wrote them; empty for a Note read from the file.
+    pub hashes: HashMap<TabId, u64>,
 }
 
 impl Located {
@@ -455,6 +458,7 @@ fn assemble(
         depth,
         layout_at,
         texts: HashMap::new(),
+        hashes: HashMap::new(),
     })
 }
 

@@ -11,19 +11,20 @@ use super::read;
 use crate::fail::Result;
 
 /// Brings the index of Note `nid` from `old` to `new`. `changed`: the tabs whose data the write
-/// changed, if it knows (a restore does not).
+/// changed, if it knows (a restore does not); `known`: the hashes the writer kept of long texts.
 pub(super) fn reindex(
     conn: &Connection,
     nid: i64,
     old: &Note,
     new: &Note,
     changed: Option<&[TabId]>,
+    known: search::KnownHashes<'_>,
 ) -> Result<()> {
     apply(
         conn,
         nid,
         &new.title,
-        &search::plan(Some(old), new, changed),
+        &search::plan_known(Some(old), new, changed, known),
     )
 }
 

@@ -94,19 +94,20 @@ pub(super) enum Misfit {
     OutOfRange,
 }
 
-/// The hash a splice keeps of the text it was made on.
+/// The hash a splice keeps of the text it was made on (the one search knows long texts by).
 pub(super) fn hash(text: &str) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(text.as_bytes())
+    quire_store::search::text_hash(text)
 }
 
 /// The splice turning the text `old` (held by version `base`) into `new`, if storing it is
 /// worth it: `new` is long, the chain under `old` (`depth` splices) has room, and the edit
-/// leaves most of the text as it was.
+/// leaves most of the text as it was. `old_hash`: `old`'s [`hash`], if the writer kept it.
 pub(super) fn worth<'a>(
     base: Version,
     old: &str,
     new: &'a str,
     depth: u32,
+    old_hash: Option<u64>,
 ) -> Option<NewSplice<'a>> {
     if !may_splice(new.len(), depth) {
         return None;
@@ -117,7 +118,13 @@ pub(super) fn worth<'a>(
         keep,
         cut,
         put: Cow::Borrowed(put),
-        base_hash: hash(old),
+        base_hash: match old_hash {
+            Some(known) => {
+                debug_assert_eq!(known, hash(old), "a kept hash is its text's own");
+                known
+            }
+            None => hash(old),
+        },
         more: Vec::new(),
     })
 }
@@ -355,35 +362,41 @@ pub(super) fn apply(text: &mut String, splice: &Splice) -> Result<(), Misfit> {
     Ok(())
 }
 
-/// Compared a block at a time (`memcmp`), then byte by byte within the first block that differs.
+/// How many bytes `a` and `b` share at their start: compared in blocks (`memcmp`), large ones
+/// then small ones, then byte by byte within the first small block that differs.
 fn common_prefix(a: &[u8], b: &[u8]) -> usize {
-    const BLOCK: usize = 64;
-    let blocks = a
-        .chunks(BLOCK)
-        .zip(b.chunks(BLOCK))
-        .take_while(|(x, y)| x == y)
-        .count();
-    let at = blocks * BLOCK;
-    at + a[at.min(a.len())..]
+    let most = a.len().min(b.len());
+    let mut at = 0;
+    // Big blocks first (few `memcmp` calls over a long shared start), then small ones.
+    for block in BLOCKS {
+        while at + block <= most && a[at..at + block] == b[at..at + block] {
+            at += block;
+        }
+    }
+    at + a[at..]
         .iter()
-        .zip(&b[at.min(b.len())..])
+        .zip(&b[at..])
         .take_while(|(x, y)| x == y)
         .count()
 }
 
-/// `a` and `b` have the same length.
+/// The block sizes the common start and end are compared by, largest first.
+const BLOCKS: [usize; 2] = [4096, 64];
+
+/// How many bytes `a` and `b` share at their end, compared as [`common_prefix`] does.
 fn common_suffix(a: &[u8], b: &[u8]) -> usize {
-    const BLOCK: usize = 64;
-    let blocks = a
-        .rchunks(BLOCK)
-        .zip(b.rchunks(BLOCK))
-        .take_while(|(x, y)| x == y)
-        .count();
-    let at = (blocks * BLOCK).min(a.len());
-    at + a[..a.len() - at]
+    let (n, m) = (a.len(), b.len());
+    let most = n.min(m);
+    let mut at = 0;
+    for block in BLOCKS {
+        while at + block <= most && a[n - at - block..n - at] == b[m - at - block..m - at] {
+            at += block;
+        }
+    }
+    at + a[..n - at]
         .iter()
         .rev()
-        .zip(b[..b.len() - at].iter().rev())
+        .zip(b[..m - at].iter().rev())
         .take_while(|(x, y)| x == y)
         .count()
 }
@@ -436,17 +449,30 @@ mod tests {
         let old = format!("{}x{}", "a".repeat(200), "z".repeat(130));
         let new = format!("{}y{}", "a".repeat(200), "z".repeat(130));
         assert_eq!(round_trip(&old, &new), (200, 1, "y".into()));
+        // Around each block size, on both sides of the change.
+        let near = [0, 1, 63, 64, 65, 4095, 4096, 4097, 8191, 8192, 8257];
+        for head in near {
+            for tail in near {
+                let old = format!("{}x{}", "a".repeat(head), "z".repeat(tail));
+                let new = format!("{}yy{}", "a".repeat(head), "z".repeat(tail));
+                assert_eq!(
+                    round_trip(&old, &new),
+                    (head, 1, "yy".into()),
+                    "{head} {tail}"
+                );
+            }
+        }
     }
 
     #[test]
     fn only_long_mostly_kept_texts_are_spliced() {
         let long = "word ".repeat(MIN_TEXT / 5 + 1);
         let edited = format!("{long}one more line\n");
-        assert!(worth(Version(3), &long, &edited, 0).is_some());
-        assert!(worth(Version(3), "short", "short text", 0).is_none());
-        assert!(worth(Version(3), &long, &edited, MAX_CHAIN).is_none());
+        assert!(worth(Version(3), &long, &edited, 0, None).is_some());
+        assert!(worth(Version(3), "short", "short text", 0, None).is_none());
+        assert!(worth(Version(3), &long, &edited, MAX_CHAIN, None).is_none());
         let rewritten = "other ".repeat(MIN_TEXT / 6 + 1);
-        assert!(worth(Version(3), &long, &rewritten, 0).is_none());
+        assert!(worth(Version(3), &long, &rewritten, 0, None).is_none());
     }
 
     #[test]
@@ -502,7 +528,7 @@ mod tests {
     fn a_new_splice_carries_the_hash_of_its_base() {
         let old = "word ".repeat(MIN_TEXT / 5 + 1);
         let new = format!("{old}more");
-        let splice = worth(Version(2), &old, &new, 0).expect("worth storing");
+        let splice = worth(Version(2), &old, &new, 0, None).expect("worth storing");
         assert_eq!(splice.base_hash, hash(&old));
         assert_ne!(splice.base_hash, hash(&new));
     }

@@ -567,8 +567,16 @@ fn common_len(most: usize, same: impl Fn(usize, usize) -> bool) -> usize {
     at
 }
 
-fn ends_key(text: &str) -> (u64, usize) {
-    (xxhash_rust::xxh3::xxh3_64(text.as_bytes()), text.len())
+/// A text's key in [`ENDS`]: its hash (`known`, if the caller has it) and length.
+fn ends_key(text: &str, known: Option<u64>) -> (u64, usize) {
+    let hash = match known {
+        Some(hash) => {
+            debug_assert_eq!(hash, text_hash(text), "a known hash is the text's own");
+            hash
+        }
+        None => text_hash(text),
+    };
+    (hash, text.len())
 }
 
 /// The chunks of Markdown `a` to remove and of `b` to add (words or not filtered yet as
@@ -576,24 +584,39 @@ fn ends_key(text: &str) -> (u64, usize) {
 /// starting at or before the line where the texts first differ, up to the first end both
 /// share inside their common tail; the chunks outside are the same on both sides. `a`'s ends
 /// come from [`ENDS`] when it holds them (a long text the index was brought to), and `b`'s
-/// are put there.
-fn markdown_diff<'w, 'n>(a: &'w str, b: &'n str) -> (Vec<&'w str>, Vec<&'n str>) {
+/// are put there. `hints`: what the caller knows of the two texts.
+fn markdown_diff<'w, 'n>(a: &'w str, b: &'n str, hints: TextHints) -> (Vec<&'w str>, Vec<&'n str>) {
     if a.len().max(b.len()) < ENDS_MIN_TEXT {
         return (
             with_words(a, 0, &raw_ends(a, 0, |_| false)).collect(),
             with_words(b, 0, &raw_ends(b, 0, |_| false)).collect(),
         );
     }
-    let a_ends = match ENDS.get(ends_key(a)) {
+    let a_ends = match ENDS.get(ends_key(a, hints.before)) {
         Some(ends) => ends,
         None => std::sync::Arc::new(raw_ends(a, 0, |_| false)),
     };
     let (ab, bb) = (a.as_bytes(), b.as_bytes());
-    let head = common_len(ab.len().min(bb.len()), |i, n| ab[i..i + n] == bb[i..i + n]);
-    let most = a.len().min(b.len()) - head;
-    let tail = common_len(most, |i, n| {
-        ab[ab.len() - i - n..ab.len() - i] == bb[bb.len() - i - n..bb.len() - i]
-    });
+    let (head, tail) = match hints.alike {
+        // Less than the texts share is as good: the chunks around the change only start
+        // earlier and end later.
+        Some((head, tail)) if head + tail <= ab.len().min(bb.len()) => {
+            debug_assert!(ab[..head] == bb[..head], "the texts begin alike");
+            debug_assert!(
+                ab[ab.len() - tail..] == bb[bb.len() - tail..],
+                "and end alike"
+            );
+            (head, tail)
+        }
+        _ => {
+            let head = common_len(ab.len().min(bb.len()), |i, n| ab[i..i + n] == bb[i..i + n]);
+            let most = a.len().min(b.len()) - head;
+            let tail = common_len(most, |i, n| {
+                ab[ab.len() - i - n..ab.len() - i] == bb[bb.len() - i - n..bb.len() - i]
+            });
+            (head, tail)
+        }
+    };
     // Every line before the one the texts first differ in is whole in both. A chunk starting
     // at `s` reads the ends of the lines that start before `s + CHUNK_MAX` (the line that
     // makes it too long is read to its end before the chunk is cut, maybe before that line):
@@ -629,7 +652,7 @@ fn markdown_diff<'w, 'n>(a: &'w str, b: &'n str) -> (Vec<&'w str>, Vec<&'n str>)
     b_ends.extend(a_ends[gone..].iter().map(|&e| (e as i128 - shift) as usize));
     let remove = with_words(a, from, &a_ends[kept..gone]).collect();
     let add = with_words(b, from, &new_ends).collect();
-    ENDS.put(ends_key(b), std::sync::Arc::new(b_ends));
+    ENDS.put(ends_key(b, hints.after), std::sync::Arc::new(b_ends));
     (remove, add)
 }
 
@@ -808,6 +831,42 @@ impl IndexPlan<'_> {
 /// whose data the write may have changed, if the write knows (the others are not compared);
 /// None compares every tab (a restore).
 pub fn plan<'a>(old: Option<&'a Note>, new: &'a Note, changed: Option<&[TabId]>) -> IndexPlan<'a> {
+    plan_known(old, new, changed, KnownHashes::default())
+}
+
+/// What a caller already knows of the Markdown texts a write changed, by tab, so that the plan
+/// need not find it again in the whole text: the [`text_hash`] of the text before the write and
+/// after it (a long text's chunks are found by its hash; a store that keeps the hashes of the
+/// texts it wrote hashes none again), and how many bytes the two texts share at their start
+/// and at their end (at most what they do share; a store that diffed them for its history).
+/// What is given here must be true of the texts (checked in debug builds).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct KnownHashes<'h> {
+    pub before: Option<&'h std::collections::HashMap<TabId, u64>>,
+    pub after: Option<&'h std::collections::HashMap<TabId, u64>>,
+    pub alike: Option<&'h std::collections::HashMap<TabId, (usize, usize)>>,
+}
+
+/// What [`KnownHashes`] tells of one tab's texts.
+#[derive(Debug, Clone, Copy, Default)]
+struct TextHints {
+    before: Option<u64>,
+    after: Option<u64>,
+    alike: Option<(usize, usize)>,
+}
+
+/// The hash a long text is known by (XXH3-64 of its bytes), here and in what the stores keep.
+pub fn text_hash(text: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(text.as_bytes())
+}
+
+/// [`plan`], with the hashes of texts the caller already knows.
+pub fn plan_known<'a>(
+    old: Option<&'a Note>,
+    new: &'a Note,
+    changed: Option<&[TabId]>,
+    known: KnownHashes<'_>,
+) -> IndexPlan<'a> {
     let mut plan = IndexPlan {
         title: match old {
             Some(old) if old.title == new.title => None,
@@ -847,7 +906,12 @@ pub fn plan<'a>(old: Option<&'a Note>, new: &'a Note, changed: Option<&[TabId]>)
                 entry.relabel = before.label != tab.label;
                 let may_differ = changed.is_none_or(|c| c.contains(&tab.id));
                 if may_differ && !before.data.identical(&tab.data) {
-                    let (remove, add) = changes(&before.data, &tab.data, carries_title);
+                    let hints = TextHints {
+                        before: known.before.and_then(|h| h.get(&tab.id).copied()),
+                        after: known.after.and_then(|h| h.get(&tab.id).copied()),
+                        alike: known.alike.and_then(|h| h.get(&tab.id).copied()),
+                    };
+                    let (remove, add) = changes(&before.data, &tab.data, carries_title, hints);
                     entry.remove = remove;
                     entry.add = add;
                 }
@@ -878,10 +942,11 @@ fn changes<'a>(
     was: &TabData,
     now: &'a TabData,
     carries_title: bool,
+    hints: TextHints,
 ) -> (Vec<i64>, Vec<(i64, Cow<'a, str>)>) {
     let (mut remove, mut add): (Vec<Cow<'_, str>>, Vec<Cow<'a, str>>) = match (was, now) {
         (TabData::Markdown(a), TabData::Markdown(b)) => {
-            let (remove, add) = markdown_diff(a, b);
+            let (remove, add) = markdown_diff(a, b, hints);
             (
                 remove.into_iter().map(Cow::Borrowed).collect(),
                 add.into_iter().map(Cow::Borrowed).collect(),
@@ -1129,7 +1194,7 @@ mod tests {
         assert_eq!(before.concat(), text);
         let edited = text.replacen("line 9000 of", "line 9000 (edited) of", 1);
         let (was, now) = (TabData::Markdown(text), TabData::Markdown(edited));
-        let (remove, add) = changes(&was, &now, false);
+        let (remove, add) = changes(&was, &now, false, TextHints::default());
         assert!(
             remove.len() <= 2 && add.len() <= 2,
             "{} / {}",
@@ -1155,9 +1220,9 @@ mod tests {
         let second = first.replacen("line 15000 of", "line 15000 (second) of", 1);
         // Chunking from the last chunk before the edit: an edit far from the start stops at
         // once if the ends are used, and finds the same ends a fresh chunking finds.
-        let kept = ENDS.get(ends_key(first)).expect("the ends kept");
+        let kept = ENDS.get(ends_key(first, None)).expect("the ends kept");
         assert_eq!(*kept, raw_ends(first, 0, |_| false));
-        let (remove, add) = markdown_diff(first, &second);
+        let (remove, add) = markdown_diff(first, &second, TextHints::default());
         assert!(
             remove.len() <= 2 && add.len() <= 2,
             "{} / {}",
@@ -1302,7 +1367,7 @@ mod tests {
     /// The chunks of `now` as the index holds them after applying `changes` to `was`'s.
     fn applied(was: &TabData, now: &TabData) -> Vec<i64> {
         let mut held: Vec<i64> = chunks(was).iter().map(|c| chunk_hash(c)).collect();
-        let (remove, add) = changes(was, now, false);
+        let (remove, add) = changes(was, now, false, TextHints::default());
         for hash in remove {
             let at = held
                 .iter()
@@ -1328,7 +1393,7 @@ mod tests {
         let was = sheet(2_000, 1_000);
         let mut now = was.clone();
         set(&mut now, 1_234, 567, serde_json::json!("written"));
-        let (remove, add) = changes(&was, &now, false);
+        let (remove, add) = changes(&was, &now, false, TextHints::default());
         assert_eq!((remove.len(), add.len()), (1, 1));
         assert!(add[0].1.contains("written") && add[0].1.len() < 1_000);
         assert_eq!(applied(&was, &now), hashes(&now));
@@ -1343,7 +1408,7 @@ mod tests {
                 serde_json::json!(i),
             );
         }
-        let (remove, add) = changes(&was, &many, false);
+        let (remove, add) = changes(&was, &many, false, TextHints::default());
         // (A row's last block of 40 cells may be short of closing its run alone.)
         assert!(
             remove.len() <= 1_050 && add.len() <= 1_050,
@@ -1443,7 +1508,7 @@ mod tests {
                     prop_assert_eq!(applied(&was, &now), hashes(&now));
                     let TabData::Markdown(new_text) = &now else { unreachable!() };
                     if new_text.len() >= ENDS_MIN_TEXT || text.len() >= ENDS_MIN_TEXT {
-                        let kept = ENDS.get(ends_key(new_text)).expect("the ends kept");
+                        let kept = ENDS.get(ends_key(new_text, None)).expect("the ends kept");
                         prop_assert_eq!(&*kept, &raw_ends(new_text, 0, |_| false));
                     }
                     was = now;
