@@ -93,7 +93,7 @@ pub(super) fn write(
         Some(entry) => &entry.located,
         None => {
             let read = match plan.restores() {
-                None => read::located_at(conn, nid, id, version)?,
+                None => read::located_at(conn, nid, id, version, None)?,
                 Some(_) => read::located_for_restore(conn, nid, id, version)?,
             };
             loaded = read.ok_or_else(|| {
@@ -103,7 +103,7 @@ pub(super) fn write(
         }
     };
     let restored_from = match plan.restores() {
-        Some(old) => read::located_at(conn, nid, id, old)?,
+        Some(old) => read::located_at(conn, nid, id, old, None)?,
         None => None,
     };
     let applied = plan.apply(&current.note, restored_from.as_ref().map(|old| &old.note))?;
@@ -610,7 +610,7 @@ pub(super) fn create_note(
     if let Some(key) = &new.idempotency_key
         && let Some(first) = read::created_note_id(conn, &new.author, key)?
     {
-        let note = read::note_at(conn, &first, Version(1))?;
+        let note = read::note_at(conn, &first, Version(1), None)?;
         let meta = read::meta(conn, &first)?;
         return Ok((StoredNote { note, meta }, true));
     }

@@ -9,6 +9,7 @@ mod fail;
 mod guarded;
 mod pool;
 mod read;
+mod rebuilt;
 mod schema;
 mod search;
 mod sheet_text;
@@ -27,6 +28,7 @@ use tokio::sync::oneshot;
 
 use self::checkpoint::Checkpointer;
 use self::pool::ReadPool;
+use self::rebuilt::Rebuilt;
 use self::writer::{Job, Writer};
 use quire_api::{AccessChange, NoteMeta, SearchHit, StoredNote, VersionInfo, WriteResult};
 use quire_store::{
@@ -74,6 +76,8 @@ pub struct SqliteStore {
 
 struct Inner {
     readers: ReadPool,
+    /// Long texts the readers rebuilt from their splices (`rebuilt.rs`).
+    rebuilt: Rebuilt,
     writer: Arc<Writer>,
     threads: Mutex<Option<Threads>>,
 }
@@ -155,6 +159,7 @@ impl SqliteStore {
         Ok(SqliteStore {
             inner: Arc::new(Inner {
                 readers,
+                rebuilt: Rebuilt::default(),
                 writer,
                 threads: Mutex::new(Some(Threads {
                     writer: thread,
@@ -169,6 +174,19 @@ impl SqliteStore {
         let (reply, verdict) = oneshot::channel();
         self.inner.writer.submit(job(reply))?;
         verdict.await.map_err(|_| StoreError::Closed)?
+    }
+
+    /// [`Self::read`] for a read of content, given the texts the readers keep.
+    async fn read_kept<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Connection, &Rebuilt) -> fail::Result<T> + Send + 'static,
+    ) -> Result<T> {
+        let inner = Arc::clone(&self.inner);
+        Ok(
+            tokio::task::spawn_blocking(move || inner.readers.with(|c| f(c, &inner.rebuilt)))
+                .await
+                .map_err(|e| StoreError::Backend(format!("a read task failed: {e}")))??,
+        )
     }
 
     /// Runs a query on a read connection, off the async threads.
@@ -226,7 +244,8 @@ impl Store for SqliteStore {
 
     async fn get_note(&self, id: &NoteId) -> Result<StoredNote> {
         let id = id.clone();
-        self.read(move |c| read::current_note(c, &id)).await
+        self.read_kept(move |c, kept| read::current_note(c, &id, Some(kept)))
+            .await
     }
 
     async fn note_meta(&self, id: &NoteId) -> Result<NoteMeta> {
@@ -258,7 +277,8 @@ impl Store for SqliteStore {
 
     async fn note_at(&self, id: &NoteId, version: Version) -> Result<Note> {
         let id = id.clone();
-        self.read(move |c| read::note_at(c, &id, version)).await
+        self.read_kept(move |c, kept| read::note_at(c, &id, version, Some(kept)))
+            .await
     }
 
     async fn set_agent_access(
@@ -356,6 +376,121 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
+
+    /// A long text read back from its splices is kept (`rebuilt.rs`) and read again from
+    /// there, the same text; each version is its own entry; the next version is rebuilt from
+    /// the kept text under it, checked by its splice's hash; an erased Note is not found
+    /// although its text was kept.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn long_texts_rebuilt_from_splices_are_kept_for_the_next_read() {
+        use quire_model::{Op, TabId, TextEdit};
+        use quire_store::{Change, NewNote};
+
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let store =
+            SqliteStore::open(&dir.path().join("kept.db"), SqliteOptions::default()).expect("open");
+        let id: NoteId = "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f50".parse().expect("id");
+        let now = Timestamp(1_796_019_882_000);
+        store
+            .create_note(NewNote {
+                id: id.clone(),
+                title: "Long".into(),
+                author: "me".into(),
+                author_kind: AuthorKind::Person,
+                now,
+                idempotency_key: None,
+            })
+            .await
+            .expect("create");
+        let lines: Vec<String> = (0..3_000)
+            .map(|n| format!("line {n} of the long text"))
+            .collect();
+        let write = |expected: u64, change: Change| WriteRequest {
+            note_id: id.clone(),
+            expected_version: Version(expected),
+            idempotency_key: None,
+            author: "me".into(),
+            author_kind: AuthorKind::Person,
+            change,
+            now,
+        };
+        let tab_id = TabId::new(TabId::MARKDOWN);
+        let whole = Change::Ops(vec![Op::ReplaceText {
+            tab_id: tab_id.clone(),
+            text: lines.join("\n"),
+        }]);
+        store.write(write(1, whole)).await.expect("fill");
+        for (v, n) in [(2, 10), (3, 2_000), (4, 500)] {
+            let edit = Change::Ops(vec![Op::EditText {
+                tab_id: tab_id.clone(),
+                edits: vec![TextEdit {
+                    old_text: format!("line {n} of"),
+                    new_text: format!("LINE {n} of"),
+                }],
+            }]);
+            store.write(write(v, edit)).await.expect("edit");
+        }
+        let expected = lines
+            .join("\n")
+            .replace("line 10 of", "LINE 10 of")
+            .replace("line 2000 of", "LINE 2000 of")
+            .replace("line 500 of", "LINE 500 of");
+        let text = |note: &Note| match &note.tab(&tab_id).expect("tab").data {
+            quire_model::TabData::Markdown(t) => t.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(store.inner.rebuilt.len(), 0);
+        let first = store.get_note(&id).await.expect("read");
+        assert_eq!(text(&first.note), expected);
+        assert_eq!(store.inner.rebuilt.len(), 1, "the newest text is kept");
+        let again = store.get_note(&id).await.expect("read again");
+        assert_eq!(again, first);
+        assert_eq!(store.inner.rebuilt.len(), 1, "and read from there");
+        // Version 4: the second edit made, not the third.
+        let older = text(&store.note_at(&id, Version(4)).await.expect("version 4"));
+        assert!(older.contains("LINE 2000 of") && !older.contains("LINE 500 of"));
+        assert_eq!(
+            store.inner.rebuilt.len(),
+            2,
+            "another version, another entry"
+        );
+
+        // The next version is rebuilt from the kept text under it: one splice, checked by its
+        // hash like any other, so a wrong kept text is refused, never served.
+        let v5 = text(&first.note);
+        let mut wrong = v5.clone();
+        wrong.replace_range(0..4, "LINE");
+        store.inner.rebuilt.put(&id, &tab_id, Version(5), &wrong, 3);
+        let edit = Change::Ops(vec![Op::EditText {
+            tab_id: tab_id.clone(),
+            edits: vec![TextEdit {
+                old_text: "line 1000 of".into(),
+                new_text: "LINE 1000 of".into(),
+            }],
+        }]);
+        store.write(write(5, edit)).await.expect("edit");
+        let refused = store
+            .get_note(&id)
+            .await
+            .expect_err("built on the wrong text");
+        assert!(
+            refused.to_string().contains("cannot be rebuilt"),
+            "{refused}"
+        );
+        store.inner.rebuilt.put(&id, &tab_id, Version(5), &v5, 3);
+        let v6 = store.get_note(&id).await.expect("built on the kept text");
+        assert_eq!(text(&v6.note), v5.replace("line 1000 of", "LINE 1000 of"));
+
+        store
+            .write(write(6, Change::Trash))
+            .await
+            .expect("to the trash");
+        store.empty_trash(None).await.expect("erase");
+        assert!(matches!(
+            store.get_note(&id).await,
+            Err(StoreError::NoteNotFound(_))
+        ));
+    }
 
     /// Callers commit on their own thread under NORMAL only (see `writer`).
     #[test]

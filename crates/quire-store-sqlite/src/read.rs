@@ -11,6 +11,7 @@ use rusqlite::{Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use super::cache::{Keys, PendingKey};
+use super::rebuilt::Rebuilt;
 use super::sheet_text::TabText;
 use super::splice::{self, Misfit, Splice};
 use crate::fail::Result;
@@ -282,10 +283,17 @@ enum Walked {
         root: Version,
         text: String,
         splices: Vec<Splice>,
+        /// The splices under `text` (0: the walk reached a whole text; more: it stopped at a
+        /// text the readers kept).
+        under: u32,
     },
 }
 
-/// Follows the splices of tab `tab` down from version `at` to the whole content under them.
+/// The text of the tab at a version, and its depth, if the readers keep it (see `rebuilt`).
+type KeptText<'k> = &'k dyn Fn(Version) -> Option<(Arc<str>, u32)>;
+
+/// Follows the splices of tab `tab` down from version `at` to the whole content under them, or
+/// to a text under `at` that `kept` has.
 fn walk(
     conn: &Connection,
     nid: i64,
@@ -293,6 +301,7 @@ fn walk(
     tab: &TabId,
     kind: TabKind,
     at: Version,
+    kept: KeptText<'_>,
 ) -> Result<Walked> {
     let corrupt = |why: String| StoreError::Backend(format!("note #{nid}, tab {tab}: {why}"));
     let mut splices: Vec<Splice> = Vec::new();
@@ -328,11 +337,20 @@ fn walk(
         }
         cursor = splice.base;
         splices.push(splice);
+        if let Some((text, under)) = kept(cursor) {
+            return Ok(Walked::Chain {
+                root: cursor,
+                text: text.as_ref().to_owned(),
+                splices,
+                under,
+            });
+        }
     };
     Ok(Walked::Chain {
         root: cursor,
         text,
         splices,
+        under: 0,
     })
 }
 
@@ -346,12 +364,13 @@ pub(super) fn markdown_chain(
 ) -> Result<Option<(Version, String, Vec<Splice>)>> {
     let mut rows = Rows::new();
     Ok(
-        match walk(conn, nid, &mut rows, tab, TabKind::Markdown, at)? {
+        match walk(conn, nid, &mut rows, tab, TabKind::Markdown, at, &|_| None)? {
             Walked::Whole(_) => None,
             Walked::Chain {
                 root,
                 text,
                 mut splices,
+                ..
             } => {
                 splices.reverse();
                 Some((root, text, splices))
@@ -370,13 +389,19 @@ fn content_at(
     tab: &TabId,
     kind: TabKind,
     at: Version,
+    kept: KeptText<'_>,
 ) -> Result<(serde_json::Value, u32)> {
     let corrupt = |why: String| StoreError::Backend(format!("note #{nid}, tab {tab}: {why}"));
-    let (base, splices) = match walk(conn, nid, rows, tab, kind, at)? {
+    let (base, splices, under) = match walk(conn, nid, rows, tab, kind, at, kept)? {
         Walked::Whole(value) => return Ok((value, 0)),
-        Walked::Chain { text, splices, .. } => (text, splices),
+        Walked::Chain {
+            text,
+            splices,
+            under,
+            ..
+        } => (text, splices, under),
     };
-    let depth = splices.len() as u32;
+    let depth = under + splices.len() as u32;
     let mut text = base;
     for (i, splice) in splices.iter().enumerate().rev() {
         // The version whose row holds this splice: the one it rebuilds.
@@ -414,13 +439,15 @@ enum Unreadable {
     Empty,
 }
 
-/// Builds the Note of `head`, reading each version row that holds tab content once.
+/// Builds the Note of `head`, reading each version row that holds tab content once; a long
+/// Markdown text that `rebuilt` keeps is taken from it, and one rebuilt from splices is kept.
 fn assemble(
     conn: &Connection,
     nid: i64,
     id: &NoteId,
     head: Head,
     unreadable: Unreadable,
+    rebuilt: Option<&Rebuilt>,
 ) -> Result<Located> {
     let mut rows = Rows::new();
     let layout_at = head.layout_at;
@@ -428,7 +455,31 @@ fn assemble(
     let mut data_at = Vec::with_capacity(head.strip.len());
     let mut depth = Vec::with_capacity(head.strip.len());
     for entry in head.strip {
-        let read = content_at(conn, nid, &mut rows, &entry.id, entry.kind, entry.data_at);
+        let kept = (rebuilt.filter(|_| entry.kind == TabKind::Markdown))
+            .and_then(|r| r.get(id, &entry.id, entry.data_at));
+        if let Some((text, chain)) = kept {
+            tabs.push(Tab {
+                id: entry.id,
+                label: entry.label,
+                data: TabData::Markdown(text.as_ref().to_owned()),
+            });
+            data_at.push(entry.data_at);
+            depth.push(chain);
+            continue;
+        }
+        // The walk down a Markdown chain stops at a text under it that the readers keep (the
+        // version before, read a moment ago): one splice applied, not the whole chain.
+        let markdown = entry.kind == TabKind::Markdown;
+        let kept = |at: Version| rebuilt.filter(|_| markdown)?.get(id, &entry.id, at);
+        let read = content_at(
+            conn,
+            nid,
+            &mut rows,
+            &entry.id,
+            entry.kind,
+            entry.data_at,
+            &kept,
+        );
         let (value, chain) = match (read, &unreadable) {
             (Ok(found), _) => found,
             (Err(e), Unreadable::Fail) => return Err(e),
@@ -437,10 +488,14 @@ fn assemble(
                 (empty_content(entry.kind), 0)
             }
         };
+        let data = TabData::from_value(entry.kind, value)?;
+        if let (Some(rebuilt), TabData::Markdown(text)) = (rebuilt, &data) {
+            rebuilt.put(id, &entry.id, entry.data_at, text, chain);
+        }
         tabs.push(Tab {
             id: entry.id,
             label: entry.label,
-            data: TabData::from_value(entry.kind, value)?,
+            data,
         });
         data_at.push(entry.data_at);
         depth.push(chain);
@@ -472,15 +527,17 @@ fn empty_content(kind: TabKind) -> serde_json::Value {
     }
 }
 
-/// The Note `nid` as it was at `version`, or `None` if it never had that version.
+/// The Note `nid` as it was at `version`, or `None` if it never had that version (its long
+/// texts taken from, and kept in, `rebuilt` if given).
 pub(super) fn located_at(
     conn: &Connection,
     nid: i64,
     id: &NoteId,
     version: Version,
+    rebuilt: Option<&Rebuilt>,
 ) -> Result<Option<Located>> {
     match head_at(conn, nid, version)? {
-        Some(head) => assemble(conn, nid, id, head, Unreadable::Fail).map(Some),
+        Some(head) => assemble(conn, nid, id, head, Unreadable::Fail, rebuilt).map(Some),
         None => Ok(None),
     }
 }
@@ -496,17 +553,23 @@ pub(super) fn located_for_restore(
     version: Version,
 ) -> Result<Option<Located>> {
     match head_at(conn, nid, version)? {
-        Some(head) => assemble(conn, nid, id, head, Unreadable::Empty).map(Some),
+        Some(head) => assemble(conn, nid, id, head, Unreadable::Empty, None).map(Some),
         None => Ok(None),
     }
 }
 
-pub(super) fn current_note(conn: &Connection, id: &NoteId) -> Result<StoredNote> {
+/// The Note at its newest version, with its metadata (its long texts taken from, and kept in,
+/// `rebuilt` if given).
+pub(super) fn current_note(
+    conn: &Connection,
+    id: &NoteId,
+    rebuilt: Option<&Rebuilt>,
+) -> Result<StoredNote> {
     let row = note_row(conn, id)?.ok_or_else(|| StoreError::NoteNotFound(id.clone()))?;
     let version = current_version(conn, row.nid)?;
     let head = head_at(conn, row.nid, version)?.ok_or_else(|| missing_data(row.nid, version))?;
     let updated_at = head.created_at.clone();
-    let located = assemble(conn, row.nid, id, head, Unreadable::Fail)?;
+    let located = assemble(conn, row.nid, id, head, Unreadable::Fail, rebuilt)?;
     Ok(StoredNote {
         note: located.note,
         meta: NoteMeta {
@@ -532,9 +595,14 @@ pub(super) fn meta(conn: &Connection, id: &NoteId) -> Result<NoteMeta> {
 }
 
 /// The Note as it was at `version`: `NoteNotFound` or `VersionNotFound` when there is none.
-pub(super) fn note_at(conn: &Connection, id: &NoteId, version: Version) -> Result<Note> {
+pub(super) fn note_at(
+    conn: &Connection,
+    id: &NoteId,
+    version: Version,
+    rebuilt: Option<&Rebuilt>,
+) -> Result<Note> {
     let nid = nid(conn, id)?;
-    let located = located_at(conn, nid, id, version)?;
+    let located = located_at(conn, nid, id, version, rebuilt)?;
     Ok(located
         .map(|l| l.note)
         .ok_or_else(|| StoreError::VersionNotFound {

@@ -50,7 +50,7 @@ pub(super) fn index_existing(conn: &Connection) -> Result<()> {
         let id: NoteId = id
             .parse()
             .map_err(|e| quire_store::StoreError::Backend(format!("notes.id: {e}")))?;
-        let note = read::current_note(conn, &id)?.note;
+        let note = read::current_note(conn, &id, None)?.note;
         index_new(conn, nid, &note)?;
     }
     Ok(())

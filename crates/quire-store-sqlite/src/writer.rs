@@ -612,7 +612,9 @@ mod tests {
         // Committed, as a reader on another connection sees it.
         let reader = Connection::open(_dir.path().join("w.db")).unwrap();
         let text_of = |id: &NoteId| {
-            let note = super::super::read::current_note(&reader, id).unwrap().note;
+            let note = super::super::read::current_note(&reader, id, None)
+                .unwrap()
+                .note;
             match &note.tab(&TabId::new(TabId::MARKDOWN)).unwrap().data {
                 quire_model::TabData::Markdown(t) => (note.version, t.clone()),
                 other => panic!("{other:?}"),
