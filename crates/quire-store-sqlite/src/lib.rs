@@ -176,7 +176,8 @@ impl SqliteStore {
         verdict.await.map_err(|_| StoreError::Closed)?
     }
 
-    /// [`Self::read`] for a read of content, given the texts the readers keep.
+    /// Runs a query on a read connection, off the async threads, given the texts the readers
+    /// keep (a read of content).
     async fn read_kept<T: Send + 'static>(
         &self,
         f: impl FnOnce(&Connection, &Rebuilt) -> fail::Result<T> + Send + 'static,
@@ -194,10 +195,7 @@ impl SqliteStore {
         &self,
         f: impl FnOnce(&Connection) -> fail::Result<T> + Send + 'static,
     ) -> Result<T> {
-        let inner = Arc::clone(&self.inner);
-        Ok(tokio::task::spawn_blocking(move || inner.readers.with(f))
-            .await
-            .map_err(|e| StoreError::Backend(format!("a read task failed: {e}")))??)
+        self.read_kept(move |c, _| f(c)).await
     }
 }
 

@@ -118,13 +118,7 @@ pub(super) fn worth<'a>(
         keep,
         cut,
         put: Cow::Borrowed(put),
-        base_hash: match old_hash {
-            Some(known) => {
-                debug_assert_eq!(known, hash(old), "a kept hash is its text's own");
-                known
-            }
-            None => hash(old),
-        },
+        base_hash: quire_store::search::known_or_hash(old, old_hash),
         more: Vec::new(),
     })
 }

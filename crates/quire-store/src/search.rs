@@ -569,14 +569,7 @@ fn common_len(most: usize, same: impl Fn(usize, usize) -> bool) -> usize {
 
 /// A text's key in [`ENDS`]: its hash (`known`, if the caller has it) and length.
 fn ends_key(text: &str, known: Option<u64>) -> (u64, usize) {
-    let hash = match known {
-        Some(hash) => {
-            debug_assert_eq!(hash, text_hash(text), "a known hash is the text's own");
-            hash
-        }
-        None => text_hash(text),
-    };
-    (hash, text.len())
+    (known_or_hash(text, known), text.len())
 }
 
 /// The chunks of Markdown `a` to remove and of `b` to add (words or not filtered yet as
@@ -858,6 +851,17 @@ struct TextHints {
 /// The hash a long text is known by (XXH3-64 of its bytes), here and in what the stores keep.
 pub fn text_hash(text: &str) -> u64 {
     xxhash_rust::xxh3::xxh3_64(text.as_bytes())
+}
+
+/// `text`'s [`text_hash`]: `known` if the caller kept it (checked in debug builds), else taken.
+pub fn known_or_hash(text: &str, known: Option<u64>) -> u64 {
+    match known {
+        Some(hash) => {
+            debug_assert_eq!(hash, text_hash(text), "a known hash is the text's own");
+            hash
+        }
+        None => text_hash(text),
+    }
 }
 
 /// [`plan`], with the hashes of texts the caller already knows.
