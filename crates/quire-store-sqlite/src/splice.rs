@@ -321,12 +321,12 @@ pub(super) fn may_splice(len: usize, depth: u32) -> bool {
 /// are kept (both cut on character boundaries), the middle is replaced.
 pub(super) fn diff<'a>(old: &str, new: &'a str) -> (usize, usize, &'a str) {
     let (a, b) = (old.as_bytes(), new.as_bytes());
-    let mut prefix = common_prefix(a, b);
+    let mut prefix = quire_store::search::common_prefix(a, b);
     while !new.is_char_boundary(prefix) {
         prefix -= 1;
     }
     let room = a.len().min(b.len()) - prefix;
-    let mut suffix = common_suffix(&a[a.len() - room..], &b[b.len() - room..]);
+    let mut suffix = quire_store::search::common_suffix(&a[a.len() - room..], &b[b.len() - room..]);
     while !new.is_char_boundary(b.len() - suffix) {
         suffix -= 1;
     }
@@ -354,45 +354,6 @@ pub(super) fn apply(text: &mut String, splice: &Splice) -> Result<(), Misfit> {
     }
     *text = rebuild(text, splice.ranges()).ok_or(Misfit::OutOfRange)?;
     Ok(())
-}
-
-/// How many bytes `a` and `b` share at their start: compared in blocks (`memcmp`), large ones
-/// then small ones, then byte by byte within the first small block that differs.
-fn common_prefix(a: &[u8], b: &[u8]) -> usize {
-    let most = a.len().min(b.len());
-    let mut at = 0;
-    // Big blocks first (few `memcmp` calls over a long shared start), then small ones.
-    for block in BLOCKS {
-        while at + block <= most && a[at..at + block] == b[at..at + block] {
-            at += block;
-        }
-    }
-    at + a[at..]
-        .iter()
-        .zip(&b[at..])
-        .take_while(|(x, y)| x == y)
-        .count()
-}
-
-/// The block sizes the common start and end are compared by, largest first.
-const BLOCKS: [usize; 2] = [4096, 64];
-
-/// How many bytes `a` and `b` share at their end, compared as [`common_prefix`] does.
-fn common_suffix(a: &[u8], b: &[u8]) -> usize {
-    let (n, m) = (a.len(), b.len());
-    let most = n.min(m);
-    let mut at = 0;
-    for block in BLOCKS {
-        while at + block <= most && a[n - at - block..n - at] == b[m - at - block..m - at] {
-            at += block;
-        }
-    }
-    at + a[..n - at]
-        .iter()
-        .rev()
-        .zip(b[..m - at].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count()
 }
 
 #[cfg(test)]

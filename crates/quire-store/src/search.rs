@@ -552,19 +552,43 @@ impl EndsCache {
     }
 }
 
-/// How many of the first `most` positions two byte strings share, by `same(i, n)`: whether
-/// the `n` positions from `i` are alike. Compared a block at a time (a `memcmp`), then a byte
-/// at a time inside the block that differs.
-fn common_len(most: usize, same: impl Fn(usize, usize) -> bool) -> usize {
-    const BLOCK: usize = 256;
+/// How many bytes `a` and `b` share at their start: compared in blocks (`memcmp`), large ones
+/// then small ones, then byte by byte within the first small block that differs.
+pub fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let most = a.len().min(b.len());
     let mut at = 0;
-    while at + BLOCK <= most && same(at, BLOCK) {
-        at += BLOCK;
+    // Big blocks first (few `memcmp` calls over a long shared start), then small ones.
+    for block in BLOCKS {
+        while at + block <= most && a[at..at + block] == b[at..at + block] {
+            at += block;
+        }
     }
-    while at < most && same(at, 1) {
-        at += 1;
+    at + a[at..]
+        .iter()
+        .zip(&b[at..])
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// The block sizes the common start and end are compared by, largest first.
+const BLOCKS: [usize; 2] = [4096, 64];
+
+/// How many bytes `a` and `b` share at their end, compared as [`common_prefix`] does.
+pub fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    let (n, m) = (a.len(), b.len());
+    let most = n.min(m);
+    let mut at = 0;
+    for block in BLOCKS {
+        while at + block <= most && a[n - at - block..n - at] == b[m - at - block..m - at] {
+            at += block;
+        }
     }
-    at
+    at + a[..n - at]
+        .iter()
+        .rev()
+        .zip(b[..m - at].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count()
 }
 
 /// A text's key in [`ENDS`]: its hash (`known`, if the caller has it) and length.
@@ -602,12 +626,8 @@ fn markdown_diff<'w, 'n>(a: &'w str, b: &'n str, hints: TextHints) -> (Vec<&'w s
             (head, tail)
         }
         _ => {
-            let head = common_len(ab.len().min(bb.len()), |i, n| ab[i..i + n] == bb[i..i + n]);
-            let most = a.len().min(b.len()) - head;
-            let tail = common_len(most, |i, n| {
-                ab[ab.len() - i - n..ab.len() - i] == bb[bb.len() - i - n..bb.len() - i]
-            });
-            (head, tail)
+            let head = common_prefix(ab, bb);
+            (head, common_suffix(&ab[head..], &bb[head..]))
         }
     };
     // Every line before the one the texts first differ in is whole in both. A chunk starting
