@@ -295,29 +295,29 @@ impl Notes {
     ) -> Result<WriteResult> {
         require(caller, Scope::NotesWrite)?;
         let author_kind = caller.acts_as(channel);
-        if author_kind == AuthorKind::Agent {
-            self.check_visible(caller, &note_id, channel).await?;
-        }
         let now = self.clock.now();
-        let result = self
-            .store
-            .write(WriteRequest {
-                note_id,
-                expected_version,
-                idempotency_key,
-                author: caller.name.clone(),
-                author_kind,
-                change,
-                now,
-            })
-            .await
-            .map_err(|e| match e {
-                // Trashed since the check: to an agent, as missing as before it.
-                StoreError::NoteInTrash(id) if author_kind == AuthorKind::Agent => {
-                    StoreError::NoteNotFound(id)
-                }
-                e => e,
-            })?;
+        let req = WriteRequest {
+            note_id,
+            expected_version,
+            idempotency_key,
+            author: caller.name.clone(),
+            author_kind,
+            change,
+            now,
+        };
+        // The agent's write reaches only Notes the person approved and did not trash, checked
+        // in the write itself: a Note withdrawn a moment before is as missing as any other.
+        let result = match author_kind {
+            AuthorKind::Agent => self.store.write_as_agent(req).await,
+            AuthorKind::Person => self.store.write(req).await,
+        }
+        .map_err(|e| match e {
+            // A store that checks before it writes may find it trashed in between.
+            StoreError::NoteInTrash(id) if author_kind == AuthorKind::Agent => {
+                StoreError::NoteNotFound(id)
+            }
+            e => e,
+        })?;
         if !result.replayed && result.version > expected_version {
             // A receiver-less channel is fine: nobody is listening yet.
             let _receivers = self.events.send(WriteEvent {

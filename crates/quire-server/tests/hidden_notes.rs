@@ -102,6 +102,11 @@ recorder_impl! {
         self.record("write", &req.note_id);
         self.inner.write(req).await
     }
+
+    async fn write_as_agent(&self, req: WriteRequest) -> Result<WriteResult> {
+        self.record("write_as_agent", &req.note_id);
+        self.inner.write_as_agent(req).await
+    }
 }
 
 #[tokio::test]
@@ -190,12 +195,31 @@ async fn no_tool_loads_a_note_the_person_did_not_approve() {
         )
         .await;
         assert_eq!(out["error"], "note_not_found", "{tool}: {out}");
+        // A write asks the store's agent door, which refuses it in the write's transaction
+        // before anything else (the conformance suite holds every store to that).
+        let writes =
+            tool.starts_with("edit_") || tool.starts_with("create_") || tool.starts_with("add_");
+        let only = if writes {
+            "write_as_agent"
+        } else {
+            "note_meta"
+        };
         assert_eq!(
             recorder.take_for(&hidden),
-            ["note_meta"],
+            [only],
             "{tool} on a Note the person did not approve may read its metadata only"
         );
     }
+    assert_eq!(
+        notes
+            .get_note(&person, &hidden, Channel::App)
+            .await
+            .unwrap()
+            .note
+            .version,
+        Version(1),
+        "nothing was written"
+    );
 
     // The recorder sees what the tools do: on the approved Note, the reads load the Note.
     ok(

@@ -10,7 +10,7 @@ use quire_model::{
     Applied, AuthorKind, Note, NoteId, OpError, OpErrorCode, Timestamp, Version, limits,
 };
 use quire_store::guard::{
-    Admission, Claim, Fingerprint, FirstWrite, GuardedWrite, Outcome, replayed,
+    Admission, Claim, Fingerprint, FirstWrite, GuardedWrite, Outcome, Reach, replayed,
 };
 use quire_store::{Change, HashedToken, NewNote, StoreError, TokenRecord, WriteRequest};
 use tokio_postgres::error::SqlState;
@@ -49,8 +49,9 @@ pub(crate) async fn write(
     db: &Object,
     recent: &Recent,
     req: &WriteRequest,
+    reach: Reach,
 ) -> Result<WriteResult, Fail> {
-    let plan = GuardedWrite::new(req)?;
+    let plan = GuardedWrite::new(req, reach)?;
 
     if let Some(note) = recent.get(&req.note_id, req.expected_version)
         && plan.restores().is_none()
@@ -58,7 +59,7 @@ pub(crate) async fn write(
         && let Ok(applied) = plan.apply(&note, None)
         && let Outcome::NewVersion { result, claim } = plan.settle(note.version, &applied)
     {
-        match commit(db, &note, &applied, req, stored(claim, &result)?.as_ref()).await {
+        match commit(db, &note, &applied, &plan, stored(claim, &result)?.as_ref()).await {
             Ok(true) => {
                 recent.put(Arc::new(committed(applied.note, result.version)));
                 return Ok(result);
@@ -74,6 +75,7 @@ pub(crate) async fn write(
         let current = read::current(db, id, plan.claim().map(|c| c.key))
             .await?
             .ok_or_else(|| StoreError::NoteNotFound(id.clone()))?;
+        plan.check_reach(current.meta.agent_access, current.meta.deleted_at.is_some())?;
         let first = current.stored.map(|(fingerprint, result)| FirstWrite {
             fingerprint: Fingerprint::from_hex(&fingerprint),
             result,
@@ -117,7 +119,7 @@ pub(crate) async fn write(
                     .map(|stored| stored.then_some(result))
             }
             Outcome::NewVersion { result, claim } => {
-                commit(db, &note, &applied, req, stored(claim, &result)?.as_ref())
+                commit(db, &note, &applied, &plan, stored(claim, &result)?.as_ref())
                     .await
                     .map(|committed| committed.then_some(result))
             }
@@ -201,7 +203,7 @@ WITH bumped AS (
     UPDATE notes
     SET version = version + 1, title = $3, seq = $4, strip = $5, tab_ids = $6, updated_at = $7,
         deleted_at = CASE WHEN $18 THEN $17::bigint ELSE deleted_at END
-    WHERE id = $1 AND version = $2 AND (deleted_at IS NOT NULL) = $19
+    WHERE id = $1 AND version = $2 AND (deleted_at IS NOT NULL) = $19 AND (agent_access OR NOT $20)
     RETURNING version
 ), history AS (
     INSERT INTO versions
@@ -217,25 +219,28 @@ WITH bumped AS (
     SELECT $1, $13, $14, $15 FROM bumped WHERE $13::text IS NOT NULL
 )";
 
-/// [`COMMIT`] with the search index's CTEs (parameters from `$20`), then its answer.
+/// [`COMMIT`] with the search index's CTEs (parameters from `$21`), then its answer.
 static COMMIT_INDEXED: LazyLock<String> = LazyLock::new(|| {
     format!(
         "{COMMIT}{} SELECT version FROM bumped",
-        search::ctes(20, Statement::Commit)
+        search::ctes(21, Statement::Commit)
     )
 });
 
 /// Writes `applied` as the version after `before`'s, if the Note is still at `before`'s
 /// version and in the trash exactly when the change needs it there (only an undelete takes a
-/// trashed Note), moving it into or out of the trash as the change says. The history entry holds the small parts of the Note plus the contents of the tabs
-/// whose data changed, nothing else. False: the version moved on, nothing was written.
+/// trashed Note) and, for the agent's door, approved for agents ([`Reach`]), moving it into or
+/// out of the trash as the change says. The history entry holds the small parts of the Note
+/// plus the contents of the tabs whose data changed, nothing else. False: the version moved on
+/// (or the Note left the write's reach), nothing was written.
 async fn commit(
     db: &Object,
     before: &Note,
     applied: &Applied,
-    req: &WriteRequest,
+    plan: &GuardedWrite<'_>,
     claim: Option<&StoredClaim<'_>>,
 ) -> Result<bool, Fail> {
+    let req = plan.request();
     let after = &applied.note;
     let strip = serde_json::to_string(&strip_of(after))?;
     let tab_ids: Vec<&str> = after.tabs.iter().map(|t| t.id.as_str()).collect();
@@ -275,7 +280,8 @@ async fn commit(
     let deleted_at = trash_mark.flatten().map(Timestamp::millis);
     let moves_trash = trash_mark.is_some();
     let undeletes = matches!(req.change, Change::Undelete);
-    let params: [&(dyn ToSql + Sync); 19] = [
+    let agents_only = plan.reach() == Reach::AgentVisible;
+    let params: [&(dyn ToSql + Sync); 20] = [
         &id,
         &expected,
         &after.title,
@@ -295,6 +301,7 @@ async fn commit(
         &deleted_at,
         &moves_trash,
         &undeletes,
+        &agents_only,
     ];
     let mut all: Vec<&(dyn ToSql + Sync)> = params.to_vec();
     all.extend(index.params());

@@ -38,7 +38,7 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use quire_api::{AccessChange, NoteMeta, StoredNote, VersionInfo, WriteEvent, WriteResult};
 use quire_model::{AuthorKind, Note, NoteId, NoteSummary, OpError, Timestamp, Version};
 use quire_store::{
-    HashedToken, NewNote, Result, Store, StoreError, TokenRecord, WriteRequest, guard,
+    HashedToken, NewNote, Result, Store, StoreError, TokenRecord, WriteRequest, guard, guard::Reach,
 };
 use tokio::sync::{RwLock, RwLockReadGuard, mpsc};
 use tokio::task::JoinHandle;
@@ -203,6 +203,23 @@ impl PgStore {
 
     /// A connection for a write, with the store held open until it is dropped: refused once
     /// the store is closed, waited for by `close`.
+    /// The guarded write on a Note within `reach`, announced when it made a version.
+    async fn write_reaching(&self, req: WriteRequest, reach: Reach) -> Result<WriteResult> {
+        guard::check_key(req.idempotency_key.as_deref())?;
+        let w = self.writer().await?;
+        let result = guarded::write(&w.db, &self.recent, &req, reach).await?;
+        if !result.replayed && result.version > req.expected_version {
+            self.announce(WriteEvent {
+                note_id: result.note_id.clone(),
+                version: result.version,
+                author: req.author,
+                changed_tab_ids: result.changed_tab_ids.clone(),
+                at: req.now.to_rfc3339(),
+            });
+        }
+        Ok(result)
+    }
+
     async fn writer(&self) -> Result<Writer<'_>, Fail> {
         let open = self.open.read().await;
         if !*open {
@@ -257,19 +274,11 @@ impl Store for PgStore {
     }
 
     async fn write(&self, req: WriteRequest) -> Result<WriteResult> {
-        guard::check_key(req.idempotency_key.as_deref())?;
-        let w = self.writer().await?;
-        let result = guarded::write(&w.db, &self.recent, &req).await?;
-        if !result.replayed && result.version > req.expected_version {
-            self.announce(WriteEvent {
-                note_id: result.note_id.clone(),
-                version: result.version,
-                author: req.author,
-                changed_tab_ids: result.changed_tab_ids.clone(),
-                at: req.now.to_rfc3339(),
-            });
-        }
-        Ok(result)
+        self.write_reaching(req, Reach::AnyNote).await
+    }
+
+    async fn write_as_agent(&self, req: WriteRequest) -> Result<WriteResult> {
+        self.write_reaching(req, Reach::AgentVisible).await
     }
 
     async fn history(&self, id: &NoteId) -> Result<Vec<VersionInfo>> {

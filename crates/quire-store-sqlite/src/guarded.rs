@@ -21,7 +21,8 @@ use super::trash;
 use crate::fail::Result;
 use quire_api::{Conflict, NoteMeta, StoredNote, WriteResult};
 use quire_store::guard::{
-    Admission, Claim, Fingerprint, Fingerprinted, FirstWrite, GuardedWrite, Outcome, replayed,
+    Admission, Claim, Fingerprint, Fingerprinted, FirstWrite, GuardedWrite, Outcome, Reach,
+    replayed,
 };
 use quire_store::{HashedToken, NewNote, StoreError, TokenRecord};
 
@@ -55,6 +56,10 @@ pub(super) fn write(
             (nid, &*read_keys.insert(read::pending_keys(conn, nid)?))
         }
     };
+    if plan.reach() != Reach::AnyNote {
+        let (agent_access, trashed) = trash::reach_of(conn, nid)?;
+        plan.check_reach(agent_access, trashed)?;
+    }
     let first = match plan.claim() {
         Some(claim) => find_key(conn, nid, keys, claim.key)?,
         None => None,

@@ -257,6 +257,11 @@ impl Store for SqliteStore {
         self.submit(|reply| Job::Write(Box::new(req), reply)).await
     }
 
+    async fn write_as_agent(&self, req: WriteRequest) -> Result<WriteResult> {
+        let req = guard::Fingerprinted::reaching(req, guard::Reach::AgentVisible)?;
+        self.submit(|reply| Job::Write(Box::new(req), reply)).await
+    }
+
     async fn history(&self, id: &NoteId) -> Result<Vec<VersionInfo>> {
         let id = id.clone();
         self.read(move |c| read::history(c, &id)).await

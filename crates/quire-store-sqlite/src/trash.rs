@@ -14,6 +14,14 @@ pub(super) fn deleted_at(conn: &Connection, nid: i64) -> Result<Option<Timestamp
     Ok(at.flatten().map(Timestamp))
 }
 
+/// Whether the Note `nid` is approved for agents, and whether it is in the trash: what a write's
+/// reach is checked against ([`quire_store::guard::Reach`]).
+pub(super) fn reach_of(conn: &Connection, nid: i64) -> Result<(bool, bool)> {
+    let mut stmt = conn
+        .prepare_cached("SELECT agent_access, deleted_at IS NOT NULL FROM notes WHERE nid = ?1")?;
+    Ok(stmt.query_row([nid], |r| Ok((r.get(0)?, r.get(1)?)))?)
+}
+
 /// Moves the Note `nid` into the trash (`Some(at)`) or out of it (`None`).
 pub(super) fn set_deleted_at(conn: &Connection, nid: i64, at: Option<Timestamp>) -> Result<()> {
     let mut stmt = conn.prepare_cached("UPDATE notes SET deleted_at = ?2 WHERE nid = ?1")?;

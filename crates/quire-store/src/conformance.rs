@@ -48,6 +48,7 @@ macro_rules! conformance_tests {
             create_note_is_idempotent_per_author,
             agent_access_toggles_without_a_new_version,
             agent_access_changes_are_recorded,
+            the_agents_door_writes_only_notes_agents_may_see,
             history_records_each_authors_kind,
             tokens_are_found_by_hash,
             tokens_are_listed_oldest_first,
@@ -1119,6 +1120,87 @@ pub async fn agent_access_toggles_without_a_new_version(store: Arc<dyn Store>) {
     assert!(matches!(
         store.set_agent_access(&missing, true, "person", at(3)).await,
         Err(StoreError::NoteNotFound(m)) if m == missing
+    ));
+}
+
+/// The agent's door ([`Store::write_as_agent`]) reaches only Notes approved for agents and out
+/// of the trash; any other answers as a missing Note, before its key (no replay) and before its
+/// version (no conflict), and keeps nothing (not even the key). The person's door reaches every
+/// Note.
+pub async fn the_agents_door_writes_only_notes_agents_may_see(store: Arc<dyn Store>) {
+    let store = store.as_ref();
+    let id = create(store, "Private").await;
+    let missing = |outcome: crate::Result<WriteResult>, what: &str| match outcome {
+        Err(StoreError::NoteNotFound(m)) if m == id => {}
+        other => panic!("{what}: expected note_not_found, got {other:?}"),
+    };
+    missing(
+        store
+            .write_as_agent(request(&id, 1, Some("k1"), vec![text("agent")]))
+            .await,
+        "not approved",
+    );
+    assert_eq!(version(store, &id).await, Version(1));
+    assert_eq!(store.history(&id).await.expect("history").len(), 1);
+
+    store
+        .set_agent_access(&id, true, "person", at(1))
+        .await
+        .expect("approve");
+    let first = store
+        .write_as_agent(request(&id, 1, Some("k1"), vec![text("agent")]))
+        .await
+        .expect("approved: the key refused before was not kept");
+    assert!(!first.replayed);
+    assert_eq!(first.version, Version(2));
+
+    store
+        .set_agent_access(&id, false, "person", at(2))
+        .await
+        .expect("withdraw");
+    missing(
+        store
+            .write_as_agent(request(&id, 1, Some("k1"), vec![text("agent")]))
+            .await,
+        "a resend after the withdrawal",
+    );
+    missing(
+        store
+            .write_as_agent(request(&id, 1, None, vec![text("stale")]))
+            .await,
+        "a stale write after the withdrawal",
+    );
+    missing(
+        store
+            .write_as_agent(request(&id, 2, None, vec![text("current")]))
+            .await,
+        "a current write after the withdrawal",
+    );
+    assert_eq!(markdown(store, &id).await, "agent");
+    let person = write(store, request(&id, 2, None, vec![text("person")])).await;
+    assert_eq!(person.version, Version(3), "the person's door reaches it");
+
+    store
+        .set_agent_access(&id, true, "person", at(3))
+        .await
+        .expect("approve again");
+    let trash = WriteRequest {
+        change: Change::Trash,
+        ..request(&id, 3, None, Vec::new())
+    };
+    write(store, trash).await;
+    missing(
+        store
+            .write_as_agent(request(&id, 4, None, vec![text("trashed")]))
+            .await,
+        "in the trash",
+    );
+    assert_eq!(version(store, &id).await, Version(4));
+
+    let other = new_id();
+    assert!(matches!(
+        store.write_as_agent(request(&other, 1, None, vec![text("x")])).await,
+        Err(StoreError::NoteNotFound(m)) if m == other
     ));
 }
 

@@ -1,5 +1,6 @@
-//! The guarded write's decisions, made here once for every backend: the idempotency key first
-//! (found: the first write's result again, whatever the version says now), then the version
+//! The guarded write's decisions, made here once for every backend: the Note's reach first (a
+//! Note the agent's door may not reach is missing to it, see [`Reach`]), then the idempotency
+//! key (found: the first write's result again, whatever the version says now), then the version
 //! (stale: a conflict), then the change applied to the Note (refused: nothing is stored, not even
 //! the key), then what to commit (a new version holding the key, or, for a change that changes
 //! nothing, the key alone with its result).
@@ -10,7 +11,7 @@
 //! the key was not found.
 
 use quire_api::WriteResult;
-use quire_model::{Applied, ApplyCtx, Note, Version};
+use quire_model::{Applied, ApplyCtx, Note, NoteId, Version};
 use sha2::{Digest, Sha256};
 
 use crate::{Change, Result, StoreError, WriteRequest, trash};
@@ -143,19 +144,53 @@ fn keyed_fingerprint(req: &WriteRequest) -> Result<Option<Fingerprint>> {
         .transpose()
 }
 
+/// Which Notes a write may reach: the person's door reaches every Note; the agent's only the
+/// Notes approved for agents and out of the trash. A Note out of reach answers as a missing one
+/// ([`StoreError::NoteNotFound`]) before its key or version is looked at, decided in the write's
+/// own transaction: an approval withdrawn a moment before is never written past.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Reach {
+    #[default]
+    AnyNote,
+    AgentVisible,
+}
+
+impl Reach {
+    /// Refuses a Note out of this reach: `agent_access` and `trashed` as the backend read them
+    /// in the write's transaction.
+    pub fn check(self, id: &NoteId, agent_access: bool, trashed: bool) -> Result<()> {
+        match self {
+            Reach::AgentVisible if !agent_access || trashed => {
+                Err(StoreError::NoteNotFound(id.clone()))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
 /// A write request whose fingerprint is taken: by whoever sends it, before it waits for the
 /// writer, so that hashing a large change does not hold the one writer every save waits for.
 #[derive(Debug)]
 pub struct Fingerprinted {
     req: WriteRequest,
     fingerprint: Option<Fingerprint>,
+    reach: Reach,
 }
 
 impl Fingerprinted {
     /// Checks the key and fingerprints the request (if it has a key).
     pub fn new(req: WriteRequest) -> Result<Self> {
+        Self::reaching(req, Reach::AnyNote)
+    }
+
+    /// As [`new`](Self::new), for a write that may reach only the Notes `reach` names.
+    pub fn reaching(req: WriteRequest, reach: Reach) -> Result<Self> {
         let fingerprint = keyed_fingerprint(&req)?;
-        Ok(Fingerprinted { req, fingerprint })
+        Ok(Fingerprinted {
+            req,
+            fingerprint,
+            reach,
+        })
     }
 
     pub fn request(&self) -> &WriteRequest {
@@ -170,13 +205,14 @@ pub struct GuardedWrite<'r> {
     req: &'r WriteRequest,
     /// The request's key and fingerprint, if it has a key.
     key: Option<(&'r str, Fingerprint)>,
+    reach: Reach,
 }
 
 impl<'r> GuardedWrite<'r> {
     /// Checks the key and fingerprints the request.
-    pub fn new(req: &'r WriteRequest) -> Result<Self> {
+    pub fn new(req: &'r WriteRequest, reach: Reach) -> Result<Self> {
         let key = req.idempotency_key.as_deref().zip(keyed_fingerprint(req)?);
-        Ok(GuardedWrite { req, key })
+        Ok(GuardedWrite { req, key, reach })
     }
 
     /// The plan of a request fingerprinted already.
@@ -185,11 +221,22 @@ impl<'r> GuardedWrite<'r> {
         GuardedWrite {
             req: &prepared.req,
             key,
+            reach: prepared.reach,
         }
     }
 
     pub fn request(&self) -> &'r WriteRequest {
         self.req
+    }
+
+    /// Which Notes this write may reach: checked first, before the key ([`Reach::check`]).
+    pub fn reach(&self) -> Reach {
+        self.reach
+    }
+
+    /// Refuses a Note out of the write's reach ([`Reach::check`]).
+    pub fn check_reach(&self, agent_access: bool, trashed: bool) -> Result<()> {
+        self.reach.check(&self.req.note_id, agent_access, trashed)
     }
 
     /// The key to look up before anything else, and to store with the commit.

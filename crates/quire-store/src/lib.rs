@@ -52,6 +52,18 @@ pub trait Store: Send + Sync + 'static {
     /// The guarded write, as [`guard::GuardedWrite`] plans it: the crate docs give the order.
     async fn write(&self, req: WriteRequest) -> Result<WriteResult>;
 
+    /// The guarded write through the agent's door: as [`write`](Store::write), on a Note
+    /// approved for agents and out of the trash only ([`guard::Reach::AgentVisible`]). Any
+    /// other is [`StoreError::NoteNotFound`], decided before its key or version is looked at.
+    /// The backends decide it in the write's own transaction; this default (for wrappers that
+    /// change `write`) reads the Note's metadata first, then writes.
+    async fn write_as_agent(&self, req: WriteRequest) -> Result<WriteResult> {
+        let meta = self.note_meta(&req.note_id).await?;
+        let trashed = meta.deleted_at.is_some();
+        guard::Reach::AgentVisible.check(&req.note_id, meta.agent_access, trashed)?;
+        self.write(req).await
+    }
+
     /// Every version of the Note, oldest first.
     async fn history(&self, id: &NoteId) -> Result<Vec<VersionInfo>>;
 

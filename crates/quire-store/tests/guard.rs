@@ -7,7 +7,7 @@ use std::cell::Cell;
 
 use quire_model::{AuthorKind, Note, NoteId, Op, TabData, TabId, Timestamp, Version};
 use quire_store::guard::{
-    Admission, Fingerprint, FirstWrite, GuardedWrite, Outcome, check_key, replayed,
+    Admission, Fingerprint, FirstWrite, GuardedWrite, Outcome, Reach, check_key, replayed,
 };
 use quire_store::{Change, StoreError, WriteRequest};
 use sha2::{Digest, Sha256};
@@ -56,7 +56,7 @@ struct Found {
 /// Runs the plan against what was found, as a backend would, and says what it decided (and
 /// whether it read the version).
 fn plan(req: &WriteRequest, found: Found) -> String {
-    let write = match GuardedWrite::new(req) {
+    let write = match GuardedWrite::new(req, Reach::AnyNote) {
         Ok(write) => write,
         Err(e) => return format!("refused: {e}"),
     };
@@ -341,4 +341,23 @@ fn a_fingerprint_covers_the_expected_version_and_the_change_only() {
     assert_eq!(Fingerprint::from_bytes(&want), Some(fingerprint));
     assert_eq!(Fingerprint::from_bytes(&want[..31]), None);
     assert_eq!(Fingerprint::from_hex("not hex"), None);
+}
+
+/// The person's door reaches every Note; the agent's only a Note approved for agents and out of
+/// the trash, and any other is missing to it.
+#[test]
+fn the_agents_door_reaches_approved_notes_out_of_the_trash_only() {
+    let id = note_id();
+    for (agent_access, trashed) in [(false, false), (true, false), (false, true), (true, true)] {
+        assert!(Reach::AnyNote.check(&id, agent_access, trashed).is_ok());
+        let agent = Reach::AgentVisible.check(&id, agent_access, trashed);
+        if agent_access && !trashed {
+            assert!(agent.is_ok());
+        } else {
+            assert!(
+                matches!(&agent, Err(StoreError::NoteNotFound(m)) if m == &id),
+                "approved {agent_access}, trashed {trashed}: {agent:?}"
+            );
+        }
+    }
 }
