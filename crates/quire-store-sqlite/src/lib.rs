@@ -380,6 +380,69 @@ mod tests {
 
     use super::*;
 
+    /// The versions panel's pages are read by one statement planned once: paging through a long
+    /// history does not plan it again for every page.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn history_pages_are_read_without_planning_again() {
+        use quire_model::{Op, TabId};
+        use quire_store::{Change, NewNote};
+
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let store = SqliteStore::open(&dir.path().join("pages.db"), SqliteOptions::default())
+            .expect("open");
+        let id: NoteId = "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f51".parse().expect("id");
+        let now = Timestamp(1_796_019_882_000);
+        store
+            .create_note(NewNote {
+                id: id.clone(),
+                title: "Paged".into(),
+                author: "me".into(),
+                author_kind: AuthorKind::Person,
+                now,
+                idempotency_key: None,
+            })
+            .await
+            .expect("create");
+        for v in 1..=9 {
+            let change = Change::Ops(vec![Op::ReplaceText {
+                tab_id: TabId::new(TabId::MARKDOWN),
+                text: format!("version {}", v + 1),
+            }]);
+            store
+                .write(WriteRequest {
+                    note_id: id.clone(),
+                    expected_version: Version(v),
+                    idempotency_key: None,
+                    author: "me".into(),
+                    author_kind: AuthorKind::Person,
+                    change,
+                    now,
+                })
+                .await
+                .expect("write");
+        }
+        let (pages, runs, plans) = store
+            .inner
+            .readers
+            .with(|c| {
+                let mut pages = Vec::new();
+                for (before, limit) in [(None, 4), (Some(Version(7)), 4), (Some(Version(3)), 4)] {
+                    let page = read::history_page(c, &id, before, limit)?;
+                    pages.push(page.iter().map(|v| v.version.0).collect::<Vec<_>>());
+                }
+                let stmt = c.prepare_cached(read::HISTORY_PAGE)?;
+                Ok((
+                    pages,
+                    stmt.get_status(rusqlite::StatementStatus::Run),
+                    stmt.get_status(rusqlite::StatementStatus::RePrepare),
+                ))
+            })
+            .expect("pages");
+        assert_eq!(pages, [vec![7, 8, 9, 10], vec![3, 4, 5, 6], vec![1, 2]]);
+        assert_eq!(runs, 3);
+        assert_eq!(plans, 0, "planned again");
+    }
+
     /// A long text read back from its splices is kept (`rebuilt.rs`) and read again from
     /// there, the same text; each version is its own entry; the next version is rebuilt from
     /// the kept text under it, checked by its splice's hash; an erased Note is not found

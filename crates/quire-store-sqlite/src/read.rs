@@ -617,6 +617,12 @@ pub(super) fn history(conn: &Connection, id: &NoteId) -> Result<Vec<VersionInfo>
 
 /// The newest `limit` versions older than `before` (of all when `None`), oldest first: read
 /// newest first from the version key's index, so a page costs its rows, not the history.
+/// A Note's versions from newest to oldest within a span of keys. No `LIMIT ?`: SQLite plans
+/// a statement with a bound limit again at every run; the page takes its rows as it steps.
+pub(super) const HISTORY_PAGE: &str =
+    "SELECT key, author, created_at, summary, changed_tab_ids, author_kind
+     FROM versions WHERE key BETWEEN ?1 AND ?2 ORDER BY key DESC";
+
 pub(super) fn history_page(
     conn: &Connection,
     id: &NoteId,
@@ -630,12 +636,8 @@ pub(super) fn history_page(
         Some(Version(v)) => last.min(first | i64::from(u32::try_from(v - 1).unwrap_or(u32::MAX))),
         None => last,
     };
-    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-    let mut stmt = conn.prepare_cached(
-        "SELECT key, author, created_at, summary, changed_tab_ids, author_kind
-         FROM versions WHERE key BETWEEN ?1 AND ?2 ORDER BY key DESC LIMIT ?3",
-    )?;
-    let rows = stmt.query_map([first, last, limit], |r| {
+    let mut stmt = conn.prepare_cached(HISTORY_PAGE)?;
+    let rows = stmt.query_map([first, last], |r| {
         Ok((
             r.get::<_, i64>(0)?,
             r.get::<_, String>(1)?,
@@ -647,7 +649,7 @@ pub(super) fn history_page(
     })?;
     let mut out = Vec::new();
     let mut agent_names = None;
-    for row in rows {
+    for row in rows.take(limit) {
         let (key, author, created_at, summary, changed, kind) = row?;
         let author_kind = match kind {
             Some(kind) => parse_kind(&kind)?,
