@@ -985,7 +985,8 @@ impl App {
         loop {
             // Every match's textContent (WebDriver's "visible text" is empty for some
             // elements WebKit lays out lazily, e.g. grid cells).
-            for el in self.driver.find_all(by.clone()).await.unwrap_or_default() {
+            let found = self.driver.find_all(by.clone()).await.unwrap_or_default();
+            for el in &found {
                 if let Ok(Some(text)) = el.prop("textContent").await {
                     let text = text.trim().to_owned();
                     if pred(&text) {
@@ -995,6 +996,10 @@ impl App {
                 }
             }
             if Instant::now() >= deadline {
+                // A failure says whether the element is still there at all.
+                if found.is_empty() {
+                    bail!("{what}: {by:?} is gone (it last showed {last:?}) after {UI_TIMEOUT:?}");
+                }
                 bail!("{what}: {by:?} still shows {last:?} after {UI_TIMEOUT:?}");
             }
             tokio::time::sleep(POLL_INTERVAL).await;
