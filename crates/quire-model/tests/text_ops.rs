@@ -454,3 +454,138 @@ proptest::proptest! {
         }
     }
 }
+
+/// A batch that edits a text by quote or by splice builds the new text from the Note it began
+/// from (the draft does not copy the text first); whatever else the batch does to that tab or
+/// another one, and in whichever order, the text comes out as the operations say, and a refused
+/// batch changes nothing.
+#[test]
+fn texts_edited_in_a_batch_with_other_operations_come_out_as_written() {
+    let made = apply(
+        &with_text("alpha beta gamma"),
+        &[serde_json::from_value(json!({"op": "create_tab", "tab_type": "sheet"})).unwrap()],
+        &ctx(),
+    )
+    .unwrap();
+    let base = made.note;
+    let sheet = json!(made.changed_tab_ids[0].as_str());
+    let md = || json!("markdown");
+    let edit = |old: &str, new: &str| json!({"op": "edit_text", "tab_id": "markdown", "edits": [{"old_text": old, "new_text": new}]});
+    let splice = |at: u64, delete: u64, insert: &str| json!({"op": "splice_text", "tab_id": "markdown", "splices": [{"at": at, "delete": delete, "insert": insert}]});
+    let cell = json!({"op": "sheet_set_range", "tab_id": sheet, "start_row": 0, "start_col": 0, "values": [["x"]]});
+    // name, operations, the text after, the Markdown tab's label and position after
+    let cases: Vec<(&str, Vec<Value>, &str, &str, usize)> = vec![
+        (
+            "one edit",
+            vec![edit("beta", "BETA")],
+            "alpha BETA gamma",
+            "Note",
+            0,
+        ),
+        (
+            "two edits, the second on the first's result",
+            vec![edit("beta", "BETA"), edit("BETA gamma", "delta")],
+            "alpha delta",
+            "Note",
+            0,
+        ),
+        (
+            "a splice, then an edit",
+            vec![splice(0, 5, "ALPHA"), edit("ALPHA beta", "x")],
+            "x gamma",
+            "Note",
+            0,
+        ),
+        (
+            "an edit, then a splice",
+            vec![edit("gamma", "g"), splice(0, 0, ">")],
+            ">alpha beta g",
+            "Note",
+            0,
+        ),
+        (
+            "an edit and a cell of another tab",
+            vec![cell.clone(), edit("alpha", "A")],
+            "A beta gamma",
+            "Note",
+            0,
+        ),
+        (
+            "an edit and a rename of the same tab",
+            vec![
+                edit("beta", "b"),
+                json!({"op": "rename_tab", "tab_id": md(), "label": "Log"}),
+            ],
+            "alpha b gamma",
+            "Log",
+            0,
+        ),
+        (
+            "replaced whole, then edited",
+            vec![
+                json!({"op": "replace_text", "tab_id": md(), "text": "new text"}),
+                edit("new", "old"),
+            ],
+            "old text",
+            "Note",
+            0,
+        ),
+        (
+            "edited, then replaced whole",
+            vec![
+                edit("alpha", "A"),
+                json!({"op": "replace_text", "tab_id": md(), "text": "whole"}),
+            ],
+            "whole",
+            "Note",
+            0,
+        ),
+        (
+            "edited, then moved",
+            vec![
+                edit("alpha", "1"),
+                json!({"op": "move_tab", "tab_id": md(), "index": 1}),
+            ],
+            "1 beta gamma",
+            "Note",
+            1,
+        ),
+        (
+            "an edit that puts back what another changed",
+            vec![edit("beta", "b"), edit("a b g", "a beta g")],
+            "alpha beta gamma",
+            "Note",
+            0,
+        ),
+    ];
+    let label = text_tab(&base).label.clone();
+    for (name, ops, after, renamed, at) in cases {
+        let ops: Vec<Op> = ops
+            .into_iter()
+            .map(|v| serde_json::from_value(v).unwrap())
+            .collect();
+        let applied = apply(&base, &ops, &ctx()).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        assert_eq!(text(&applied.note), after, "{name}");
+        let renamed = if renamed == "Note" {
+            label.as_str()
+        } else {
+            renamed
+        };
+        assert_eq!(text_tab(&applied.note).label, renamed, "{name}");
+        assert_eq!(applied.note.tabs[at].id.as_str(), "markdown", "{name}");
+        assert_eq!(
+            text(&base),
+            "alpha beta gamma",
+            "{name}: the Note it began from"
+        );
+    }
+    // A refused batch: nothing of it is kept, and the Note it began from is whole.
+    let refused =
+        [edit("beta", "B"), edit("missing", "x")].map(|v| serde_json::from_value::<Op>(v).unwrap());
+    assert!(apply(&base, &refused, &ctx()).is_err());
+    assert_eq!(text(&base), "alpha beta gamma");
+}
+
+fn text_tab(n: &Note) -> &quire_model::Tab {
+    n.tab(&TabId::new(TabId::MARKDOWN)).unwrap()
+}
