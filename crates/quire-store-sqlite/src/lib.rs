@@ -380,22 +380,17 @@ mod tests {
 
     use super::*;
 
-    /// The versions panel's pages are read by one statement planned once: paging through a long
-    /// history does not plan it again for every page.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn history_pages_are_read_without_planning_again() {
-        use quire_model::{Op, TabId};
-        use quire_store::{Change, NewNote};
-
+    /// A store in a new file holding one Note, titled `title`, made by "me" at the time given.
+    async fn store_with_a_note(title: &str) -> (tempfile::TempDir, SqliteStore, NoteId, Timestamp) {
         let dir = tempfile::tempdir().expect("temporary directory");
-        let store = SqliteStore::open(&dir.path().join("pages.db"), SqliteOptions::default())
+        let store = SqliteStore::open(&dir.path().join("notes.db"), SqliteOptions::default())
             .expect("open");
-        let id: NoteId = "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f51".parse().expect("id");
+        let id: NoteId = "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f50".parse().expect("id");
         let now = Timestamp(1_796_019_882_000);
         store
-            .create_note(NewNote {
+            .create_note(quire_store::NewNote {
                 id: id.clone(),
-                title: "Paged".into(),
+                title: title.into(),
                 author: "me".into(),
                 author_kind: AuthorKind::Person,
                 now,
@@ -403,6 +398,17 @@ mod tests {
             })
             .await
             .expect("create");
+        (dir, store, id, now)
+    }
+
+    /// The versions panel's pages are read by one statement planned once: paging through a long
+    /// history does not plan it again for every page.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn history_pages_are_read_without_planning_again() {
+        use quire_model::{Op, TabId};
+        use quire_store::Change;
+
+        let (_dir, store, id, now) = store_with_a_note("Paged").await;
         for v in 1..=9 {
             let change = Change::Ops(vec![Op::ReplaceText {
                 tab_id: TabId::new(TabId::MARKDOWN),
@@ -450,24 +456,9 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn long_texts_rebuilt_from_splices_are_kept_for_the_next_read() {
         use quire_model::{Op, TabId, TextEdit};
-        use quire_store::{Change, NewNote};
+        use quire_store::Change;
 
-        let dir = tempfile::tempdir().expect("temporary directory");
-        let store =
-            SqliteStore::open(&dir.path().join("kept.db"), SqliteOptions::default()).expect("open");
-        let id: NoteId = "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f50".parse().expect("id");
-        let now = Timestamp(1_796_019_882_000);
-        store
-            .create_note(NewNote {
-                id: id.clone(),
-                title: "Long".into(),
-                author: "me".into(),
-                author_kind: AuthorKind::Person,
-                now,
-                idempotency_key: None,
-            })
-            .await
-            .expect("create");
+        let (_dir, store, id, now) = store_with_a_note("Long").await;
         let lines: Vec<String> = (0..3_000)
             .map(|n| format!("line {n} of the long text"))
             .collect();
