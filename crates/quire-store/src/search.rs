@@ -427,7 +427,7 @@ fn closes(line: &str) -> bool {
 }
 
 fn one_in_sixteen(text: &str) -> bool {
-    xxhash_rust::xxh3::xxh3_64(text.as_bytes()).is_multiple_of(16)
+    text_hash(text).is_multiple_of(16)
 }
 
 /// Unit `i` formatted into `buf`, and whether it closes its run: a unit of [`HARD_BYTES`] or
@@ -793,7 +793,7 @@ fn run_start(
 
 /// A chunk's key among its tab's chunks.
 pub fn chunk_hash(chunk: &str) -> i64 {
-    i64::from_ne_bytes(xxhash_rust::xxh3::xxh3_64(chunk.as_bytes()).to_ne_bytes())
+    i64::from_ne_bytes(text_hash(chunk).to_ne_bytes())
 }
 
 /// The tab a match in the Note's title alone is reported in: the first Markdown tab, else the
@@ -868,9 +868,12 @@ struct TextHints {
     alike: Option<(usize, usize)>,
 }
 
-/// The hash a long text is known by (XXH3-64 of its bytes), here and in what the stores keep.
+/// The hash a long text is known by (XXH3-64 of its bytes, seed 0), here and in what the stores
+/// keep: splices name the text they were made on by it, chunks are keyed by it. Its values are
+/// the algorithm's, whatever computes them (twox-hash picks AVX2 at run time where the CPU has
+/// it); a test holds them to reference values, so databases written before stay readable.
 pub fn text_hash(text: &str) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(text.as_bytes())
+    twox_hash::XxHash3_64::oneshot(text.as_bytes())
 }
 
 /// `text`'s [`text_hash`]: `known` if the caller kept it (checked in debug builds), else taken.
@@ -1065,6 +1068,46 @@ mod tests {
     }
     fn ph(words: &[&str]) -> Part {
         Part::Phrase(words.iter().map(|s| (*s).to_owned()).collect())
+    }
+
+    /// XXH3-64's values, as stored in every database so far (splices' `base_hash`, chunk keys):
+    /// one length for each of the algorithm's paths (empty, 1-3, 4-8, 9-16, 17-128, 129-240
+    /// bytes, then stripes and blocks), the longest past the size where the vector path runs.
+    /// The empty text's is the published reference; the others were taken with xxhash-rust 0.8,
+    /// the crate that wrote them before.
+    #[test]
+    fn text_hashes_are_xxh3_as_stored_before() {
+        let mut text = String::new();
+        let mut line = 0u64;
+        while text.len() < 1 << 20 {
+            text.push_str(&format!("line {line}: the quick brown fox\n"));
+            line += 1;
+        }
+        let cases: [(usize, u64); 16] = [
+            (0, 0x2d06_8005_38d3_94c2),
+            (1, 0xc00f_9d4f_580c_0c3a),
+            (3, 0x73e4_3374_cec2_4eb3),
+            (4, 0x34e3_9687_b247_d12b),
+            (8, 0x0685_cabf_34c4_f1e6),
+            (9, 0xb154_9fb6_7722_f219),
+            (16, 0xdde4_7f92_63ed_92f9),
+            (17, 0x4a4a_f5f4_7bd9_0c4b),
+            (128, 0xe0d5_4574_3260_2fba),
+            (129, 0x9889_14f2_2ae6_5281),
+            (240, 0x7237_62de_9b20_6610),
+            (241, 0x6b19_a21f_010d_e3ff),
+            (1024, 0xc4af_6c2a_1e9b_f28a),
+            (4096, 0x691f_b537_21eb_21d6),
+            (65536, 0x5a78_da92_6544_baa4),
+            (1 << 20, 0x2aff_c3ac_1b07_8041),
+        ];
+        for (len, want) in cases {
+            assert_eq!(text_hash(&text[..len]), want, "{len} bytes");
+        }
+        assert_eq!(
+            chunk_hash(&text[..17]),
+            i64::from_ne_bytes(0x4a4a_f5f4_7bd9_0c4b_u64.to_ne_bytes())
+        );
     }
 
     #[test]
