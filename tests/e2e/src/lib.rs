@@ -473,7 +473,7 @@ impl Harness {
                 self.xdotool(&["key", "--clearmodifiers", "Return"])?;
                 let pressed = Instant::now();
                 while pressed.elapsed() < Duration::from_secs(1) {
-                    if !self.dialog_shown(title, &window) {
+                    if !self.dialog_shown(&window) {
                         return Ok(());
                     }
                     tokio::time::sleep(POLL_INTERVAL).await;
@@ -512,7 +512,7 @@ impl Harness {
             self.xdotool(&["key", "--clearmodifiers", "Return"])?;
             let pressed = Instant::now();
             while pressed.elapsed() < Duration::from_secs(1) {
-                if !self.dialog_shown(title, &window) {
+                if !self.dialog_shown(&window) {
                     return Ok(());
                 }
                 tokio::time::sleep(POLL_INTERVAL).await;
@@ -523,10 +523,30 @@ impl Harness {
         }
     }
 
-    fn dialog_shown(&self, title: &str, window: &str) -> bool {
-        // `search` fails when nothing is shown any more.
-        self.xdotool(&["search", "--onlyvisible", "--name", title])
-            .is_ok_and(|out| out.lines().any(|id| id == window))
+    /// Whether the dialog `window` is still shown, asked of that window alone (`xwininfo -id`).
+    /// A `search` of the whole tree (as `focus_dialog` makes) could miss it while other windows
+    /// come and go under it (the location field's completion popup, as the path is typed), and
+    /// a dialog taken for closed that still waits for its Enter leaves the app's command
+    /// waiting for its answer. A query that fails for another reason counts as shown: the
+    /// caller then asks again until its deadline.
+    fn dialog_shown(&self, window: &str) -> bool {
+        let out = match Command::new("xwininfo")
+            .args(["-id", window])
+            .env("DISPLAY", &self.display)
+            .stdin(Stdio::null())
+            .output()
+        {
+            Ok(out) => out,
+            Err(_) => return true,
+        };
+        if out.status.success() {
+            return String::from_utf8_lossy(&out.stdout).contains("Map State: IsViewable");
+        }
+        // A destroyed window: "No such window", after X's BadWindow / BadDrawable.
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        !(stderr.contains("No such window")
+            || stderr.contains("Bad Window")
+            || stderr.contains("Bad Drawable"))
     }
 
     /// Resizes the app's window (titled "Quire") through the X server, as a person dragging its
@@ -581,9 +601,9 @@ impl Harness {
     /// Waits until the dialog `window` titled `title` is no longer shown.
     async fn wait_dialog_gone(&self, title: &str, window: &str) -> Result<()> {
         let deadline = Instant::now() + UI_TIMEOUT;
-        while self.dialog_shown(title, window) {
+        while self.dialog_shown(window) {
             if Instant::now() >= deadline {
-                bail!("the dialog {window} is still open after {UI_TIMEOUT:?}");
+                bail!("the dialog {title:?} ({window}) is still open after {UI_TIMEOUT:?}");
             }
             tokio::time::sleep(POLL_INTERVAL).await;
         }
