@@ -589,3 +589,63 @@ fn texts_edited_in_a_batch_with_other_operations_come_out_as_written() {
 fn text_tab(n: &Note) -> &quire_model::Tab {
     n.tab(&TabId::new(TabId::MARKDOWN)).unwrap()
 }
+
+proptest::proptest! {
+    /// A batch of text operations alone (`replace_text`, `splice_text`, `edit_text`) lends the
+    /// draft the Note's text instead of copying it: in any order and number, the text comes out
+    /// as the operations applied to a plain string say, growing or shrinking; a batch with a
+    /// refused edit is refused whole, and the Note it began from is never changed.
+    #[test]
+    fn text_only_batches_write_the_text_as_a_plain_string_would(
+        steps in proptest::collection::vec((0u8..3, 0usize..40, 0usize..6, "[ab✓\n]{0,9}"), 1..7),
+    ) {
+        let before = "ab✓ ab\nba ✓✓ aab";
+        let base = with_text(before);
+        let mut want = before.to_owned();
+        let mut refused = false;
+        let mut ops = Vec::new();
+        for (kind, at, len, insert) in steps {
+            let chars: Vec<char> = want.chars().collect();
+            let at = at % (chars.len() + 1);
+            let len = len.min(chars.len() - at);
+            let op = match kind {
+                0 => {
+                    want = insert.clone();
+                    json!({"op": "replace_text", "tab_id": "markdown", "text": insert})
+                }
+                1 => {
+                    let mut next: String = chars[..at].iter().collect();
+                    next.push_str(&insert);
+                    next.extend(&chars[at + len..]);
+                    want = next;
+                    json!({"op": "splice_text", "tab_id": "markdown", "splices": [{"at": at, "delete": len, "insert": insert}]})
+                }
+                _ => {
+                    // A quote of the text as it is now (maybe there more than once), or, where
+                    // it would be empty, of something not there.
+                    let quote: String = match len {
+                        0 => "✓✓✓✓✓".to_owned(),
+                        _ => chars[at..at + len].iter().collect(),
+                    };
+                    match naive_count(&want, &quote) {
+                        1 => want = want.replacen(&quote, &insert, 1),
+                        _ => refused = true,
+                    }
+                    json!({"op": "edit_text", "tab_id": "markdown", "edits": [{"old_text": quote, "new_text": insert}]})
+                }
+            };
+            ops.push(serde_json::from_value::<Op>(op).unwrap());
+            if refused {
+                break;
+            }
+        }
+        let result = apply(&base, &ops, &ctx());
+        if refused {
+            proptest::prop_assert!(result.is_err());
+        } else {
+            let applied = result.unwrap();
+            proptest::prop_assert_eq!(text(&applied.note), want.as_str());
+        }
+        proptest::prop_assert_eq!(text(&base), before);
+    }
+}

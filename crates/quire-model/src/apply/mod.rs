@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use crate::bounds::{self, Grid};
 use crate::error::{BATCH, OpError, OpErrorCode};
 use crate::op::{Op, OpOutcome};
-use crate::tab::Tab;
+use crate::tab::{Tab, TabData};
 use crate::{Note, TabId, Timestamp, limits};
 
 /// What `apply` needs from the outside world: the time and who is writing.
@@ -61,7 +61,7 @@ pub fn apply(note: &Note, ops: &[Op], ctx: &ApplyCtx<'_>) -> Result<Applied, OpE
             ),
         ));
     }
-    let mut draft = Draft::new(note.clone());
+    let mut draft = Draft::new(note, ops);
     let mut outcomes = Vec::with_capacity(ops.len());
     let mut summaries = Vec::with_capacity(ops.len());
     for (index, op) in ops.iter().enumerate() {
@@ -74,8 +74,10 @@ pub fn apply(note: &Note, ops: &[Op], ctx: &ApplyCtx<'_>) -> Result<Applied, OpE
         note: next,
         touched,
         surely_changed,
+        lent,
         ..
     } = draft;
+    debug_assert!(lent.is_empty(), "a lent text was never written: {lent:?}");
     check_text(note, &next)?;
     // An operation's word holds only for a tab no other operation touched (a later one may
     // have put back what it changed).
@@ -173,8 +175,13 @@ fn check_text(before: &Note, after: &Note) -> Result<(), OpError> {
 
 /// The Note a batch is building, with what keeps each operation's cost its own rather than
 /// the Note's: the tabs indexed by ID, the sheets' running totals, the cited pages.
-struct Draft {
+struct Draft<'a> {
     note: Note,
+    /// Markdown texts the draft holds no copy of yet (an empty text in their place): the
+    /// Note's own, of tabs that only text operations touch. The first such operation writes the
+    /// tab's new text from it in one pass (a splice or an edit of a 1 MiB text copied it
+    /// once for the draft, then again to change it; a whole new text needs no copy of the old).
+    lent: HashMap<TabId, &'a str>,
     /// Each tab's position in `note.tabs`.
     at: HashMap<TabId, usize>,
     /// The cells and rows of every sheet of the Note, counted when a sheet is first changed.
@@ -189,10 +196,49 @@ struct Draft {
     surely_changed: HashSet<TabId>,
 }
 
-impl Draft {
-    fn new(note: Note) -> Self {
+impl<'a> Draft<'a> {
+    /// A draft of `note` for `ops`. When every operation of the batch writes a Markdown text
+    /// (`replace_text`, `splice_text`, `edit_text`), the texts they name are lent, not copied:
+    /// no other kind of operation reads a text, and each of these either writes its tab's text
+    /// or refuses the batch, so no lent text is left unwritten in an `Applied`.
+    fn new(note: &'a Note, ops: &[Op]) -> Self {
+        fn writes_text(op: &Op) -> Option<&TabId> {
+            match op {
+                Op::ReplaceText { tab_id, .. }
+                | Op::SpliceText { tab_id, .. }
+                | Op::EditText { tab_id, .. } => Some(tab_id),
+                _ => None,
+            }
+        }
+        let mut lent = HashMap::new();
+        if ops.iter().all(|op| writes_text(op).is_some()) {
+            let named: HashSet<&TabId> = ops.iter().filter_map(writes_text).collect();
+            for tab in note.tabs.iter().filter(|tab| named.contains(&tab.id)) {
+                if let TabData::Markdown(text) = &tab.data {
+                    lent.insert(tab.id.clone(), text.as_str());
+                }
+            }
+        }
+        let tabs = (note.tabs.iter())
+            .map(|tab| match lent.contains_key(&tab.id) {
+                true => Tab {
+                    id: tab.id.clone(),
+                    label: tab.label.clone(),
+                    data: TabData::Markdown(String::new()),
+                },
+                false => tab.clone(),
+            })
+            .collect();
+        let note = Note {
+            id: note.id.clone(),
+            title: note.title.clone(),
+            version: note.version,
+            tabs,
+            seq: note.seq,
+        };
         let mut draft = Draft {
             note,
+            lent,
             at: HashMap::new(),
             grid: None,
             cited: None,

@@ -7,7 +7,7 @@ use crate::tab::TabData;
 use crate::{TabId, limits};
 
 pub(super) fn replace_text(d: &mut Draft, tab_id: &TabId, text: &str) -> OpResult {
-    let current = markdown(d, tab_id, "replace_text")?;
+    let (current, _) = markdown(d, tab_id, "replace_text")?;
     *current = text.to_owned();
     d.edited(tab_id, format!("replaced the text of {}", d.named(tab_id)))
 }
@@ -30,9 +30,8 @@ pub(super) fn splice_text(d: &mut Draft, tab_id: &TabId, splices: &[TextSplice])
             ),
         ));
     }
-    let current = markdown(d, tab_id, "splice_text")?;
-    let spliced = splice(current, splices)?;
-    *current = spliced;
+    let (current, lent) = markdown(d, tab_id, "splice_text")?;
+    *current = splice(lent.unwrap_or(current.as_str()), splices)?;
     let n = splices.len();
     let what = if n == 1 {
         "1 splice".to_owned()
@@ -45,9 +44,12 @@ pub(super) fn splice_text(d: &mut Draft, tab_id: &TabId, splices: &[TextSplice])
     )
 }
 
-/// The text with `splices` applied: one pass, from the first character to the last.
+/// The text with `splices` applied: one pass, from the first character to the last, into a
+/// text with room for all of it (one that grew on the way moved what it held: a 10 MiB text
+/// was copied twice).
 fn splice(text: &str, splices: &[TextSplice]) -> Result<String, OpError> {
-    let mut out = String::with_capacity(text.len());
+    let inserted: usize = splices.iter().map(|s| s.insert.len()).sum();
+    let mut out = String::with_capacity(text.len().saturating_add(inserted));
     let mut cursor = Cursor {
         text,
         at: 0,
@@ -146,9 +148,10 @@ pub(super) fn edit_text(d: &mut Draft, tab_id: &TabId, edits: &[TextEdit]) -> Op
             format!("{} edits; at most {}", edits.len(), limits::TEXT_EDITS),
         ));
     }
-    // Edited in the draft's own copy: a refused edit refuses the whole batch, and the draft
-    // is dropped with it.
-    let text = markdown(d, tab_id, "edit_text")?;
+    // Edited in the draft's own text: a refused edit refuses the whole batch, and the draft
+    // is dropped with it. A lent text is not copied first: the first edit writes the draft's
+    // text from it, with room for what the edits after it add.
+    let (text, mut lent) = markdown(d, tab_id, "edit_text")?;
     for (i, edit) in edits.iter().enumerate() {
         if edit.old_text.is_empty() {
             return Err(OpError::invalid(
@@ -156,7 +159,7 @@ pub(super) fn edit_text(d: &mut Draft, tab_id: &TabId, edits: &[TextEdit]) -> Op
                 "the text to replace is empty: quote the text to change",
             ));
         }
-        let found = occurrences(text, &edit.old_text);
+        let found = occurrences(lent.unwrap_or(text.as_str()), &edit.old_text);
         let at = match found.as_slice() {
             [at] => *at,
             _ => {
@@ -179,7 +182,22 @@ pub(super) fn edit_text(d: &mut Draft, tab_id: &TabId, edits: &[TextEdit]) -> Op
                 });
             }
         };
-        text.replace_range(at..at + edit.old_text.len(), &edit.new_text);
+        let end = at + edit.old_text.len();
+        match lent.take() {
+            Some(from) => {
+                let added: usize = (edits[i + 1..].iter())
+                    .map(|e| e.new_text.len().saturating_sub(e.old_text.len()))
+                    .sum();
+                let mut edited = String::with_capacity(
+                    from.len() - edit.old_text.len() + edit.new_text.len() + added,
+                );
+                edited.push_str(&from[..at]);
+                edited.push_str(&edit.new_text);
+                edited.push_str(&from[end..]);
+                *text = edited;
+            }
+            None => text.replace_range(at..end, &edit.new_text),
+        }
     }
     let n = edits.len();
     // One quote replaced by other text in its one place: the text surely changed (no need to
@@ -271,13 +289,21 @@ impl memchr::arch::all::packedpair::HeuristicFrequencyRank for SampledRank {
 }
 
 /// The text of the Markdown tab `tab_id`, to change.
-fn markdown<'d>(d: &'d mut Draft, tab_id: &TabId, op: &str) -> Result<&'d mut String, OpError> {
+/// The draft's text of Markdown tab `tab_id`, for `op` to write, and the Note's own text where
+/// the draft holds no copy of it yet (it is lent; see `Draft::lent`): the caller then writes the
+/// draft's text whole, from the lent one.
+fn markdown<'d, 'a>(
+    d: &'d mut Draft<'a>,
+    tab_id: &TabId,
+    op: &str,
+) -> Result<(&'d mut String, Option<&'a str>), OpError> {
+    let lent = d.lent.remove(tab_id);
     let tab = d.tab_mut(tab_id)?;
     if !matches!(tab.data, TabData::Markdown(_)) {
         return Err(wrong_kind(tab, op, "a markdown"));
     }
     match &mut tab.data {
-        TabData::Markdown(text) => Ok(text),
+        TabData::Markdown(text) => Ok((text, lent)),
         _ => Err(OpError::invalid("tab_id", "not a markdown tab")),
     }
 }
