@@ -182,6 +182,15 @@ fn quoted_edits_apply_in_order_each_found_once() {
     let applied = apply(&n, &op(json!({"op": "edit_text", "edits": edits})), &ctx()).unwrap();
     assert_eq!(text(&applied.note), "The cat stood on the rug.\nThe  ran.");
     assert_eq!(applied.summary, "edited the text of \"Note\" (3 edits)");
+    // No edit changed the first 4 bytes ("The ") or the last 5 (" ran."): a store need not
+    // compare them.
+    let md = TabId::new(TabId::MARKDOWN);
+    assert_eq!(applied.text_ends_kept[&md], (4, 5));
+    // A batch that does more than write texts says nothing of them.
+    let rename = json!({"op": "rename_tab", "tab_id": "markdown", "label": "Log"});
+    let edit = json!({"op": "edit_text", "tab_id": "markdown", "edits": [{"old_text": "dog", "new_text": "cat"}]});
+    let ops = [edit, rename].map(|v| serde_json::from_value::<Op>(v).unwrap());
+    assert!(apply(&n, &ops, &ctx()).unwrap().text_ends_kept.is_empty());
 }
 
 /// The tab counts as changed when its text did: edits that put back what they changed, or an
@@ -645,6 +654,12 @@ proptest::proptest! {
         } else {
             let applied = result.unwrap();
             proptest::prop_assert_eq!(text(&applied.note), want.as_str());
+            // What the batch says it kept at the text's two ends is the text it began from.
+            let (start, end) = applied.text_ends_kept[&TabId::new(TabId::MARKDOWN)];
+            let (old, new) = (before.as_bytes(), want.as_bytes());
+            proptest::prop_assert!(start + end <= old.len().min(new.len()));
+            proptest::prop_assert_eq!(&old[..start], &new[..start]);
+            proptest::prop_assert_eq!(&old[old.len() - end..], &new[new.len() - end..]);
         }
         proptest::prop_assert_eq!(text(&base), before);
     }

@@ -136,6 +136,7 @@ pub(super) fn write(
         changed_tab_ids: &applied.changed_tab_ids,
         outcomes: Some(&applied.outcomes),
         key: claim,
+        text_ends_kept: Some(&applied.text_ends_kept),
     };
     let (located, alike) = append_version(
         conn,
@@ -269,6 +270,9 @@ struct NewVersion<'a> {
     outcomes: Option<&'a [OpOutcome]>,
     /// The write's idempotency key and request fingerprint.
     key: Option<Claim<'a>>,
+    /// The bytes at the start and end of Markdown texts the batch left as they were
+    /// (`Applied::text_ends_kept`).
+    text_ends_kept: Option<&'a HashMap<TabId, (usize, usize)>>,
 }
 
 /// Appends `note` as version `next` of the Note: the small parts, and the contents of only the
@@ -322,6 +326,7 @@ fn append_version(
         &located.note,
         &located.data_at,
         &mut located.depth,
+        entry.text_ends_kept,
     )?;
     insert_version(conn, &located, &splices, &written, entry)?;
     drop(splices);
@@ -376,18 +381,23 @@ fn splices<'a>(
     note: &'a Note,
     data_at: &[Version],
     depth: &mut [u32],
+    ends_kept: Option<&HashMap<TabId, (usize, usize)>>,
 ) -> Result<(Splices<'a>, Vec<Written>, Alike)> {
     let mut splices = Vec::with_capacity(note.tabs.len());
     let mut written = Vec::with_capacity(note.tabs.len());
     let mut alike = Alike::new();
     for (i, tab) in note.tabs.iter().enumerate() {
+        let kept = ends_kept
+            .and_then(|k| k.get(&tab.id))
+            .copied()
+            .unwrap_or((0, 0));
         let (spliced, text) = match (current.note.tab(&tab.id), current.stored(&tab.id)) {
             (Some(before), Some((base, chain)))
                 if data_at[i] == note.version && chain >= splice::MAX_CHAIN =>
             {
                 match (&before.data, &tab.data) {
                     (TabData::Markdown(old), TabData::Markdown(new)) => {
-                        let rebased = rebase(conn, current.nid, &tab.id, base, old, new)?;
+                        let rebased = rebase(conn, current.nid, &tab.id, base, old, new, kept)?;
                         (rebased.map(|s| (s, 1)), None)
                     }
                     _ => (None, None),
@@ -396,7 +406,8 @@ fn splices<'a>(
             (Some(before), Some((base, chain))) if data_at[i] == note.version => {
                 let text = current.texts.get(&tab.id).map(Arc::as_ref);
                 let hash = current.hashes.get(&tab.id).copied();
-                let (spliced, text) = splice_of(base, &before.data, &tab.data, chain, text, hash)?;
+                let (spliced, text) =
+                    splice_of(base, &before.data, &tab.data, chain, text, hash, kept)?;
                 if let (Some(s), TabData::Markdown(old)) = (&spliced, &before.data)
                     && s.more.is_empty()
                 {
@@ -425,11 +436,12 @@ fn rebase(
     at: Version,
     old: &str,
     new: &str,
+    kept: (usize, usize),
 ) -> Result<Option<NewSplice<'static>>> {
     let Some((root, root_text, mut chain)) = read::markdown_chain(conn, nid, tab, at)? else {
         return Ok(None);
     };
-    let (keep, cut, put) = splice::diff(old, new);
+    let (keep, cut, put) = splice::diff_kept(old, new, kept);
     chain.push(splice::Splice {
         base: at,
         keep,
@@ -452,10 +464,12 @@ fn splice_of<'a>(
     chain: u32,
     before_text: Option<&TabText>,
     before_hash: Option<u64>,
+    kept: (usize, usize),
 ) -> Result<(Option<NewSplice<'a>>, Written)> {
     match (before, after) {
         (TabData::Markdown(old), TabData::Markdown(new)) => {
-            return Ok((splice::worth(base, old, new, chain, before_hash), None));
+            let splice = splice::worth(base, old, new, chain, before_hash, kept);
+            return Ok((splice, None));
         }
         (TabData::Sheet(old), TabData::Sheet(new)) => {
             let made: SheetText;
@@ -469,7 +483,7 @@ fn splice_of<'a>(
             let (next, hunks) = was.next(old, new)?;
             let splice = match hunks {
                 Some(hunks) => splice::of_hunks(base, &was.text, next.text.len(), hunks, chain),
-                None => splice::worth(base, &was.text, &next.text, chain, None).map(owned),
+                None => splice::worth(base, &was.text, &next.text, chain, None, (0, 0)).map(owned),
             };
             return Ok((splice, Some(Arc::new(TabText::Sheet(next)))));
         }
@@ -488,7 +502,7 @@ fn splice_of<'a>(
             &made
         }
     };
-    let splice = splice::worth(base, old, &new, chain, None).map(owned);
+    let splice = splice::worth(base, old, &new, chain, None, (0, 0)).map(owned);
     Ok((splice, Some(Arc::new(TabText::Json(new)))))
 }
 
@@ -659,6 +673,7 @@ pub(super) fn create_note(
             changed_tab_ids: &located.note.tab_ids(),
             outcomes: None,
             key: None,
+            text_ends_kept: None,
         },
     )?;
     search::index_new(conn, nid, &located.note)?;

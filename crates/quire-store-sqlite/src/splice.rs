@@ -101,18 +101,20 @@ pub(super) fn hash(text: &str) -> u64 {
 
 /// The splice turning the text `old` (held by version `base`) into `new`, if storing it is
 /// worth it: `new` is long, the chain under `old` (`depth` splices) has room, and the edit
-/// leaves most of the text as it was. `old_hash`: `old`'s [`hash`], if the writer kept it.
+/// leaves most of the text as it was. `old_hash`: `old`'s [`hash`], if the writer kept it;
+/// `kept`: as [`diff_kept`] takes it.
 pub(super) fn worth<'a>(
     base: Version,
     old: &str,
     new: &'a str,
     depth: u32,
     old_hash: Option<u64>,
+    kept: (usize, usize),
 ) -> Option<NewSplice<'a>> {
     if !may_splice(new.len(), depth) {
         return None;
     }
-    let (keep, cut, put) = diff(old, new);
+    let (keep, cut, put) = diff_kept(old, new, kept);
     (put.len() <= new.len() / 4).then(|| NewSplice {
         base,
         keep,
@@ -320,13 +322,40 @@ pub(super) fn may_splice(len: usize, depth: u32) -> bool {
 /// The one splice `(keep, cut, put)` that turns `old` into `new`: the common prefix and suffix
 /// are kept (both cut on character boundaries), the middle is replaced.
 pub(super) fn diff<'a>(old: &str, new: &'a str) -> (usize, usize, &'a str) {
+    diff_kept(old, new, (0, 0))
+}
+
+/// [`diff`], told that the first `kept.0` and the last `kept.1` bytes of the two texts are
+/// the same (the batch's text operations did not touch them: `Applied::text_ends_kept`), so
+/// that it compares only the bytes between, where the change is: the same splice, without a
+/// pass over a 10 MiB text to find one changed character.
+pub(super) fn diff_kept<'a>(
+    old: &str,
+    new: &'a str,
+    kept: (usize, usize),
+) -> (usize, usize, &'a str) {
     let (a, b) = (old.as_bytes(), new.as_bytes());
-    let mut prefix = quire_store::search::common_prefix(a, b);
+    let (start, end) = match kept.0.checked_add(kept.1) {
+        Some(both) if both <= a.len().min(b.len()) => kept,
+        _ => (0, 0),
+    };
+    // Taken on the batch's word (a property test of `apply` holds it to it); debug builds,
+    // and so every test of the store, check it.
+    debug_assert!(
+        a[..start] == b[..start] && a[a.len() - end..] == b[b.len() - end..],
+        "the ends said kept differ: {kept:?}"
+    );
+    let mut prefix = start + quire_store::search::common_prefix(&a[start..], &b[start..]);
     while !new.is_char_boundary(prefix) {
         prefix -= 1;
     }
     let room = a.len().min(b.len()) - prefix;
-    let mut suffix = quire_store::search::common_suffix(&a[a.len() - room..], &b[b.len() - room..]);
+    let end = end.min(room);
+    let mut suffix = end
+        + quire_store::search::common_suffix(
+            &a[a.len() - room..a.len() - end],
+            &b[b.len() - room..b.len() - end],
+        );
     while !new.is_char_boundary(b.len() - suffix) {
         suffix -= 1;
     }
@@ -423,11 +452,11 @@ mod tests {
     fn only_long_mostly_kept_texts_are_spliced() {
         let long = "word ".repeat(MIN_TEXT / 5 + 1);
         let edited = format!("{long}one more line\n");
-        assert!(worth(Version(3), &long, &edited, 0, None).is_some());
-        assert!(worth(Version(3), "short", "short text", 0, None).is_none());
-        assert!(worth(Version(3), &long, &edited, MAX_CHAIN, None).is_none());
+        assert!(worth(Version(3), &long, &edited, 0, None, (0, 0)).is_some());
+        assert!(worth(Version(3), "short", "short text", 0, None, (0, 0)).is_none());
+        assert!(worth(Version(3), &long, &edited, MAX_CHAIN, None, (0, 0)).is_none());
         let rewritten = "other ".repeat(MIN_TEXT / 6 + 1);
-        assert!(worth(Version(3), &long, &rewritten, 0, None).is_none());
+        assert!(worth(Version(3), &long, &rewritten, 0, None, (0, 0)).is_none());
     }
 
     #[test]
@@ -483,7 +512,7 @@ mod tests {
     fn a_new_splice_carries_the_hash_of_its_base() {
         let old = "word ".repeat(MIN_TEXT / 5 + 1);
         let new = format!("{old}more");
-        let splice = worth(Version(2), &old, &new, 0, None).expect("worth storing");
+        let splice = worth(Version(2), &old, &new, 0, None, (0, 0)).expect("worth storing");
         assert_eq!(splice.base_hash, hash(&old));
         assert_ne!(splice.base_hash, hash(&new));
     }
@@ -660,6 +689,31 @@ mod tests {
             prop_assert_eq!(apply(&mut text, &splice), Ok(()));
             prop_assert_eq!(text, new.clone());
             prop_assert!(put.len() <= new.len());
+        }
+
+        /// Told any ends the two texts share (no more than the edit left), the diff is the
+        /// one it finds told nothing.
+        #[test]
+        fn a_diff_told_the_kept_ends_is_the_same(
+            old in "[a-c€é\n]{0,300}",
+            at in 0usize..400,
+            cut in 0usize..50,
+            put in "[a-c€é\n]{0,40}",
+            less in (0usize..8, 0usize..8),
+        ) {
+            let chars: Vec<char> = old.chars().collect();
+            let at = at.min(chars.len());
+            let end = (at + cut).min(chars.len());
+            let new: String = chars[..at]
+                .iter()
+                .chain(put.chars().collect::<Vec<_>>().iter())
+                .chain(chars[end..].iter())
+                .collect();
+            // The bytes before the edit and after it, less a few (a batch may say less).
+            let start: usize = chars[..at].iter().map(|c| c.len_utf8()).sum();
+            let after: usize = chars[end..].iter().map(|c| c.len_utf8()).sum();
+            let kept = (start.saturating_sub(less.0), after.saturating_sub(less.1));
+            prop_assert_eq!(diff_kept(&old, &new, kept), diff(&old, &new));
         }
     }
 }

@@ -47,5 +47,6 @@ pub(crate) fn applied(current: &Note, change: &Change) -> Applied {
         title_changed: false,
         outcomes: Vec::new(),
         summary: summary.to_owned(),
+        text_ends_kept: Default::default(),
     }
 }

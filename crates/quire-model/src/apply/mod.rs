@@ -36,6 +36,11 @@ pub struct Applied {
     pub outcomes: Vec<OpOutcome>,
     /// A short human summary for the history.
     pub summary: String,
+    /// Per Markdown tab of a batch of text operations alone: how many bytes at the start and
+    /// at the end of its new text are surely those of the text it began from (at least; a
+    /// store finding what changed need compare only the bytes between). Empty for other
+    /// batches.
+    pub text_ends_kept: HashMap<TabId, (usize, usize)>,
 }
 
 impl Applied {
@@ -75,6 +80,8 @@ pub fn apply(note: &Note, ops: &[Op], ctx: &ApplyCtx<'_>) -> Result<Applied, OpE
         touched,
         surely_changed,
         lent,
+        text_only,
+        ends_kept,
         ..
     } = draft;
     debug_assert!(lent.is_empty(), "a lent text was never written: {lent:?}");
@@ -96,6 +103,7 @@ pub fn apply(note: &Note, ops: &[Op], ctx: &ApplyCtx<'_>) -> Result<Applied, OpE
         title_changed,
         outcomes,
         summary: clip(&summaries.join("; "), 240),
+        text_ends_kept: if text_only { ends_kept } else { HashMap::new() },
     })
 }
 
@@ -182,6 +190,12 @@ struct Draft<'a> {
     /// tab's new text from it in one pass (a splice or an edit of a 1 MiB text copied it
     /// once for the draft, then again to change it; a whole new text needs no copy of the old).
     lent: HashMap<TabId, &'a str>,
+    /// Every operation of the batch writes a Markdown text (`replace_text`, `splice_text`,
+    /// `edit_text`).
+    text_only: bool,
+    /// Per Markdown tab the text operations wrote: the bytes at its text's start and end none
+    /// of them changed, so far (`replace_text`: none).
+    ends_kept: HashMap<TabId, (usize, usize)>,
     /// Each tab's position in `note.tabs`.
     at: HashMap<TabId, usize>,
     /// The cells and rows of every sheet of the Note, counted when a sheet is first changed.
@@ -211,7 +225,8 @@ impl<'a> Draft<'a> {
             }
         }
         let mut lent = HashMap::new();
-        if ops.iter().all(|op| writes_text(op).is_some()) {
+        let text_only = ops.iter().all(|op| writes_text(op).is_some());
+        if text_only {
             let named: HashSet<&TabId> = ops.iter().filter_map(writes_text).collect();
             for tab in note.tabs.iter().filter(|tab| named.contains(&tab.id)) {
                 if let TabData::Markdown(text) = &tab.data {
@@ -239,6 +254,8 @@ impl<'a> Draft<'a> {
         let mut draft = Draft {
             note,
             lent,
+            text_only,
+            ends_kept: HashMap::new(),
             at: HashMap::new(),
             grid: None,
             cited: None,
@@ -304,6 +321,13 @@ impl<'a> Draft<'a> {
         }
     }
 
+    /// Records that an operation left the first `start` and the last `end` bytes of tab `id`'s
+    /// text as they were.
+    fn kept_ends(&mut self, id: &TabId, start: usize, end: usize) {
+        let kept = self.ends_kept.entry(id.clone()).or_insert((start, end));
+        *kept = (kept.0.min(start), kept.1.min(end));
+    }
+
     fn edited(&mut self, id: &TabId, summary: String) -> OpResult {
         self.touched.push(id.clone());
         Ok((OpOutcome::Edited { tab_id: id.clone() }, summary))
@@ -327,6 +351,7 @@ pub fn restore(current: &Note, old: &Note) -> Applied {
         changed_tab_ids,
         title_changed,
         outcomes: Vec::new(),
+        text_ends_kept: HashMap::new(),
     }
 }
 

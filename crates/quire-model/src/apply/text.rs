@@ -9,6 +9,7 @@ use crate::{TabId, limits};
 pub(super) fn replace_text(d: &mut Draft, tab_id: &TabId, text: &str) -> OpResult {
     let (current, _) = markdown(d, tab_id, "replace_text")?;
     *current = text.to_owned();
+    d.kept_ends(tab_id, 0, 0);
     d.edited(tab_id, format!("replaced the text of {}", d.named(tab_id)))
 }
 
@@ -31,7 +32,11 @@ pub(super) fn splice_text(d: &mut Draft, tab_id: &TabId, splices: &[TextSplice])
         ));
     }
     let (current, lent) = markdown(d, tab_id, "splice_text")?;
-    *current = splice(lent.unwrap_or(current.as_str()), splices)?;
+    let was = lent.unwrap_or(current.as_str());
+    let (spliced, first, last) = splice(was, splices)?;
+    let end = was.len() - last;
+    *current = spliced;
+    d.kept_ends(tab_id, first, end);
     let n = splices.len();
     let what = if n == 1 {
         "1 splice".to_owned()
@@ -46,8 +51,9 @@ pub(super) fn splice_text(d: &mut Draft, tab_id: &TabId, splices: &[TextSplice])
 
 /// The text with `splices` applied: one pass, from the first character to the last, into a
 /// text with room for all of it (one that grew on the way moved what it held: a 10 MiB text
-/// was copied twice).
-fn splice(text: &str, splices: &[TextSplice]) -> Result<String, OpError> {
+/// was copied twice). With it, the bytes of `text` where the first splice starts and where the
+/// last one ends.
+fn splice(text: &str, splices: &[TextSplice]) -> Result<(String, usize, usize), OpError> {
     let inserted: usize = splices.iter().map(|s| s.insert.len()).sum();
     let mut out = String::with_capacity(text.len().saturating_add(inserted));
     let mut cursor = Cursor {
@@ -60,6 +66,7 @@ fn splice(text: &str, splices: &[TextSplice]) -> Result<String, OpError> {
         OpError::invalid(field, format!("past the end of the text ({n} characters)"))
     };
     let (mut copied, mut last_end) = (0usize, 0u64);
+    let mut first = None;
     for (i, s) in splices.iter().enumerate() {
         if s.at < last_end {
             return Err(OpError::invalid(
@@ -74,13 +81,15 @@ fn splice(text: &str, splices: &[TextSplice]) -> Result<String, OpError> {
         let to = cursor
             .seek(end)
             .ok_or_else(|| past_end(format!("splices[{i}].delete")))?;
+        first.get_or_insert(from);
         out.push_str(&text[copied..from]);
         out.push_str(&s.insert);
         copied = to;
         last_end = end;
     }
+    let last = copied;
     out.push_str(&text[copied..]);
-    Ok(out)
+    Ok((out, first.unwrap_or(last), last))
 }
 
 /// Walks a text forward, by characters.
@@ -152,6 +161,8 @@ pub(super) fn edit_text(d: &mut Draft, tab_id: &TabId, edits: &[TextEdit]) -> Op
     // is dropped with it. A lent text is not copied first: the first edit writes the draft's
     // text from it, with room for what the edits after it add.
     let (text, mut lent) = markdown(d, tab_id, "edit_text")?;
+    // The bytes at the text's start and end no edit changed.
+    let mut kept = (usize::MAX, usize::MAX);
     for (i, edit) in edits.iter().enumerate() {
         if edit.old_text.is_empty() {
             return Err(OpError::invalid(
@@ -183,6 +194,7 @@ pub(super) fn edit_text(d: &mut Draft, tab_id: &TabId, edits: &[TextEdit]) -> Op
             }
         };
         let end = at + edit.old_text.len();
+        let after = lent.unwrap_or(text.as_str()).len() - end;
         match lent.take() {
             Some(from) => {
                 let added: usize = (edits[i + 1..].iter())
@@ -198,7 +210,9 @@ pub(super) fn edit_text(d: &mut Draft, tab_id: &TabId, edits: &[TextEdit]) -> Op
             }
             None => text.replace_range(at..end, &edit.new_text),
         }
+        kept = (kept.0.min(at), kept.1.min(after));
     }
+    d.kept_ends(tab_id, kept.0, kept.1);
     let n = edits.len();
     // One quote replaced by other text in its one place: the text surely changed (no need to
     // compare it whole at the end). Several may put back what an earlier one changed.
