@@ -337,6 +337,11 @@ impl Store for SqliteStore {
     }
 
     async fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>> {
+        // Every request reads its token: one primary-key row, read here when a connection is
+        // idle (the hop to a blocking thread and back costs more), else off the async threads.
+        if let Some(found) = (self.inner.readers).try_with(|c| read::find_token(c, token_hash)) {
+            return Ok(found?);
+        }
         let hash = token_hash.to_owned();
         self.read(move |c| read::find_token(c, &hash)).await
     }
