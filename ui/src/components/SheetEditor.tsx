@@ -75,13 +75,18 @@ export function SheetEditor(props: { tab: TabView }) {
   const edit = useSheetEditing({ rows, extent, updateRows, view });
   useCursorFocus(view, edit.editing, isEditing);
   const find = useSheetFind(data.sheets, sheet.id);
+  // Ctrl+F: a closed bar opens, and its input takes the focus as it mounts (FindBar), before
+  // the next key; an open one gets the focus back, its query selected. (Focusing and selecting
+  // a frame later, as this did, selected what was typed in the meantime, so that the next key
+  // replaced it: "apple" typed fast on a busy machine became "pple".)
   const openFind = () => {
-    find.setOpen(true);
-    requestAnimationFrame(() => {
-      const input = document.querySelector<HTMLInputElement>(`[data-testid="${TID.sheetFindInput}"]`);
-      input?.focus();
-      input?.select();
-    });
+    if (!find.open) {
+      find.setOpen(true);
+      return;
+    }
+    const input = document.querySelector<HTMLInputElement>(`[data-testid="${TID.sheetFindInput}"]`);
+    input?.focus();
+    input?.select();
   };
   // The command palette's Undo, Redo and Find.
   useEffect(() =>

@@ -327,6 +327,13 @@ async fn find_shot(app: &App, name: &str) -> Result<()> {
     let input = app.testid("sheet-find-input").await?;
     input.send_keys(Key::Control + "a").await?;
     input.send_keys("apple").await?;
+    // Every key landed in the query, the first too: the bar took the focus as it opened, and
+    // nothing selects the query again later ("pple" on a busy machine, before).
+    let typed = input.prop("value").await?;
+    ensure!(
+        typed.as_deref() == Some("apple"),
+        "the query reads {typed:?}"
+    );
     // Three on the sheet shown, one on the second sheet.
     app.wait_text(&tid("sheet-find-count"), "the count", |t| t == "1 of 4")
         .await?;
