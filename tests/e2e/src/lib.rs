@@ -284,7 +284,15 @@ impl Harness {
                 break candidate;
             }
         };
-        let log = output_dir()?.join("driver.log");
+        // One log per test (libtest names the thread after it): a later test does not write
+        // over the log of one that failed.
+        let test = std::thread::current()
+            .name()
+            .map(|name| name.replace("::", "-"));
+        let log = match test.filter(|name| name != "main") {
+            Some(name) => output_dir()?.join(format!("driver-{name}.log")),
+            None => output_dir()?.join("driver.log"),
+        };
         let log_file =
             File::create(&log).with_context(|| format!("cannot create {}", log.display()))?;
 
