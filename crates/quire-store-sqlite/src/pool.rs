@@ -46,8 +46,7 @@ impl ReadPool {
             }
         };
         let out = f(&conn);
-        self.idle.lock().map_err(|_| poisoned())?.push(conn);
-        self.returned.notify_one();
+        self.give_back(conn)?;
         out
     }
 
@@ -60,12 +59,14 @@ impl ReadPool {
     ) -> Option<Result<T>> {
         let conn = self.idle.lock().ok()?.pop()?;
         let out = f(&conn);
-        match self.idle.lock() {
-            Ok(mut idle) => idle.push(conn),
-            Err(_) => return Some(Err(poisoned().into())),
-        }
+        Some(self.give_back(conn).and(out))
+    }
+
+    /// Puts `conn` back among the idle ones and wakes a caller waiting for one.
+    fn give_back(&self, conn: Connection) -> Result<()> {
+        self.idle.lock().map_err(|_| poisoned())?.push(conn);
         self.returned.notify_one();
-        Some(out)
+        Ok(())
     }
 }
 
