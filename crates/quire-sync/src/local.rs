@@ -81,6 +81,18 @@ CREATE TABLE seen_tabs (
     PRIMARY KEY (note_id, tab_id, version)
 );
 "#,
+    // The drafts ledger's line without the contents: a draft's last sync error and the tabs'
+    // labels of each base, so listing drafts reads no text (a draft of a 10 MiB tab holds its
+    // text two or three times).
+    r#"
+ALTER TABLE drafts ADD COLUMN last_error_json TEXT;
+UPDATE drafts SET last_error_json = json_extract(draft_json, '$.last_error');
+ALTER TABLE notes ADD COLUMN labels_json TEXT NOT NULL DEFAULT '{}';
+UPDATE notes SET labels_json = (
+    SELECT json_group_object(json_extract(t.value, '$.id'), json_extract(t.value, '$.label'))
+    FROM json_each(notes.base_json, '$.tabs') AS t
+);
+"#,
 ];
 
 /// What the local store holds for one Note.
@@ -220,26 +232,36 @@ impl LocalStore {
         for op in ops {
             match op {
                 Persist::Base(note) => {
+                    let labels: std::collections::BTreeMap<&str, &str> = note
+                        .tabs
+                        .iter()
+                        .map(|t| (t.id.as_str(), t.label.as_str()))
+                        .collect();
                     tx.prepare_cached(
-                        "INSERT INTO notes (note_id, guard, base_json, title) VALUES (?1, ?2, ?3, ?4)
+                        "INSERT INTO notes (note_id, guard, base_json, title, labels_json)
+                         VALUES (?1, ?2, ?3, ?4, ?5)
                          ON CONFLICT (note_id) DO UPDATE SET guard = excluded.guard,
-                             base_json = excluded.base_json, title = excluded.title",
+                             base_json = excluded.base_json, title = excluded.title,
+                             labels_json = excluded.labels_json",
                     )?
                     .execute(params![
                         note_id.as_str(),
                         note.version.0 as i64,
                         to_json("base", note)?,
-                        note.title
+                        note.title,
+                        to_json("base", &labels)?
                     ])?;
                     remember(&tx, note_id, note)?;
                 }
                 Persist::Draft(d) => {
                     tx.prepare_cached(
-                        "INSERT INTO drafts (note_id, tab_id, state, base_version, pending_key, updated_at, draft_json)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                        "INSERT INTO drafts (note_id, tab_id, state, base_version, pending_key, updated_at,
+                             draft_json, last_error_json)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
                          ON CONFLICT (note_id, tab_id) DO UPDATE SET state = excluded.state,
                              base_version = excluded.base_version, pending_key = excluded.pending_key,
-                             updated_at = excluded.updated_at, draft_json = excluded.draft_json",
+                             updated_at = excluded.updated_at, draft_json = excluded.draft_json,
+                             last_error_json = excluded.last_error_json",
                     )?
                     .execute(params![
                         note_id.as_str(),
@@ -248,7 +270,11 @@ impl LocalStore {
                         d.base_version.0 as i64,
                         d.pending.as_ref().map(|p| p.key.as_str()),
                         d.updated_at.0,
-                        to_json("draft", d)?
+                        to_json("draft", d)?,
+                        d.last_error
+                            .as_ref()
+                            .map(|e| to_json("draft", e))
+                            .transpose()?
                     ])?;
                 }
                 Persist::DropDraft(tab_id) => {
@@ -318,42 +344,53 @@ impl LocalStore {
         }
     }
 
-    /// Every unsynced draft across all Notes, most recently edited first.
+    /// Every unsynced draft across all Notes, most recently edited first. Reads the drafts'
+    /// and bases' small columns only, never a content.
     pub fn ledger(&self) -> Result<Vec<LedgerEntry>> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT d.draft_json, n.base_json, COALESCE(n.title, '')
+            "SELECT d.note_id, d.tab_id, d.state, d.base_version, d.pending_key IS NOT NULL,
+                 d.last_error_json, d.updated_at, COALESCE(n.title, ''), n.labels_json
              FROM drafts d LEFT JOIN notes n ON n.note_id = d.note_id
              ORDER BY d.updated_at DESC, d.note_id, d.tab_id",
         )?;
         let rows = stmt.query_map([], |r| {
             Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, Option<String>>(1)?,
+                (r.get::<_, String>(0)?, r.get::<_, String>(1)?),
                 r.get::<_, String>(2)?,
+                r.get::<_, i64>(3)?,
+                r.get::<_, bool>(4)?,
+                r.get::<_, Option<String>>(5)?,
+                r.get::<_, i64>(6)?,
+                r.get::<_, String>(7)?,
+                r.get::<_, Option<String>>(8)?,
             ))
         })?;
         let mut out = Vec::new();
         for row in rows {
-            let (draft_json, base_json, title) = row?;
-            let d: Draft = serde_json::from_str(&draft_json).map_err(corrupt("draft"))?;
-            let base: Option<Note> = base_json
-                .map(|j| serde_json::from_str(&j))
+            let ((note_id, tab_id), state, base_version, pending, error, updated_at, title, labels) =
+                row?;
+            let note_id: NoteId = note_id.parse().map_err(|e| LocalError::Corrupt {
+                what: "draft",
+                reason: format!("note ID {note_id:?}: {e}"),
+            })?;
+            let tab_label = labels
+                .map(|j| serde_json::from_str::<std::collections::HashMap<String, String>>(&j))
                 .transpose()
-                .map_err(corrupt("base"))?;
-            let tab_label = base
-                .as_ref()
-                .and_then(|n| n.tab(&d.tab_id))
-                .map(|t| t.label.clone());
+                .map_err(corrupt("base"))?
+                .and_then(|mut labels| labels.remove(&tab_id));
             out.push(LedgerEntry {
-                note_id: d.note_id.clone(),
+                note_id,
                 note_title: title,
-                tab_id: d.tab_id.clone(),
+                tab_id: TabId::new(tab_id),
                 tab_label,
-                state: d.state,
-                base_version: d.base_version,
-                has_pending_save: d.pending.is_some(),
-                last_error: d.last_error.clone(),
-                updated_at: d.updated_at,
+                state: serde_json::from_str(&state).map_err(corrupt("draft"))?,
+                base_version: Version(base_version.max(0) as u64),
+                has_pending_save: pending,
+                last_error: error
+                    .map(|j| serde_json::from_str(&j))
+                    .transpose()
+                    .map_err(corrupt("draft"))?,
+                updated_at: Timestamp(updated_at),
             });
         }
         Ok(out)

@@ -6,7 +6,8 @@ use quire_model::{Note, NoteId, Op, TabData, TabId, Timestamp, Version};
 use quire_sync::Content;
 use quire_sync::LocalStore;
 use quire_sync::machine::{
-    ArchiveReason, Draft, OnConflict, Outgoing, PendingSave, Persist, TabState, WriteBody,
+    ArchiveReason, Draft, OnConflict, Outgoing, PendingSave, Persist, SyncError, SyncErrorKind,
+    TabState, WriteBody,
 };
 
 fn note_id(n: u8) -> NoteId {
@@ -35,6 +36,68 @@ fn draft(note: &NoteId, tab: &str, mine: &str, pending: Option<&str>) -> Draft {
         base_missing: false,
         held: None,
     }
+}
+
+/// The ledger reads columns of their own (migration 3), not the drafts' and bases' JSON. A store
+/// written before those columns lists the same drafts once opened: the migration fills them in.
+#[test]
+fn the_ledger_lists_the_same_drafts_from_a_store_written_before_its_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sync.db");
+    let (a, b) = (note_id(0), note_id(1));
+    let mut base = Note::new(a.clone(), "Alpha".to_owned());
+    base.version = Version(3);
+    base.tabs[0].label = "Research log".to_owned();
+    let mut failed = draft(&a, "markdown", "mine", Some("k-1"));
+    failed.state = TabState::Offline;
+    failed.updated_at = Timestamp(30);
+    failed.last_error = Some(SyncError {
+        kind: SyncErrorKind::Offline,
+        code: "offline".to_owned(),
+        message: "the server did not answer".to_owned(),
+    });
+    let before = {
+        let mut store = LocalStore::open(&path).unwrap();
+        store
+            .apply(
+                &a,
+                &[
+                    &Persist::Base(Box::new(base)),
+                    &Persist::Draft(Box::new(failed.clone())),
+                ],
+            )
+            .unwrap();
+        store
+            .apply(
+                &b,
+                &[&Persist::Draft(Box::new(draft(
+                    &b, "markdown", "other", None,
+                )))],
+            )
+            .unwrap();
+        store.ledger().unwrap()
+    };
+    assert_eq!(before.len(), 2);
+    assert_eq!(before[0].note_id, a, "most recently edited first");
+    assert_eq!(before[0].tab_label.as_deref(), Some("Research log"));
+    assert_eq!(before[0].last_error, failed.last_error);
+    assert_eq!(before[0].state, TabState::Offline);
+    assert!(before[0].has_pending_save);
+    assert_eq!(before[1].tab_label, None, "b's base was never seen");
+    assert!(!before[1].has_pending_save);
+
+    // The store as the release before wrote it: schema 2, no ledger columns.
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "ALTER TABLE drafts DROP COLUMN last_error_json;
+             ALTER TABLE notes DROP COLUMN labels_json;
+             PRAGMA user_version = 2;",
+        )
+        .unwrap();
+    }
+    let store = LocalStore::open(&path).unwrap();
+    assert_eq!(store.ledger().unwrap(), before);
 }
 
 #[test]
