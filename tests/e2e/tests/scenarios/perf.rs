@@ -1,9 +1,12 @@
 //! Performance in the real window (release build): keystroke to server acknowledgement through
-//! the app's IPC, excluding the debounce (each edit is flushed at once), and opening a Note
-//! with a 1 MB Markdown tab and a 100 x 100 sheet (time to the editor on screen, the longest
-//! gap between frames and the longest main-thread task meanwhile), both with WebKit's default
-//! renderer (the one the other scenarios run, for screenshots) and with the renderer the app
-//! picks as shipped. Figures go to test-output/e2e/perf.json.
+//! the app's IPC, excluding the debounce (each edit is flushed at once), on a 2 KB and a 10 MiB
+//! Note; opening a Note with a 1 MB Markdown tab and a 100 x 100 sheet, and one with a 10 MiB
+//! tab and a 50,000 x 20 sheet (time to the editor on screen, the longest gap between frames and
+//! the longest main-thread task meanwhile); the memory (PSS) of the app's processes with the
+//! second open. With WebKit's default renderer (the one the other scenarios run, for
+//! screenshots), and the small Notes again with the renderer the app picks as shipped. Figures
+//! go to test-output/e2e/perf.json; issue 17's targets are in BENCHMARKS.md, the checks here
+//! are regression guards well above them.
 
 use anyhow::{Context, Result, ensure};
 use quire_e2e::{App, Harness, output_dir, scenario};
@@ -12,11 +15,19 @@ use serde_json::{Value, json};
 use thirtyfour::prelude::*;
 
 const EDITS: usize = 200;
+/// The small Note's text, and the big one's.
+const SMALL: usize = 2 * 1024;
+const BIG: usize = 10 * 1024 * 1024;
+/// Edits of the 10 MiB Note (each one saves it).
+const BIG_EDITS: usize = 40;
+/// The big sheet's rows and columns.
+const HUGE_SHEET: (usize, usize) = (50_000, 20);
 
 /// Edits the Markdown tab `n` times, each time: edit_tab + flush, then waits for the engine's
-/// `saved` event. Returns the milliseconds of each round trip.
+/// `saved` event. The tab holds `line` repeated `repeat` times (see [`note_with_text`]); each
+/// edit types one more character at its end. Returns the milliseconds of each round trip.
 const ACK_SCRIPT: &str = r#"
-const [note, n, done] = arguments;
+const [note, n, line, repeat, done] = arguments;
 (async () => {
   const T = window.__TAURI_INTERNALS__;
   const waiters = [];
@@ -29,7 +40,7 @@ const [note, n, done] = arguments;
   });
   await T.invoke("plugin:event|listen", { event: "engine-event", target: { kind: "Any" }, handler });
   const times = [];
-  let text = "";
+  let text = line.repeat(repeat);
   for (let i = 0; i < n; i++) {
     text += i % 10 === 9 ? "\n" : "x";
     const saved = new Promise((resolve) => waiters.push(resolve));
@@ -159,18 +170,68 @@ async fn measure_open(
     }
 }
 
-/// A Note with a 1 MB Markdown tab and a 100 x 100 sheet, saved; returns its ID and the
-/// sheet's tab ID.
-async fn large_note(app: &App) -> Result<(String, String)> {
-    let big = app.invoke("create_note", json!({"title": "Large"})).await?;
-    let big_id = big["note_id"].as_str().context("note id")?.to_owned();
-    let line = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor.\n";
-    let text = line.repeat(1024 * 1024 / line.len() + 1);
-    app.invoke(
-        "edit_tab",
-        json!({"noteId": big_id, "tabId": "markdown", "content": text}),
-    )
-    .await?;
+/// The line the Markdown tabs of this scenario repeat.
+const LINE: &str =
+    "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor.\n";
+
+/// How many times [`LINE`] is repeated for a text of about `bytes` bytes.
+fn repeat_for(bytes: usize) -> usize {
+    bytes / LINE.len() + 1
+}
+
+/// Waits until the engine holds no draft (every edit saved).
+async fn wait_no_drafts(app: &App, what: &str) -> Result<()> {
+    let deadline = std::time::Instant::now() + quire_e2e::UI_TIMEOUT;
+    while app.invoke("drafts", json!({})).await? != json!([]) {
+        ensure!(std::time::Instant::now() < deadline, "{what} never saved");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    Ok(())
+}
+
+/// A new Note whose Markdown tab holds [`LINE`] repeated for about `bytes` bytes, saved.
+async fn note_with_text(app: &App, title: &str, bytes: usize) -> Result<String> {
+    let view = app.invoke("create_note", json!({"title": title})).await?;
+    let id = view["note_id"].as_str().context("note id")?.to_owned();
+    // The text is made in the page: a 10 MiB argument through WebDriver would cost more than
+    // the edit.
+    let failed = app
+        .driver
+        .execute_async(
+            "const [note, line, repeat, done] = arguments;\n\
+             window.__TAURI_INTERNALS__.invoke('edit_tab', \
+               { noteId: note, tabId: 'markdown', content: line.repeat(repeat) })\n\
+               .then(() => done(null), (e) => done(String(e && e.message || JSON.stringify(e))));",
+            vec![json!(id), json!(LINE), json!(repeat_for(bytes))],
+        )
+        .await?
+        .json()
+        .clone();
+    ensure!(failed.is_null(), "edit_tab failed: {failed}");
+    app.invoke("flush", json!({"noteId": id})).await?;
+    wait_no_drafts(app, title).await?;
+    Ok(id)
+}
+
+/// Fills a sheet tab with `rows` x `cols` numbers (row-major from 0: the cell at row 0,
+/// column 1 shows 1), made in the page and handed over as the sheet editor does.
+const SHEET_SCRIPT: &str = r#"
+const [note, tab, rows, cols, done] = arguments;
+const grid = Array.from({ length: rows }, (_, r) => Array.from({ length: cols }, (_, c) => r * cols + c));
+window.__TAURI_INTERNALS__.invoke("edit_tab", { noteId: note, tabId: tab,
+    content: { sheets: [{ id: "sheet-1", name: "Sheet 1", rows: grid }] } })
+  .then(() => done(null), (e) => done(String(e && e.message || JSON.stringify(e))));
+"#;
+
+/// A Note with a Markdown tab of about `bytes` bytes and a `rows` x `cols` sheet, saved;
+/// returns its ID and the sheet's tab ID.
+async fn large_note(
+    app: &App,
+    title: &str,
+    bytes: usize,
+    (rows, cols): (usize, usize),
+) -> Result<(String, String)> {
+    let big_id = note_with_text(app, title, bytes).await?;
     let created = app
         .invoke(
             "apply_ops",
@@ -181,24 +242,21 @@ async fn large_note(app: &App) -> Result<(String, String)> {
         .as_str()
         .context("sheet")?
         .to_owned();
-    let rows: Vec<Vec<Value>> = (0..100)
-        .map(|r| (0..100).map(|c| json!(r * 100 + c)).collect())
-        .collect();
-    app.invoke(
-        "edit_tab",
-        json!({"noteId": big_id, "tabId": sheet,
-               "content": {"sheets": [{"id": "sheet-1", "name": "Sheet 1", "rows": rows}]}}),
-    )
-    .await?;
+    app.driver
+        .set_script_timeout(std::time::Duration::from_secs(300))
+        .await?;
+    let failed = app
+        .driver
+        .execute_async(
+            SHEET_SCRIPT,
+            vec![json!(big_id), json!(sheet), json!(rows), json!(cols)],
+        )
+        .await?
+        .json()
+        .clone();
+    ensure!(failed.is_null(), "edit_tab (the sheet) failed: {failed}");
     app.invoke("flush", json!({"noteId": big_id})).await?;
-    let deadline = std::time::Instant::now() + quire_e2e::UI_TIMEOUT;
-    while app.invoke("drafts", json!({})).await? != json!([]) {
-        ensure!(
-            std::time::Instant::now() < deadline,
-            "the large Note never saved"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    wait_no_drafts(app, title).await?;
     Ok((big_id, sheet))
 }
 
@@ -240,42 +298,57 @@ async fn measure_opens(app: &App, small: &str, big: &str, sheet: &str) -> Result
 /// the machine is shared, see NOTES.md).
 const STALL_GUARD_MS: f64 = 1000.0;
 
-fn check_open(what: &str, figures: &Value) -> Result<()> {
+/// The longest stall allowed while opening the 10 MiB Markdown tab: 0.3-0.35 s when measured
+/// (target: 100 ms; see BENCHMARKS.md).
+const STALL_GUARD_10MIB_MS: f64 = 2000.0;
+
+fn check_open(what: &str, figures: &Value, stall_guard_ms: f64) -> Result<()> {
     let ms = figures["ms"].as_f64().unwrap_or(f64::MAX);
     let gap = figures["max_frame_gap_ms"].as_f64().unwrap_or(f64::MAX);
     ensure!(ms < 5000.0, "{what}: {figures}");
     ensure!(
-        gap < STALL_GUARD_MS,
+        gap < stall_guard_ms,
         "{what}: a stall of {gap} ms: {figures}"
     );
     Ok(())
 }
 
-/// Keystroke to acknowledgement on a new Note: `EDITS` edits, each saved as one version.
-/// Returns the Note (small: one line of text) and the figures.
-async fn keystroke_to_ack(app: &App) -> Result<(String, Value)> {
-    let view = app
-        .invoke("create_note", json!({"title": "Latency"}))
+/// Keystroke to acknowledgement on a new Note whose Markdown tab holds about `bytes` bytes:
+/// `EDITS` edits, each saved as one version. Returns the Note and the figures.
+async fn keystroke_to_ack(app: &App, bytes: usize, edits: usize) -> Result<(String, Value)> {
+    let note = note_with_text(app, &format!("Latency {bytes}"), bytes).await?;
+    let before = history_len(app, &note).await?;
+    // WebDriver's 30 s for a script is too short for the 10 MiB Note's edits as they are.
+    app.driver
+        .set_script_timeout(std::time::Duration::from_secs(300))
         .await?;
-    let note = view["note_id"].as_str().context("note id")?.to_owned();
     let out = app
         .driver
-        .execute_async(ACK_SCRIPT, vec![json!(note), json!(EDITS)])
+        .execute_async(
+            ACK_SCRIPT,
+            vec![
+                json!(note),
+                json!(edits),
+                json!(LINE),
+                json!(repeat_for(bytes)),
+            ],
+        )
         .await?
         .json()
         .clone();
     let mut times: Vec<f64> =
         serde_json::from_value(out.clone()).with_context(|| format!("the script failed: {out}"))?;
-    ensure!(times.len() == EDITS, "{} round trips", times.len());
+    ensure!(times.len() == edits, "{} round trips", times.len());
     times.sort_by(f64::total_cmp);
-    let history = app.invoke("history", json!({"noteId": note})).await?;
+    let after = history_len(app, &note).await?;
     ensure!(
-        history.as_array().map(Vec::len) == Some(EDITS + 1),
-        "every edit is one version: {} versions",
-        history.as_array().map_or(0, Vec::len)
+        after == before + edits,
+        "every edit is one version: {} versions after {before}",
+        after
     );
     let ack = json!({
-        "edits": EDITS,
+        "text_bytes": repeat_for(bytes) * LINE.len(),
+        "edits": edits,
         "p50_ms": percentile(&times, 0.50),
         "p99_ms": percentile(&times, 0.99),
         "max_ms": times[times.len() - 1],
@@ -283,11 +356,94 @@ async fn keystroke_to_ack(app: &App) -> Result<(String, Value)> {
     Ok((note, ack))
 }
 
-/// A regression guard, well above the target (the machine is shared; see NOTES.md).
-fn check_ack(ack: &Value) -> Result<()> {
+/// How many versions the Note's history holds.
+async fn history_len(app: &App, note: &str) -> Result<usize> {
+    let history = app.invoke("history", json!({"noteId": note})).await?;
+    history.as_array().map(Vec::len).context("history")
+}
+
+/// A regression guard, well above the target (the machine is shared; see NOTES.md): `p99_ms`
+/// under `guard_ms`.
+fn check_ack(ack: &Value, guard_ms: f64) -> Result<()> {
     let p99 = ack["p99_ms"].as_f64().context("p99")?;
-    ensure!(p99 < 250.0, "keystroke to ack p99 {ack}");
+    ensure!(p99 < guard_ms, "keystroke to ack p99 {ack}");
     Ok(())
+}
+
+/// Keystroke to ack on the 2 KB Note (target: 50 ms).
+const ACK_GUARD_MS: f64 = 250.0;
+/// Keystroke to ack on the 10 MiB Note: 0.3-0.4 s p50, 0.5-1.1 s p99 when measured (target:
+/// 50 ms; see BENCHMARKS.md).
+const ACK_GUARD_10MIB_MS: f64 = 5000.0;
+/// The app's memory with the 10 MiB Note and its 50,000 x 20 sheet open: 0.9-1.4 GiB when
+/// measured (target: 400 MiB; see BENCHMARKS.md).
+const PSS_GUARD_MIB: f64 = 2500.0;
+
+/// The proportional set size of the app and every process under it (WebKit's web and network
+/// processes), in MiB: each process's `Pss` from `/proc/<pid>/smaps_rollup`, so pages the
+/// processes share are counted once in all. The app is the process running the harness's
+/// binary on the harness's display.
+fn app_tree_pss_mib(harness: &Harness) -> Result<(f64, Value)> {
+    let display = format!("DISPLAY={}", harness.display());
+    let mut parents = Vec::new();
+    let mut roots = Vec::new();
+    for entry in std::fs::read_dir("/proc")? {
+        let dir = entry?.path();
+        let Some(pid) = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        // A process may end while it is read: it is then no part of the tree.
+        let Ok(stat) = std::fs::read_to_string(dir.join("stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid ...`: comm may hold spaces and parentheses.
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok())
+            .context("ppid")?;
+        parents.push((pid, ppid));
+        let is_app = std::fs::read_link(dir.join("exe")).is_ok_and(|exe| exe == harness.app())
+            && std::fs::read(dir.join("environ"))
+                .is_ok_and(|env| env.split(|b| *b == 0).any(|var| var == display.as_bytes()));
+        if is_app {
+            roots.push(pid);
+        }
+    }
+    ensure!(roots.len() == 1, "app processes on {display}: {roots:?}");
+    let mut tree = roots;
+    let mut i = 0;
+    while i < tree.len() {
+        let parent = tree[i];
+        tree.extend(
+            parents
+                .iter()
+                .filter(|(_, ppid)| *ppid == parent)
+                .map(|(pid, _)| *pid),
+        );
+        i += 1;
+    }
+    let mut kib = 0u64;
+    let mut each = serde_json::Map::new();
+    for pid in &tree {
+        let Ok(rollup) = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")) else {
+            continue;
+        };
+        let pss = rollup
+            .lines()
+            .find_map(|l| l.strip_prefix("Pss:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .with_context(|| format!("Pss of {pid}"))?;
+        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+        each.insert(format!("{} {pid}", comm.trim()), json!(pss / 1024));
+        kib += pss;
+    }
+    ensure!(tree.len() >= 2, "the app has no web process: {tree:?}");
+    Ok((kib as f64 / 1024.0, Value::Object(each)))
 }
 
 #[tokio::test]
@@ -295,23 +451,59 @@ async fn keystroke_to_ack_and_opening_a_large_note() -> Result<()> {
     let mut figures = serde_json::Map::new();
     let harness = Harness::start()?;
     scenario(&harness, "perf", async |app: &App| {
-        let (note, ack) = keystroke_to_ack(app).await?;
-        println!("keystroke to server ack (excluding the debounce): {ack}");
+        let (note, ack) = keystroke_to_ack(app, SMALL, EDITS).await?;
+        println!("keystroke to server ack (excluding the debounce), 2 KB Note: {ack}");
         figures.insert("keystroke_to_ack".into(), ack.clone());
+        let (_, ack_big) = keystroke_to_ack(app, BIG, BIG_EDITS).await?;
+        println!("keystroke to server ack (excluding the debounce), 10 MiB Note: {ack_big}");
+        figures.insert("keystroke_to_ack_10mib".into(), ack_big.clone());
 
         // WebKit's default renderer (what the e2e tests run; screenshots work).
-        let (big, sheet) = large_note(app).await?;
+        let (big, sheet) = large_note(app, "Large", 1024 * 1024, (100, 100)).await?;
         let (markdown, grid) = measure_opens(app, &note, &big, &sheet).await?;
         println!("webkit default renderer: open a Note with a 1 MB Markdown tab: {markdown}");
         println!("webkit default renderer: switch to its 100 x 100 sheet: {grid}");
         quire_e2e::screenshot(&app.driver, "perf-large-sheet").await?;
+
+        let (huge, huge_sheet) = large_note(app, "Huge", BIG, HUGE_SHEET).await?;
+        let (markdown_10mib, grid_huge) = measure_opens(app, &note, &huge, &huge_sheet).await?;
+        println!(
+            "webkit default renderer: open a Note with a 10 MiB Markdown tab: {markdown_10mib}"
+        );
+        println!("webkit default renderer: switch to its 50,000 x 20 sheet: {grid_huge}");
+        // Idle, both open: the Note's Markdown tab and its sheet are mounted (tabs stay mounted
+        // once shown).
+        let (pss, each) = app_tree_pss_mib(&harness)?;
+        println!(
+            "idle memory of the app's processes (PSS), the 10 MiB Note open: {pss:.0} MiB \
+             (MiB by process: {each})"
+        );
+        quire_e2e::screenshot(&app.driver, "perf-huge-sheet").await?;
         figures.insert(
             "webkit_default_renderer".into(),
-            json!({"open_1mb_markdown": markdown, "open_100x100_sheet": grid}),
+            json!({"open_1mb_markdown": markdown, "open_100x100_sheet": grid,
+                   "open_10mib_markdown": markdown_10mib, "open_50000x20_sheet": grid_huge,
+                   "idle_pss_mib_10mib_note_open": pss, "idle_pss_mib_by_process": each}),
         );
-        check_ack(&ack)?;
-        check_open("open the 1 MB Markdown tab", &markdown)?;
-        check_open("switch to the sheet", &grid)
+        check_ack(&ack, ACK_GUARD_MS)?;
+        check_ack(&ack_big, ACK_GUARD_10MIB_MS)?;
+        check_open("open the 1 MB Markdown tab", &markdown, STALL_GUARD_MS)?;
+        check_open("switch to the sheet", &grid, STALL_GUARD_MS)?;
+        check_open(
+            "open the 10 MiB Markdown tab",
+            &markdown_10mib,
+            STALL_GUARD_10MIB_MS,
+        )?;
+        check_open(
+            "switch to the 50,000 x 20 sheet",
+            &grid_huge,
+            STALL_GUARD_MS,
+        )?;
+        ensure!(
+            pss < PSS_GUARD_MIB,
+            "the app's memory: {pss:.0} MiB ({each})"
+        );
+        Ok(())
     })
     .await?;
     drop(harness);
@@ -321,9 +513,9 @@ async fn keystroke_to_ack_and_opening_a_large_note() -> Result<()> {
     let harness = Harness::start_as_shipped()?;
     let app = App::launch(&harness).await?;
     let shipped = async {
-        let (small, ack) = keystroke_to_ack(&app).await?;
+        let (small, ack) = keystroke_to_ack(&app, SMALL, EDITS).await?;
         println!("as shipped: keystroke to server ack (excluding the debounce): {ack}");
-        let (big, sheet) = large_note(&app).await?;
+        let (big, sheet) = large_note(&app, "Large", 1024 * 1024, (100, 100)).await?;
         let (markdown, grid) = measure_opens(&app, &small, &big, &sheet).await?;
         println!("as shipped: open a Note with a 1 MB Markdown tab: {markdown}");
         println!("as shipped: switch to its 100 x 100 sheet: {grid}");
@@ -341,7 +533,11 @@ async fn keystroke_to_ack_and_opening_a_large_note() -> Result<()> {
     let path = output_dir()?.join("perf.json");
     std::fs::write(&path, serde_json::to_string_pretty(&figures)?)?;
     println!("figures: {}", path.display());
-    check_ack(&ack)?;
-    check_open("as shipped: open the 1 MB Markdown tab", &markdown)?;
-    check_open("as shipped: switch to the sheet", &grid)
+    check_ack(&ack, ACK_GUARD_MS)?;
+    check_open(
+        "as shipped: open the 1 MB Markdown tab",
+        &markdown,
+        STALL_GUARD_MS,
+    )?;
+    check_open("as shipped: switch to the sheet", &grid, STALL_GUARD_MS)
 }
