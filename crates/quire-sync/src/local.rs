@@ -19,6 +19,9 @@ use serde::{Deserialize, Serialize};
 use crate::content::{Content, is_editable};
 use crate::machine::{ArchiveReason, BaseAt, Draft, Outgoing, Persist, TabState};
 
+mod texts;
+use texts::Prepared;
+
 /// How many of the newest versions seen keep their tabs' contents.
 pub const SEEN_KEPT: i64 = 64;
 
@@ -93,7 +96,38 @@ UPDATE notes SET labels_json = (
     FROM json_each(notes.base_json, '$.tabs') AS t
 );
 "#,
+    TEXTS_SCHEMA,
 ];
+
+/// Migration 4: long strings kept once each (see `texts.rs`). Rows written before keep theirs
+/// inline and are read as they are.
+const TEXTS_SCHEMA: &str = r#"
+CREATE TABLE texts (
+    key  TEXT PRIMARY KEY,
+    body TEXT NOT NULL
+);
+CREATE TABLE text_refs (
+    owner   TEXT NOT NULL,
+    pointer TEXT NOT NULL,
+    key     TEXT NOT NULL,
+    PRIMARY KEY (owner, pointer)
+);
+CREATE INDEX text_refs_key ON text_refs (key);
+"#;
+
+/// Who holds texts (see `texts.rs`): a Note's base, a draft, a tab seen at a version. A Note's
+/// ID has no `:`, so each names one row.
+fn base_owner(note_id: &NoteId) -> String {
+    format!("base:{note_id}")
+}
+
+fn draft_owner(note_id: &NoteId, tab_id: &str) -> String {
+    format!("draft:{note_id}:{tab_id}")
+}
+
+fn seen_owner(note_id: &NoteId, version: i64, tab_id: &str) -> String {
+    format!("seen:{note_id}:{version}:{tab_id}")
+}
 
 /// What the local store holds for one Note.
 #[derive(Debug, Clone, Default)]
@@ -181,17 +215,20 @@ impl LocalStore {
             .query_row([note_id.as_str()], |r| r.get(0))
             .optional()?;
         let base = base
-            .map(|j| serde_json::from_str::<Note>(&j))
-            .transpose()
-            .map_err(corrupt("base"))?;
+            .map(|j| texts::read::<Note>(&self.conn, "base", &base_owner(note_id), &j))
+            .transpose()?;
         let mut drafts = Vec::new();
         {
             let mut stmt = self.conn.prepare_cached(
-                "SELECT draft_json FROM drafts WHERE note_id = ?1 ORDER BY tab_id",
+                "SELECT tab_id, draft_json FROM drafts WHERE note_id = ?1 ORDER BY tab_id",
             )?;
-            let rows = stmt.query_map([note_id.as_str()], |r| r.get::<_, String>(0))?;
+            let rows = stmt.query_map([note_id.as_str()], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+            })?;
             for row in rows {
-                drafts.push(serde_json::from_str::<Draft>(&row?).map_err(corrupt("draft"))?);
+                let (tab_id, json) = row?;
+                let owner = draft_owner(note_id, &tab_id);
+                drafts.push(texts::read::<Draft>(&self.conn, "draft", &owner, &json)?);
             }
         }
         let mut outbox = Vec::new();
@@ -229,6 +266,8 @@ impl LocalStore {
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        // The texts owners stopped holding: deleted at the end unless another holds them.
+        let mut released = Vec::new();
         for op in ops {
             match op {
                 Persist::Base(note) => {
@@ -237,6 +276,8 @@ impl LocalStore {
                         .iter()
                         .map(|t| (t.id.as_str(), t.label.as_str()))
                         .collect();
+                    let base = Prepared::new("base", note.as_ref())?;
+                    let base = texts::write(&tx, &base_owner(note_id), base, &mut released)?;
                     tx.prepare_cached(
                         "INSERT INTO notes (note_id, guard, base_json, title, labels_json)
                          VALUES (?1, ?2, ?3, ?4, ?5)
@@ -247,13 +288,15 @@ impl LocalStore {
                     .execute(params![
                         note_id.as_str(),
                         note.version.0 as i64,
-                        to_json("base", note)?,
+                        base,
                         note.title,
                         to_json("base", &labels)?
                     ])?;
-                    remember(&tx, note_id, note)?;
+                    remember(&tx, note_id, note, &mut released)?;
                 }
                 Persist::Draft(d) => {
+                    let owner = draft_owner(note_id, d.tab_id.as_str());
+                    let json = texts::write(&tx, &owner, Prepared::new("draft", d.as_ref())?, &mut released)?;
                     tx.prepare_cached(
                         "INSERT INTO drafts (note_id, tab_id, state, base_version, pending_key, updated_at,
                              draft_json, last_error_json)
@@ -270,7 +313,7 @@ impl LocalStore {
                         d.base_version.0 as i64,
                         d.pending.as_ref().map(|p| p.key.as_str()),
                         d.updated_at.0,
-                        to_json("draft", d)?,
+                        json,
                         d.last_error
                             .as_ref()
                             .map(|e| to_json("draft", e))
@@ -280,6 +323,7 @@ impl LocalStore {
                 Persist::DropDraft(tab_id) => {
                     tx.prepare_cached("DELETE FROM drafts WHERE note_id = ?1 AND tab_id = ?2")?
                         .execute(params![note_id.as_str(), tab_id.as_str()])?;
+                    texts::release(&tx, &draft_owner(note_id, tab_id.as_str()), &mut released)?;
                 }
                 Persist::Archive { draft, reason, at } => {
                     tx.prepare_cached(
@@ -311,6 +355,7 @@ impl LocalStore {
                 }
             }
         }
+        texts::collect(&tx, released)?;
         tx.commit()?;
         Ok(())
     }
@@ -325,22 +370,25 @@ impl LocalStore {
         if seen.is_none() {
             return Ok(BaseAt::Unknown);
         }
-        let content: Option<Option<String>> = self
+        let content: Option<(i64, Option<String>)> = self
             .conn
             .prepare_cached(
-                "SELECT content_json FROM seen_tabs WHERE note_id = ?1 AND tab_id = ?2
+                "SELECT version, content_json FROM seen_tabs WHERE note_id = ?1 AND tab_id = ?2
                  AND version <= ?3 ORDER BY version DESC LIMIT 1",
             )?
             .query_row(
                 params![note_id.as_str(), tab_id.as_str(), version.0 as i64],
-                |r| r.get(0),
+                |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()?;
-        match content.flatten() {
-            Some(json) => Ok(BaseAt::Known(
-                serde_json::from_str(&json).map_err(corrupt("seen tab"))?,
-            )),
-            None => Ok(BaseAt::Absent),
+        match content {
+            Some((at, Some(json))) => {
+                let owner = seen_owner(note_id, at, tab_id.as_str());
+                Ok(BaseAt::Known(texts::read(
+                    &self.conn, "seen tab", &owner, &json,
+                )?))
+            }
+            _ => Ok(BaseAt::Absent),
         }
     }
 
@@ -435,8 +483,13 @@ impl LocalStore {
 
 /// Records the editable tabs of `note` as seen at its version (a row only for a tab whose
 /// content changed since the version before), and forgets all but the newest [`SEEN_KEPT`]
-/// versions.
-fn remember(tx: &rusqlite::Transaction<'_>, note_id: &NoteId, note: &Note) -> Result<()> {
+/// versions. A tab's text is compared by its key, not read back (see `texts.rs`).
+fn remember(
+    tx: &rusqlite::Transaction<'_>,
+    note_id: &NoteId,
+    note: &Note,
+    released: &mut Vec<String>,
+) -> Result<()> {
     let id = note_id.as_str();
     let version = note.version.0 as i64;
     let newest: Option<i64> = tx
@@ -445,31 +498,44 @@ fn remember(tx: &rusqlite::Transaction<'_>, note_id: &NoteId, note: &Note) -> Re
     if newest.is_some_and(|v| v >= version) {
         return Ok(());
     }
-    let mut last: std::collections::HashMap<String, Option<String>> =
+    // Each tab's newest row: its version and JSON.
+    let mut last: std::collections::HashMap<String, (i64, Option<String>)> =
         std::collections::HashMap::new();
     {
         let mut stmt = tx.prepare_cached(
-            "SELECT tab_id, content_json FROM seen_tabs s WHERE note_id = ?1 AND version =
+            "SELECT tab_id, version, content_json FROM seen_tabs s WHERE note_id = ?1 AND version =
              (SELECT MAX(version) FROM seen_tabs t WHERE t.note_id = s.note_id AND t.tab_id = s.tab_id)",
         )?;
-        let rows = stmt.query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        let rows = stmt.query_map([id], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?;
         for row in rows {
             let (tab, content) = row?;
             last.insert(tab, content);
         }
     }
-    let mut insert = tx.prepare_cached(
-        "INSERT INTO seen_tabs (note_id, tab_id, version, content_json) VALUES (?1, ?2, ?3, ?4)",
-    )?;
     for tab in note.tabs.iter().filter(|t| is_editable(t.kind())) {
-        let json = to_json("seen tab", &Content(tab.data.clone()))?;
-        if last.remove(tab.id.as_str()).flatten().as_deref() != Some(json.as_str()) {
-            insert.execute(params![id, tab.id.as_str(), version, json])?;
+        let content = Prepared::new("seen tab", &Content(tab.data.clone()))?;
+        let same = match last.remove(tab.id.as_str()) {
+            Some((at, Some(json))) => {
+                json == content.json
+                    && texts::refs(tx, &seen_owner(note_id, at, tab.id.as_str()))? == content.refs()
+            }
+            _ => false,
+        };
+        if !same {
+            let owner = seen_owner(note_id, version, tab.id.as_str());
+            let json = texts::write(tx, &owner, content, released)?;
+            tx.prepare_cached(
+                "INSERT INTO seen_tabs (note_id, tab_id, version, content_json) VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![id, tab.id.as_str(), version, json])?;
         }
     }
-    for (tab, content) in last {
+    for (tab, (_, content)) in last {
         if content.is_some() {
-            insert.execute(params![id, tab, version, Option::<String>::None])?;
+            tx.prepare_cached(
+                "INSERT INTO seen_tabs (note_id, tab_id, version, content_json) VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![id, tab, version, Option::<String>::None])?;
         }
     }
     tx.prepare_cached("INSERT INTO seen_versions (note_id, version) VALUES (?1, ?2)")?
@@ -484,12 +550,24 @@ fn remember(tx: &rusqlite::Transaction<'_>, note_id: &NoteId, note: &Note) -> Re
         tx.prepare_cached("DELETE FROM seen_versions WHERE note_id = ?1 AND version < ?2")?
             .execute(params![id, oldest])?;
         // A tab keeps its newest row at or before the oldest version: its content there.
-        tx.prepare_cached(
-            "DELETE FROM seen_tabs AS s WHERE note_id = ?1 AND version <
-             (SELECT MAX(version) FROM seen_tabs t WHERE t.note_id = s.note_id
-              AND t.tab_id = s.tab_id AND t.version <= ?2)",
-        )?
-        .execute(params![id, oldest])?;
+        let mut forgotten = Vec::new();
+        {
+            let mut stmt = tx.prepare_cached(
+                "DELETE FROM seen_tabs AS s WHERE note_id = ?1 AND version <
+                 (SELECT MAX(version) FROM seen_tabs t WHERE t.note_id = s.note_id
+                  AND t.tab_id = s.tab_id AND t.version <= ?2)
+                 RETURNING tab_id, version",
+            )?;
+            let rows = stmt.query_map(params![id, oldest], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
+            })?;
+            for row in rows {
+                forgotten.push(row?);
+            }
+        }
+        for (tab, at) in forgotten {
+            texts::release(tx, &seen_owner(note_id, at, &tab), released)?;
+        }
     }
     Ok(())
 }

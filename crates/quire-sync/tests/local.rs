@@ -86,11 +86,14 @@ fn the_ledger_lists_the_same_drafts_from_a_store_written_before_its_columns() {
     assert_eq!(before[1].tab_label, None, "b's base was never seen");
     assert!(!before[1].has_pending_save);
 
-    // The store as the release before wrote it: schema 2, no ledger columns.
+    // The store as the release before wrote it: schema 2, no ledger columns (and no long
+    // texts apart: none is this long here).
     {
         let conn = rusqlite::Connection::open(&path).unwrap();
         conn.execute_batch(
-            "ALTER TABLE drafts DROP COLUMN last_error_json;
+            "DROP TABLE text_refs;
+             DROP TABLE texts;
+             ALTER TABLE drafts DROP COLUMN last_error_json;
              ALTER TABLE notes DROP COLUMN labels_json;
              PRAGMA user_version = 2;",
         )
@@ -242,4 +245,97 @@ fn the_tabs_of_recent_bases_are_kept_by_version() {
     );
     assert_eq!(tab_at(7), text("three"));
     assert_eq!(tab_at(newest), text("three"));
+}
+
+/// A long text (a 10 MiB tab) is written once however many rows hold it: the draft's base and
+/// the Note's base and the seen version share one, the person's text and the pending save's
+/// another; an acknowledged save writes no text; a text no row holds any more is deleted.
+#[test]
+fn long_texts_are_kept_once_and_come_back_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sync.db");
+    let a = note_id(0);
+    let long = |n: usize| format!("{n}: {}", "line of a long research log\n".repeat(4096));
+    let markdown = |s: String| Content(TabData::Markdown(s));
+    let note_at = |version: u64, text: String| {
+        let mut note = Note::new(a.clone(), "Log".to_owned());
+        note.version = Version(version);
+        note.tabs[0].data = TabData::Markdown(text);
+        note
+    };
+    let texts = |path: &std::path::Path| -> i64 {
+        rusqlite::Connection::open(path)
+            .unwrap()
+            .query_row("SELECT COUNT(*) FROM texts", [], |r| r.get(0))
+            .unwrap()
+    };
+    let mut d = draft(&a, "markdown", "", Some("k-1"));
+    d.base = markdown(long(0));
+    d.mine = markdown(long(1));
+    d.pending.as_mut().unwrap().content = markdown(long(1));
+    {
+        let mut store = LocalStore::open(&path).unwrap();
+        store
+            .apply(
+                &a,
+                &[
+                    &Persist::Base(Box::new(note_at(3, long(0)))),
+                    &Persist::Draft(Box::new(d.clone())),
+                ],
+            )
+            .unwrap();
+    }
+    assert_eq!(texts(&path), 2, "five places, two texts");
+
+    let mut store = LocalStore::open(&path).unwrap();
+    let loaded = store.load(&a).unwrap();
+    assert_eq!(loaded.base, Some(note_at(3, long(0))));
+    assert_eq!(loaded.drafts, vec![d]);
+    let tab = TabId::new("markdown");
+    assert_eq!(
+        store.tab_at(&a, &tab, Version(3)).unwrap(),
+        quire_sync::machine::BaseAt::Known(markdown(long(0)))
+    );
+
+    // The save is acknowledged: the base is the person's text, which is stored already.
+    store
+        .apply(
+            &a,
+            &[
+                &Persist::Base(Box::new(note_at(4, long(1)))),
+                &Persist::DropDraft(tab.clone()),
+            ],
+        )
+        .unwrap();
+    assert_eq!(texts(&path), 2, "version 3's text stays as seen");
+    assert_eq!(
+        store.tab_at(&a, &tab, Version(4)).unwrap(),
+        quire_sync::machine::BaseAt::Known(markdown(long(1)))
+    );
+
+    // Versions seen long ago are forgotten, and their texts with them.
+    let kept = quire_sync::local::SEEN_KEPT as usize;
+    for v in 5..(5 + kept as u64 + 10) {
+        store
+            .apply(
+                &a,
+                &[&Persist::Base(Box::new(note_at(v, long(v as usize))))],
+            )
+            .unwrap();
+    }
+    assert_eq!(texts(&path) as usize, kept, "one text a version kept");
+    let gone: i64 = rusqlite::Connection::open(&path)
+        .unwrap()
+        .query_row(
+            "SELECT COUNT(*) FROM texts WHERE body = ?1 OR body = ?2",
+            [long(0), long(1)],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(gone, 0);
+    let newest = 4 + kept as u64 + 10;
+    assert_eq!(
+        store.load(&a).unwrap().base,
+        Some(note_at(newest, long(newest as usize)))
+    );
 }
