@@ -6,16 +6,28 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The content of one editable tab (Markdown, Sheet or Slides).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[cfg_attr(
     feature = "ts",
     derive(ts_rs::TS),
     ts(as = "quire_model::ts::TabDataShape")
 )]
-#[serde(try_from = "RawContent", into = "RawContent")]
+#[serde(try_from = "RawContent")]
 pub struct Content(pub TabData);
 
-#[derive(Serialize, Deserialize)]
+/// As [`RawContent`], written from the content in place: no copy of a 10 MiB text (the local
+/// store writes drafts with every edit).
+impl Serialize for Content {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut raw = serializer.serialize_struct("RawContent", 2)?;
+        raw.serialize_field("type", &self.0.kind())?;
+        raw.serialize_field("data", &self.0.content())?;
+        raw.end()
+    }
+}
+
+#[derive(Deserialize)]
 struct RawContent {
     #[serde(rename = "type")]
     kind: TabKind,
@@ -26,15 +38,6 @@ impl TryFrom<RawContent> for Content {
     type Error = serde_json::Error;
     fn try_from(raw: RawContent) -> Result<Self, Self::Error> {
         Ok(Content(TabData::from_value(raw.kind, raw.data)?))
-    }
-}
-
-impl From<Content> for RawContent {
-    fn from(c: Content) -> Self {
-        RawContent {
-            kind: c.0.kind(),
-            data: c.0.to_value(),
-        }
     }
 }
 
@@ -126,4 +129,40 @@ fn text_splice(old: &str, new: &str) -> TextSplice {
 /// Whether the person edits this kind of tab as a whole (and so can hold a draft of it).
 pub fn is_editable(kind: TabKind) -> bool {
     matches!(kind, TabKind::Markdown | TabKind::Sheet | TabKind::Slides)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use serde_json::json;
+
+    /// Written in place, the wire form is the same as ever: `{"type", "data"}` with the tab's
+    /// own form as `data`, and it reads back as the same content.
+    #[test]
+    fn content_is_written_as_its_kind_and_data() {
+        let contents = [
+            (TabKind::Markdown, json!("# A title\n\ntext")),
+            (
+                TabKind::Sheet,
+                json!({"sheets": [{"id": "sheet-1", "name": "Sheet 1", "rows": [[1, "a", null], [-0.0]]}]}),
+            ),
+            (
+                TabKind::Slides,
+                json!({"slides": [{"id": "s-1", "title": "One", "body": "b", "notes": ""}]}),
+            ),
+        ];
+        for (kind, data) in contents {
+            let content = Content(TabData::from_value(kind, data).unwrap());
+            let written = serde_json::to_value(&content).unwrap();
+            assert_eq!(
+                written,
+                json!({"type": kind, "data": content.0.to_value()}),
+                "{kind:?}"
+            );
+            let text = serde_json::to_string(&content).unwrap();
+            assert_eq!(serde_json::from_str::<Content>(&text).unwrap(), content);
+        }
+    }
 }

@@ -296,7 +296,12 @@ impl LocalStore {
                 }
                 Persist::Draft(d) => {
                     let owner = draft_owner(note_id, d.tab_id.as_str());
-                    let json = texts::write(&tx, &owner, Prepared::new("draft", d.as_ref())?, &mut released)?;
+                    let json = texts::write(
+                        &tx,
+                        &owner,
+                        Prepared::new("draft", d.as_ref())?,
+                        &mut released,
+                    )?;
                     tx.prepare_cached(
                         "INSERT INTO drafts (note_id, tab_id, state, base_version, pending_key, updated_at,
                              draft_json, last_error_json)

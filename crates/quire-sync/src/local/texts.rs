@@ -217,7 +217,10 @@ mod tests {
             !prepared.json.contains("xxxxxxxx"),
             "the JSON holds no long string"
         );
-        assert!(prepared.json.contains("yyyyyyyy"), "one a byte shorter stays");
+        assert!(
+            prepared.json.contains("yyyyyyyy"),
+            "one a byte shorter stays"
+        );
 
         let conn = Connection::open_in_memory().unwrap();
         conn.execute_batch(super::super::TEXTS_SCHEMA).unwrap();
