@@ -41,8 +41,8 @@ fn main() -> anyhow::Result<()> {
             note_id: note_id.clone(),
             tab_id: TabId::new("markdown"),
             base_version: Version(3),
-            base: Content(TabData::Markdown(text.clone())),
-            mine: Content(TabData::Markdown(mine)),
+            base: Content::new(TabData::Markdown(text.clone())),
+            mine: Content::new(TabData::Markdown(mine)),
             pending: None,
             theirs: None,
             last_error: None,
@@ -80,7 +80,7 @@ fn main() -> anyhow::Result<()> {
             s,
             Event::Edited {
                 tab_id: TabId::new("markdown"),
-                content: Content(TabData::Markdown(mine)),
+                content: Content::new(TabData::Markdown(mine)),
                 now: Timestamp(i as i64),
             },
         );

@@ -4,6 +4,7 @@
 use quire_model::{Op, TabData, TabId, TabKind, TextSplice};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::sync::Arc;
 
 /// The content of one editable tab (Markdown, Sheet or Slides).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -13,7 +14,18 @@ use serde_json::Value;
     ts(as = "quire_model::ts::TabDataShape")
 )]
 #[serde(try_from = "RawContent")]
-pub struct Content(pub TabData);
+pub struct Content(pub Arc<TabData>);
+
+impl Content {
+    pub fn new(data: TabData) -> Self {
+        Content(Arc::new(data))
+    }
+
+    /// The tab data, taken out (a copy only if this content is shared).
+    pub fn into_data(self) -> TabData {
+        Arc::unwrap_or_clone(self.0)
+    }
+}
 
 /// As [`RawContent`], written from the content in place: no copy of a 10 MiB text (the local
 /// store writes drafts with every edit).
@@ -37,7 +49,7 @@ struct RawContent {
 impl TryFrom<RawContent> for Content {
     type Error = serde_json::Error;
     fn try_from(raw: RawContent) -> Result<Self, Self::Error> {
-        Ok(Content(TabData::from_value(raw.kind, raw.data)?))
+        Ok(Content::new(TabData::from_value(raw.kind, raw.data)?))
     }
 }
 
@@ -61,7 +73,7 @@ impl Content {
             return Err(ContentError::NotEditable(kind));
         }
         TabData::from_value(kind, data)
-            .map(Content)
+            .map(Content::new)
             .map_err(|e| ContentError::Malformed {
                 kind,
                 reason: e.to_string(),
@@ -73,7 +85,7 @@ impl Content {
     /// changed (a save then costs the change, not the text); otherwise [`Content::to_op`].
     /// The same contents give the same operation, so a resent save is the same request.
     pub fn to_op_from(&self, base: &Content, tab_id: &TabId) -> Op {
-        if let (TabData::Markdown(old), TabData::Markdown(new)) = (&base.0, &self.0)
+        if let (TabData::Markdown(old), TabData::Markdown(new)) = (&*base.0, &*self.0)
             && new.len() >= SPLICE_FROM
         {
             let splice = text_splice(old, new);
@@ -90,7 +102,7 @@ impl Content {
     /// The operation that makes `tab_id` hold this content: `replace_text` for Markdown,
     /// `replace_tab_data` with the whole tab for Sheets and Slides.
     pub fn to_op(&self, tab_id: &TabId) -> Op {
-        match &self.0 {
+        match &*self.0 {
             TabData::Markdown(text) => Op::ReplaceText {
                 tab_id: tab_id.clone(),
                 text: text.clone(),
@@ -154,7 +166,7 @@ mod tests {
             ),
         ];
         for (kind, data) in contents {
-            let content = Content(TabData::from_value(kind, data).unwrap());
+            let content = Content::new(TabData::from_value(kind, data).unwrap());
             let written = serde_json::to_value(&content).unwrap();
             assert_eq!(
                 written,

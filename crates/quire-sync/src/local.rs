@@ -518,7 +518,7 @@ fn remember(
         }
     }
     for tab in note.tabs.iter().filter(|t| is_editable(t.kind())) {
-        let content = Prepared::new("seen tab", &Content(tab.data.clone()))?;
+        let content = Prepared::new("seen tab", &Content::new(tab.data.clone()))?;
         let same = match last.remove(tab.id.as_str()) {
             Some((at, Some(json))) => {
                 json == content.json

@@ -23,7 +23,7 @@ pub enum TabMerge {
 
 impl TabMerge {
     pub fn of(base: &Content, mine: &Content, theirs: &Content) -> Result<Self, MergeError> {
-        match (&base.0, &mine.0, &theirs.0) {
+        match (&*base.0, &*mine.0, &*theirs.0) {
             (TabData::Markdown(o), TabData::Markdown(a), TabData::Markdown(b)) => {
                 Ok(TabMerge::Markdown(merge_text(o, a, b)))
             }
@@ -49,7 +49,7 @@ impl TabMerge {
 
     /// The merged content with one choice per clash.
     pub fn resolve(&self, choices: &[ClashChoice]) -> Result<Content, MergeError> {
-        Ok(Content(match self {
+        Ok(Content::new(match self {
             TabMerge::Markdown(m) => TabData::Markdown(m.resolve(choices)?),
             TabMerge::Sheet(m) => TabData::Sheet(m.resolve(choices)?),
             TabMerge::Slides(m) => TabData::Slides(m.resolve(choices)?),
@@ -69,7 +69,7 @@ impl TabMerge {
             TabMerge::Slides(m) => (TabData::Slides(m.apply(&refs)?), Vec::new()),
         };
         Ok(MergePreview {
-            content: Content(data),
+            content: Content::new(data),
             lines,
             undecided: picks.iter().filter(|p| p.is_none()).count(),
         })

@@ -52,11 +52,11 @@ fn without_sheet(mut n: Note) -> Note {
 }
 
 fn text(s: &str) -> Content {
-    Content(TabData::Markdown(s.to_owned()))
+    Content::new(TabData::Markdown(s.to_owned()))
 }
 
 fn cell(s: &str) -> Content {
-    Content(TabData::Sheet(SheetTab {
+    Content::new(TabData::Sheet(SheetTab {
         sheets: vec![Sheet {
             id: "s1".to_owned(),
             name: "Sheet 1".to_owned(),
@@ -1524,7 +1524,7 @@ fn typing_on_that_line_while_the_merge_is_saving_is_held_then_a_conflict() {
 #[test]
 fn a_sheet_merges_by_cell_and_the_same_cell_is_a_conflict() {
     let rows = |cells: &[&str]| {
-        Content(TabData::Sheet(SheetTab {
+        Content::new(TabData::Sheet(SheetTab {
             sheets: vec![Sheet {
                 id: "s1".to_owned(),
                 name: "Sheet 1".to_owned(),

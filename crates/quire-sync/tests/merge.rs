@@ -624,7 +624,7 @@ fn sheet_and_deck_previews_keep_mine_until_decided() {
     let mine = tab(vec![sheet("s1", json!([["mine", "B mine"]]))]);
     let theirs = tab(vec![sheet("s1", json!([["theirs", "B theirs"]]))]);
     let m = TabMerge::Sheet(merge_sheets(&base, &mine, &theirs));
-    let row = |p: &MergePreview| match &p.content.0 {
+    let row = |p: &MergePreview| match &*p.content.0 {
         TabData::Sheet(t) => serde_json::to_value(&t.sheets[0].rows).unwrap(),
         other => panic!("not a sheet: {other:?}"),
     };
@@ -644,7 +644,7 @@ fn sheet_and_deck_previews_keep_mine_until_decided() {
     let mine = deck(&[("b", "B")]); // deleted a
     let theirs = deck(&[("a", "A theirs"), ("b", "B")]);
     let m = TabMerge::Slides(merge_decks(&base, &mine, &theirs));
-    let titles = |p: &MergePreview| match &p.content.0 {
+    let titles = |p: &MergePreview| match &*p.content.0 {
         TabData::Slides(d) => d.slides.iter().map(|s| s.title.clone()).collect::<Vec<_>>(),
         other => panic!("not a deck: {other:?}"),
     };

@@ -147,7 +147,7 @@ async fn a_revert_under_a_draft_is_a_conflict_never_an_overwrite() {
     assert_eq!(conflict.base_version, agents);
     assert_eq!(conflict.theirs_version, result.version);
     assert_eq!(
-        conflict.theirs.map(|c| c.0),
+        conflict.theirs.map(|c| c.into_data()),
         Some(quire_model::TabData::Markdown("a\nb".into()))
     );
     engine.shutdown();

@@ -71,7 +71,7 @@ pub(super) fn reconcile(s: &mut NoteSync, fx: &mut Vec<Effect>) {
             .last_error
             .as_ref()
             .is_some_and(|e| e.kind == SyncErrorKind::Refused);
-        let Some(t) = server.tab(&tab_id).map(|t| Content(t.data.clone())) else {
+        let Some(t) = server.tab(&tab_id).map(|t| Content::new(t.data.clone())) else {
             // The tab is gone on the server: the person decides (only "take theirs" applies).
             mark_conflict(s, &tab_id, server.version, None, fx);
             continue;
@@ -121,7 +121,7 @@ pub(super) fn reconcile(s: &mut NoteSync, fx: &mut Vec<Effect>) {
         if d.theirs.is_none()
             && let Some(merged) = merge_data(&d.base.0, &d.mine.0, &t.0)
         {
-            merge_in(s, &tab_id, server.version, t, Content(merged), fx);
+            merge_in(s, &tab_id, server.version, t, Content::new(merged), fx);
             continue;
         }
         mark_conflict(s, &tab_id, server.version, Some(t), fx);
@@ -185,7 +185,7 @@ pub(super) fn merge_unseen(
     stages.drain(..stage);
     let editor = stages.first()?.editor.clone();
     let server = s.server.clone()?;
-    let on_server = server.tab(tab_id).map(|t| Content(t.data.clone()));
+    let on_server = server.tab(tab_id).map(|t| Content::new(t.data.clone()));
     let holds = match s.drafts.get(tab_id) {
         Some(d) => d.mine.clone(),
         None => on_server.clone()?,
@@ -194,7 +194,7 @@ pub(super) fn merge_unseen(
         if let Some(u) = s.unseen.get_mut(tab_id).and_then(|u| u.first_mut()) {
             u.editor = edit;
         }
-        return Some(Content(merged));
+        return Some(Content::new(merged));
     }
     match s.drafts.get_mut(tab_id) {
         Some(d) if d.pending.is_some() || on_server.as_ref() != Some(&d.mine) => {
@@ -251,7 +251,7 @@ fn judge_held(
     };
     match merge_data(&held.editor.0, &held.edit.0, &theirs.0) {
         Some(merged) => {
-            d.mine = Content(merged);
+            d.mine = Content::new(merged);
             d.base = theirs;
             d.base_version = version;
             if let Some(u) = s.unseen.get_mut(tab_id).and_then(|u| u.first_mut()) {
@@ -366,7 +366,7 @@ pub(super) fn on_version_fetched(s: &mut NoteSync, note: Note, fx: &mut Vec<Effe
     for tab_id in &waiting {
         if let Some(d) = s.drafts.get_mut(tab_id) {
             if let Some(t) = note.tab(tab_id).filter(|t| t.kind() == d.mine.kind()) {
-                d.base = Content(t.data.clone());
+                d.base = Content::new(t.data.clone());
             }
             d.base_missing = false;
         }
@@ -396,7 +396,7 @@ pub(super) fn base_refused(s: &mut NoteSync, version: Version, fx: &mut Vec<Effe
         if let Some(d) = s.drafts.get_mut(&tab_id) {
             d.base_missing = false;
         }
-        let theirs = server.tab(&tab_id).map(|t| Content(t.data.clone()));
+        let theirs = server.tab(&tab_id).map(|t| Content::new(t.data.clone()));
         mark_conflict(s, &tab_id, server.version, theirs, fx);
     }
 }

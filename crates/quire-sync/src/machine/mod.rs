@@ -209,7 +209,7 @@ impl NoteSync {
             return Some(d.held.as_ref().map_or(&d.mine, |h| &h.edit).clone());
         }
         let tab = self.server.as_ref()?.tab(tab_id)?;
-        Some(Content(tab.data.clone()))
+        Some(Content::new(tab.data.clone()))
     }
 
     fn new_key(&mut self) -> String {

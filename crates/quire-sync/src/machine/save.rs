@@ -74,7 +74,7 @@ pub(super) fn on_edit(
     let Some(tab) = server.tab(&tab_id) else {
         return;
     };
-    let current = Content(tab.data.clone());
+    let current = Content::new(tab.data.clone());
     // An edit made on a base older than this app's own save (it was typed while the save was on
     // the wire) already contains what was saved: nothing else changed the tab, so it is judged
     // against the server's state, not as a conflict with itself.
@@ -182,7 +182,7 @@ pub(super) fn on_saved(s: &mut NoteSync, tab_id: TabId, result: WriteResult, fx:
     {
         // CAS: the Note is exactly what we had plus this change.
         if let Some(tab) = server.tabs.iter_mut().find(|t| t.id == tab_id) {
-            tab.data = pending.content.0.clone();
+            tab.data = quire_model::TabData::clone(&pending.content.0);
         }
         server.version = result.version;
         fx.push(Effect::Persist(Persist::Base(Box::new(server.clone()))));
