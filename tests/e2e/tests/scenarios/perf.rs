@@ -25,7 +25,10 @@ const HUGE_SHEET: (usize, usize) = (50_000, 20);
 
 /// Edits the Markdown tab `n` times, each time: edit_tab + flush, then waits for the engine's
 /// `saved` event. The tab holds `line` repeated `repeat` times (see [`note_with_text`]); each
-/// edit types one more character at its end. Returns the milliseconds of each round trip.
+/// edit types one more character at its end. Returns the milliseconds of each round trip, and
+/// of its three parts (`edit_tab`, `flush`, then the wait for `saved`), and the milliseconds of
+/// `ipc_only` hand-overs of the same text that the engine refuses at once (a tab that does not
+/// exist): what carrying the text through the IPC costs by itself.
 const ACK_SCRIPT: &str = r#"
 const [note, n, line, repeat, done] = arguments;
 (async () => {
@@ -40,17 +43,32 @@ const [note, n, line, repeat, done] = arguments;
   });
   await T.invoke("plugin:event|listen", { event: "engine-event", target: { kind: "Any" }, handler });
   const times = [];
+  const parts = [[], [], []];
   let text = line.repeat(repeat);
+  const ipcOnly = [];
+  for (let i = 0; i < 5; i++) {
+    const t0 = performance.now();
+    const refused = await T.invoke("edit_tab", { noteId: note, tabId: "no-such-tab", content: text })
+      .then(() => false, () => true);
+    if (!refused) throw new Error("an edit of a tab that does not exist was taken");
+    ipcOnly.push(performance.now() - t0);
+  }
   for (let i = 0; i < n; i++) {
     text += i % 10 === 9 ? "\n" : "x";
     const saved = new Promise((resolve) => waiters.push(resolve));
     const t0 = performance.now();
     await T.invoke("edit_tab", { noteId: note, tabId: "markdown", content: text });
+    const t1 = performance.now();
     await T.invoke("flush", { noteId: note });
+    const t2 = performance.now();
     await saved;
-    times.push(performance.now() - t0);
+    const t3 = performance.now();
+    times.push(t3 - t0);
+    parts[0].push(t1 - t0);
+    parts[1].push(t2 - t1);
+    parts[2].push(t3 - t2);
   }
-  return times;
+  return { times, parts, ipcOnly };
 })().then(done, (e) => done({ error: String(e && e.message || JSON.stringify(e)) }));
 "#;
 
@@ -336,10 +354,19 @@ async fn keystroke_to_ack(app: &App, bytes: usize, edits: usize) -> Result<(Stri
         .await?
         .json()
         .clone();
-    let mut times: Vec<f64> =
-        serde_json::from_value(out.clone()).with_context(|| format!("the script failed: {out}"))?;
+    let figures = |key: &str| -> Result<Vec<f64>> {
+        let mut v: Vec<f64> = serde_json::from_value(out[key].clone())
+            .with_context(|| format!("the script failed: {out}"))?;
+        v.sort_by(f64::total_cmp);
+        Ok(v)
+    };
+    let times = figures("times")?;
     ensure!(times.len() == edits, "{} round trips", times.len());
-    times.sort_by(f64::total_cmp);
+    let p50_of = |part: usize| -> Result<f64> {
+        let mut v: Vec<f64> = serde_json::from_value(out["parts"][part].clone())?;
+        v.sort_by(f64::total_cmp);
+        Ok(percentile(&v, 0.50))
+    };
     let after = history_len(app, &note).await?;
     ensure!(
         after == before + edits,
@@ -352,6 +379,8 @@ async fn keystroke_to_ack(app: &App, bytes: usize, edits: usize) -> Result<(Stri
         "p50_ms": percentile(&times, 0.50),
         "p99_ms": percentile(&times, 0.99),
         "max_ms": times[times.len() - 1],
+        "p50_parts_ms": {"edit_tab": p50_of(0)?, "flush": p50_of(1)?, "saved": p50_of(2)?},
+        "ipc_only_p50_ms": percentile(&figures("ipcOnly")?, 0.50),
     });
     Ok((note, ack))
 }
