@@ -62,7 +62,7 @@ fn the_ledger_lists_the_same_drafts_from_a_store_written_before_its_columns() {
             .apply(
                 &a,
                 &[
-                    &Persist::Base(Box::new(base)),
+                    &Persist::Base(std::sync::Arc::new(base)),
                     &Persist::Draft(Box::new(failed.clone())),
                 ],
             )
@@ -128,7 +128,7 @@ fn what_is_written_comes_back_after_a_reopen() {
             .apply(
                 &a,
                 &[
-                    &Persist::Base(Box::new(base.clone())),
+                    &Persist::Base(std::sync::Arc::new(base.clone())),
                     &Persist::Draft(Box::new(d)),
                     &Persist::Outgoing(Box::new(out)),
                 ],
@@ -211,11 +211,15 @@ fn the_tabs_of_recent_bases_are_kept_by_version() {
     {
         let mut store = LocalStore::open(&path).unwrap();
         for n in [at(2, "one"), at(3, "one"), at(5, "two")] {
-            store.apply(&a, &[&Persist::Base(Box::new(n))]).unwrap();
+            store
+                .apply(&a, &[&Persist::Base(std::sync::Arc::new(n))])
+                .unwrap();
         }
         let mut gone = at(6, "two");
         gone.tabs.clear();
-        store.apply(&a, &[&Persist::Base(Box::new(gone))]).unwrap();
+        store
+            .apply(&a, &[&Persist::Base(std::sync::Arc::new(gone))])
+            .unwrap();
     }
     let store = LocalStore::open(&path).unwrap();
     let tab_at = |v: u64| store.tab_at(&a, &md, Version(v)).unwrap();
@@ -234,7 +238,7 @@ fn the_tabs_of_recent_bases_are_kept_by_version() {
     let newest = 6 + SEEN_KEPT as u64;
     for v in 7..=newest {
         store
-            .apply(&a, &[&Persist::Base(Box::new(at(v, "three")))])
+            .apply(&a, &[&Persist::Base(std::sync::Arc::new(at(v, "three")))])
             .unwrap();
     }
     let tab_at = |v: u64| store.tab_at(&a, &md, Version(v)).unwrap();
@@ -279,7 +283,7 @@ fn long_texts_are_kept_once_and_come_back_whole() {
             .apply(
                 &a,
                 &[
-                    &Persist::Base(Box::new(note_at(3, long(0)))),
+                    &Persist::Base(std::sync::Arc::new(note_at(3, long(0)))),
                     &Persist::Draft(Box::new(d.clone())),
                 ],
             )
@@ -302,7 +306,7 @@ fn long_texts_are_kept_once_and_come_back_whole() {
         .apply(
             &a,
             &[
-                &Persist::Base(Box::new(note_at(4, long(1)))),
+                &Persist::Base(std::sync::Arc::new(note_at(4, long(1)))),
                 &Persist::DropDraft(tab.clone()),
             ],
         )
@@ -319,7 +323,10 @@ fn long_texts_are_kept_once_and_come_back_whole() {
         store
             .apply(
                 &a,
-                &[&Persist::Base(Box::new(note_at(v, long(v as usize))))],
+                &[&Persist::Base(std::sync::Arc::new(note_at(
+                    v,
+                    long(v as usize),
+                )))],
             )
             .unwrap();
     }

@@ -569,7 +569,7 @@ impl Engine {
                     Ok(stored) => Some(stored.note),
                     Err(e) => {
                         tracing::debug!(note = %note_id, error = %e, "labels of a revert's clash");
-                        self.snapshot(note_id)?.sync.server.clone()
+                        self.snapshot(note_id)?.sync.server.as_deref().cloned()
                     }
                 };
                 let tabs = tab_ids

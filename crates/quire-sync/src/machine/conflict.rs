@@ -2,6 +2,8 @@
 //! did not touch and hands the person a conflict when it did; their decision; the base of an
 //! edit not known locally.
 
+use std::sync::Arc;
+
 use quire_model::merge::merge_data;
 use quire_model::{Note, TabId, Timestamp, Version};
 
@@ -15,9 +17,10 @@ pub(super) fn on_fetched(s: &mut NoteSync, note: Note, fx: &mut Vec<Effect>) {
     if s.guard().is_some_and(|g| note.version < g) {
         return; // Older than what we already hold.
     }
+    let note = Arc::new(note);
     let before = s.server.replace(note.clone());
-    if before.as_ref() != Some(&note) {
-        fx.push(Effect::Persist(Persist::Base(Box::new(note.clone()))));
+    if before.as_deref() != Some(&*note) {
+        fx.push(Effect::Persist(Persist::Base(note.clone())));
     }
     // Clean tabs follow the server at once.
     let changed: Vec<TabId> = note

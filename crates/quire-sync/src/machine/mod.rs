@@ -28,6 +28,7 @@ mod save;
 mod types;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
 use std::time::Duration;
 
 use quire_api::WriteResult;
@@ -58,7 +59,7 @@ pub struct NoteSync {
     pub note_id: NoteId,
     pub config: Config,
     /// The last server state seen; its version is the save guard.
-    pub server: Option<Note>,
+    pub server: Option<Arc<Note>>,
     pub drafts: BTreeMap<TabId, Draft>,
     pub outbox: VecDeque<Outgoing>,
     pub stats: Stats,
@@ -114,7 +115,7 @@ impl NoteSync {
         NoteSync {
             note_id,
             config,
-            server,
+            server: server.map(Arc::new),
             drafts: drafts.into_iter().map(|d| (d.tab_id.clone(), d)).collect(),
             outbox: outbox.into(),
             stats: Stats::default(),
@@ -572,7 +573,7 @@ fn on_local_store_failed(s: &mut NoteSync, dropped: Vec<Effect>, fx: &mut Vec<Ef
 /// Everything the local store holds for this Note, from this state.
 fn persist_all(s: &mut NoteSync, fx: &mut Vec<Effect>) {
     if let Some(server) = &s.server {
-        fx.push(Effect::Persist(Persist::Base(Box::new(server.clone()))));
+        fx.push(Effect::Persist(Persist::Base(server.clone())));
     }
     let tabs: Vec<TabId> = s.drafts.keys().cloned().collect();
     for tab_id in tabs {

@@ -2,7 +2,9 @@
 //! answers (committed, refused, rejected, no answer) and the offline marks.
 
 use quire_api::WriteResult;
-use quire_model::{TabId, Timestamp, Version};
+use std::sync::Arc;
+
+use quire_model::{Note, Tab, TabData, TabId, Timestamp, Version};
 
 use super::{
     BaseAt, Busy, Draft, Effect, NoteSync, Notice, PendingSave, Persist, SaveRequest, SyncError,
@@ -180,12 +182,29 @@ pub(super) fn on_saved(s: &mut NoteSync, tab_id: TabId, result: WriteResult, fx:
     if let Some(server) = &mut s.server
         && result.version > server.version
     {
-        // CAS: the Note is exactly what we had plus this change.
-        if let Some(tab) = server.tabs.iter_mut().find(|t| t.id == tab_id) {
-            tab.data = quire_model::TabData::clone(&pending.content.0);
-        }
-        server.version = result.version;
-        fx.push(Effect::Persist(Persist::Base(Box::new(server.clone()))));
+        // CAS: the Note is exactly what we had plus this change. Made anew (the Note held is
+        // shared with snapshots): the other tabs copied, this one's content once.
+        let saved = Arc::new(Note {
+            id: server.id.clone(),
+            title: server.title.clone(),
+            version: result.version,
+            tabs: server
+                .tabs
+                .iter()
+                .map(|t| Tab {
+                    id: t.id.clone(),
+                    label: t.label.clone(),
+                    data: if t.id == tab_id {
+                        TabData::clone(&pending.content.0)
+                    } else {
+                        t.data.clone()
+                    },
+                })
+                .collect(),
+            seq: server.seq,
+        });
+        *server = saved.clone();
+        fx.push(Effect::Persist(Persist::Base(saved)));
     }
     fx.push(Effect::Notify(Notice::TabSaved {
         tab_id: tab_id.clone(),

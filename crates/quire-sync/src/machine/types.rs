@@ -1,6 +1,7 @@
 //! The machine's vocabulary: its tunables, what it holds per tab, the events it is given and the
 //! effects it asks for.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use quire_api::WriteResult;
@@ -337,7 +338,7 @@ pub enum Effect {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Persist {
-    Base(Box<Note>),
+    Base(Arc<Note>),
     Draft(Box<Draft>),
     DropDraft(TabId),
     /// Keep a discarded draft for good (take theirs, or an explicit discard).
