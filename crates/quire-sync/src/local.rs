@@ -103,8 +103,12 @@ UPDATE notes SET labels_json = (
 /// inline and are read as they are.
 const TEXTS_SCHEMA: &str = r#"
 CREATE TABLE texts (
-    key  TEXT PRIMARY KEY,
-    body TEXT NOT NULL
+    key     TEXT PRIMARY KEY,
+    body    TEXT NOT NULL,
+    base    TEXT,
+    at      INTEGER,
+    removed INTEGER,
+    depth   INTEGER NOT NULL
 );
 CREATE TABLE text_refs (
     owner   TEXT NOT NULL,
@@ -165,6 +169,8 @@ pub struct ArchivedDraft {
 
 pub struct LocalStore {
     conn: Connection,
+    /// What the next long text is made from (see `texts.rs`).
+    recent: texts::Recent,
 }
 
 fn corrupt(what: &'static str) -> impl FnOnce(serde_json::Error) -> LocalError {
@@ -185,7 +191,10 @@ impl LocalStore {
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "FULL")?;
-        let mut store = LocalStore { conn };
+        let mut store = LocalStore {
+            conn,
+            recent: texts::Recent::default(),
+        };
         store.migrate()?;
         Ok(store)
     }
@@ -277,7 +286,13 @@ impl LocalStore {
                         .map(|t| (t.id.as_str(), t.label.as_str()))
                         .collect();
                     let base = Prepared::new("base", note.as_ref())?;
-                    let base = texts::write(&tx, &base_owner(note_id), base, &mut released)?;
+                    let base = texts::write(
+                        &tx,
+                        &base_owner(note_id),
+                        base,
+                        &mut released,
+                        &mut self.recent,
+                    )?;
                     tx.prepare_cached(
                         "INSERT INTO notes (note_id, guard, base_json, title, labels_json)
                          VALUES (?1, ?2, ?3, ?4, ?5)
@@ -292,7 +307,7 @@ impl LocalStore {
                         note.title,
                         to_json("base", &labels)?
                     ])?;
-                    remember(&tx, note_id, note, &mut released)?;
+                    remember(&tx, note_id, note, &mut released, &mut self.recent)?;
                 }
                 Persist::Draft(d) => {
                     let owner = draft_owner(note_id, d.tab_id.as_str());
@@ -301,6 +316,7 @@ impl LocalStore {
                         &owner,
                         Prepared::new("draft", d.as_ref())?,
                         &mut released,
+                        &mut self.recent,
                     )?;
                     tx.prepare_cached(
                         "INSERT INTO drafts (note_id, tab_id, state, base_version, pending_key, updated_at,
@@ -494,6 +510,7 @@ fn remember(
     note_id: &NoteId,
     note: &Note,
     released: &mut Vec<String>,
+    recent: &mut texts::Recent,
 ) -> Result<()> {
     let id = note_id.as_str();
     let version = note.version.0 as i64;
@@ -528,7 +545,7 @@ fn remember(
         };
         if !same {
             let owner = seen_owner(note_id, version, tab.id.as_str());
-            let json = texts::write(tx, &owner, content, released)?;
+            let json = texts::write(tx, &owner, content, released, recent)?;
             tx.prepare_cached(
                 "INSERT INTO seen_tabs (note_id, tab_id, version, content_json) VALUES (?1, ?2, ?3, ?4)",
             )?

@@ -8,8 +8,16 @@
 //! in a 10 MiB tab then writes the new text once, not five times, and its acknowledgement writes
 //! no text at all. A text no owner holds any more is deleted in the same transaction.
 //!
+//! A new text that differs a little from one written or read lately ([`Recent`]) is kept as
+//! that text and a splice (`base`, `at`, `removed`, and what it inserts as `body`), at most
+//! [`MAX_DEPTH`] splices from a whole text: a keystroke writes the keystroke, and the newest
+//! versions seen of a long tab cost their changes, not their size. A text made from another
+//! holds it (an owner `text:<key>`). Each text read back is checked against its key.
+//!
 //! Rows written before (schema 3 and older) hold their strings inline and own no text; they are
 //! read as they are.
+
+use std::collections::VecDeque;
 
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
@@ -21,6 +29,50 @@ use super::{LocalError, Result, corrupt};
 
 /// Strings this long or longer are kept in `texts`.
 pub const TEXT_OUT_MIN: usize = 64 * 1024;
+
+/// At most this many splices between a text and the whole text it is made from.
+pub const MAX_DEPTH: i64 = 16;
+
+/// How many texts [`Recent`] keeps.
+const RECENT_KEPT: usize = 3;
+
+/// The texts written lately, whole, with their depth: what the next text is made from.
+#[derive(Default)]
+pub struct Recent(VecDeque<(String, String, i64)>);
+
+impl Recent {
+    fn put(&mut self, key: String, text: String, depth: i64) {
+        self.0.retain(|(k, _, _)| *k != key);
+        self.0.push_front((key, text, depth));
+        self.0.truncate(RECENT_KEPT);
+    }
+}
+
+/// The splice that makes `new` from `old`: (byte offset, bytes removed, text inserted), on
+/// character boundaries.
+fn splice_between<'a>(old: &str, new: &'a str) -> (usize, usize, &'a str) {
+    let (a, b) = (old.as_bytes(), new.as_bytes());
+    let mut prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    while !new.is_char_boundary(prefix) {
+        prefix -= 1;
+    }
+    let room = a.len().min(b.len()) - prefix;
+    let mut suffix = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take(room)
+        .take_while(|(x, y)| x == y)
+        .count();
+    while !new.is_char_boundary(b.len() - suffix) || !old.is_char_boundary(a.len() - suffix) {
+        suffix -= 1;
+    }
+    (
+        prefix,
+        a.len() - suffix - prefix,
+        &new[prefix..b.len() - suffix],
+    )
+}
 
 /// A value as it is written: its JSON without the long strings, and each of those with where it
 /// goes and its key.
@@ -106,27 +158,61 @@ fn take_long_strings(value: &mut Value, pointer: &mut String, out: &mut Vec<(Str
 }
 
 /// Makes `prepared`'s texts `owner`'s, in place of those it held (their keys go to `released`),
-/// writing each text not stored yet. Returns the JSON to store in the owner's row.
+/// writing each text not stored yet (made from a [`Recent`] one where that is smaller). Returns
+/// the JSON to store in the owner's row.
 pub fn write(
     conn: &Connection,
     owner: &str,
     prepared: Prepared,
     released: &mut Vec<String>,
+    recent: &mut Recent,
 ) -> Result<String> {
     release(conn, owner, released)?;
     for text in prepared.texts {
-        let stored = conn
-            .prepare_cached("SELECT 1 FROM texts WHERE key = ?1")?
-            .query_row([&text.key], |_| Ok(()))
+        let depth: Option<i64> = conn
+            .prepare_cached("SELECT depth FROM texts WHERE key = ?1")?
+            .query_row([&text.key], |r| r.get(0))
             .optional()?;
-        if stored.is_none() {
-            conn.prepare_cached("INSERT INTO texts (key, body) VALUES (?1, ?2)")?
-                .execute(params![text.key, text.body])?;
-        }
+        let depth = match depth {
+            Some(depth) => depth,
+            None => insert(conn, &text.key, &text.body, recent)?,
+        };
         conn.prepare_cached("INSERT INTO text_refs (owner, pointer, key) VALUES (?1, ?2, ?3)")?
             .execute(params![owner, text.pointer, text.key])?;
+        recent.put(text.key, text.body, depth);
     }
     Ok(prepared.json)
+}
+
+/// Stores `body` under `key`: as a splice of the [`Recent`] text it differs least from, when
+/// that is under half its size and the chain stays within [`MAX_DEPTH`]; whole otherwise.
+/// Returns its depth.
+fn insert(conn: &Connection, key: &str, body: &str, recent: &Recent) -> Result<i64> {
+    let best = recent
+        .0
+        .iter()
+        .filter(|(_, _, depth)| *depth < MAX_DEPTH)
+        .map(|(from, old, depth)| (from, depth, splice_between(old, body)))
+        .min_by_key(|(_, _, (_, removed, inserted))| removed + inserted.len());
+    if let Some((from, depth, (at, removed, inserted))) = best
+        && (removed + inserted.len()) * 2 < body.len()
+    {
+        conn.prepare_cached(
+            "INSERT INTO texts (key, body, base, at, removed, depth) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )?
+        .execute(params![key, inserted, from, at as i64, removed as i64, depth + 1])?;
+        conn.prepare_cached("INSERT INTO text_refs (owner, pointer, key) VALUES (?1, '', ?2)")?
+            .execute(params![text_owner(key), from])?;
+        return Ok(depth + 1);
+    }
+    conn.prepare_cached("INSERT INTO texts (key, body, depth) VALUES (?1, ?2, 0)")?
+        .execute(params![key, body])?;
+    Ok(0)
+}
+
+/// The owner that a text made from another is: it holds that other text.
+fn text_owner(key: &str) -> String {
+    format!("text:{key}")
 }
 
 /// `owner` holds no text any more (its row is gone or rewritten); the keys it held go to
@@ -140,16 +226,25 @@ pub fn release(conn: &Connection, owner: &str, released: &mut Vec<String>) -> Re
     Ok(())
 }
 
-/// Deletes the texts among `released` that no owner holds.
+/// Deletes the texts among `released` that no owner holds, then the texts those were made from
+/// that nothing holds any more, and so on.
 pub fn collect(conn: &Connection, mut released: Vec<String>) -> Result<()> {
-    released.sort();
-    released.dedup();
-    for key in released {
-        conn.prepare_cached(
-            "DELETE FROM texts WHERE key = ?1
-             AND NOT EXISTS (SELECT 1 FROM text_refs WHERE key = ?1)",
-        )?
-        .execute([key])?;
+    while !released.is_empty() {
+        released.sort();
+        released.dedup();
+        let mut next = Vec::new();
+        for key in released {
+            let deleted = conn
+                .prepare_cached(
+                    "DELETE FROM texts WHERE key = ?1
+                     AND NOT EXISTS (SELECT 1 FROM text_refs WHERE key = ?1)",
+                )?
+                .execute([&key])?;
+            if deleted > 0 {
+                release(conn, &text_owner(&key), &mut next)?;
+            }
+        }
+        released = next;
     }
     Ok(())
 }
@@ -176,18 +271,56 @@ pub fn read<T: DeserializeOwned>(
     }
     let mut value: Value = serde_json::from_str(json).map_err(corrupt(what))?;
     for (pointer, key) in refs {
-        let body: Option<String> = conn
-            .prepare_cached("SELECT body FROM texts WHERE key = ?1")?
-            .query_row([&key], |r| r.get(0))
-            .optional()?;
-        let missing = |reason: String| LocalError::Corrupt { what, reason };
-        let body = body.ok_or_else(|| missing(format!("text {key} is missing")))?;
+        let body = text(conn, what, &key)?;
         let slot = value
             .pointer_mut(&pointer)
-            .ok_or_else(|| missing(format!("no place {pointer:?} for text {key}")))?;
+            .ok_or_else(|| LocalError::Corrupt {
+                what,
+                reason: format!("no place {pointer:?} for text {key}"),
+            })?;
         *slot = Value::String(body);
     }
     serde_json::from_value(value).map_err(corrupt(what))
+}
+
+/// The text stored under `key`, made whole, checked against its key.
+fn text(conn: &Connection, what: &'static str, key: &str) -> Result<String> {
+    let corrupt = |reason: String| LocalError::Corrupt { what, reason };
+    // From `key` back to a whole text: each row's splice, newest first.
+    let mut splices = Vec::new();
+    let mut at_key = key.to_owned();
+    let whole = loop {
+        type Row = (String, Option<String>, Option<i64>, Option<i64>);
+        let row: Option<Row> = conn
+            .prepare_cached("SELECT body, base, at, removed FROM texts WHERE key = ?1")?
+            .query_row([&at_key], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })
+            .optional()?;
+        match row.ok_or_else(|| corrupt(format!("text {at_key} is missing")))? {
+            (body, None, _, _) => break body,
+            (inserted, Some(base), Some(at), Some(removed)) => {
+                splices.push((at, removed, inserted));
+                if splices.len() as i64 > MAX_DEPTH {
+                    return Err(corrupt(format!("text {key} is made of too many splices")));
+                }
+                at_key = base;
+            }
+            _ => return Err(corrupt(format!("text {at_key} has no splice"))),
+        }
+    };
+    let mut text = whole;
+    for (at, removed, inserted) in splices.into_iter().rev() {
+        let (at, end) = (at as usize, (at + removed) as usize);
+        if end > text.len() || !text.is_char_boundary(at) || !text.is_char_boundary(end) {
+            return Err(corrupt(format!("text {key}: a splice out of its text")));
+        }
+        text.replace_range(at..end, &inserted);
+    }
+    if key_of(&text) != key {
+        return Err(corrupt(format!("text {key} does not read back as stored")));
+    }
+    Ok(text)
 }
 
 #[cfg(test)]
@@ -225,7 +358,8 @@ mod tests {
         let conn = Connection::open_in_memory().unwrap();
         conn.execute_batch(super::super::TEXTS_SCHEMA).unwrap();
         let mut released = Vec::new();
-        let json = write(&conn, "o", prepared, &mut released).unwrap();
+        let mut recent = Recent::default();
+        let json = write(&conn, "o", prepared, &mut released, &mut recent).unwrap();
         assert!(released.is_empty());
         let count = |table: &str| -> i64 {
             conn.query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0))
@@ -236,7 +370,7 @@ mod tests {
 
         // Another owner of the same text: still one; the text goes with its last owner.
         let other = Prepared::new("test", &json!({"t": long})).unwrap();
-        write(&conn, "p", other, &mut released).unwrap();
+        write(&conn, "p", other, &mut released, &mut recent).unwrap();
         assert_eq!(count("texts"), 1);
         release(&conn, "o", &mut released).unwrap();
         collect(&conn, std::mem::take(&mut released)).unwrap();
@@ -245,5 +379,105 @@ mod tests {
         collect(&conn, released).unwrap();
         assert_eq!(count("texts"), 0);
         assert_eq!(count("text_refs"), 0);
+    }
+
+    fn store() -> Connection {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(super::super::TEXTS_SCHEMA).unwrap();
+        conn
+    }
+
+    /// Writes `text` as all that owner `o` holds, and collects what that releases.
+    fn hold(conn: &Connection, recent: &mut Recent, text: &str) -> String {
+        let mut released = Vec::new();
+        let prepared = Prepared::new("test", &json!({ "t": text })).unwrap();
+        let json = write(conn, "o", prepared, &mut released, recent).unwrap();
+        collect(conn, released).unwrap();
+        json
+    }
+
+    fn stats(conn: &Connection) -> (i64, i64, i64) {
+        conn.query_row(
+            "SELECT COUNT(*), COUNT(*) FILTER (WHERE base IS NULL), COALESCE(MAX(depth), 0)
+             FROM texts",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_text_close_to_a_recent_one_is_kept_as_its_splice_and_goes_with_its_last_holder() {
+        let conn = store();
+        let mut recent = Recent::default();
+        // Two-byte characters: every splice must fall between characters.
+        let mut text: Vec<char> = "é".repeat(TEXT_OUT_MIN).chars().collect();
+        let as_string = |t: &Vec<char>| t.iter().collect::<String>();
+        hold(&conn, &mut recent, &as_string(&text));
+        let mut deepest = 0;
+        for i in 0..(MAX_DEPTH as usize + 3) {
+            text[100 + 7 * i] = 'ê';
+            let json = hold(&conn, &mut recent, &as_string(&text));
+            let back: Value = read(&conn, "test", "o", &json).unwrap();
+            assert_eq!(back["t"], as_string(&text), "edit {i}");
+            let (rows, whole, depth) = stats(&conn);
+            deepest = deepest.max(depth);
+            if (i as i64) < MAX_DEPTH {
+                // Each text holds the one it is made from, down to the whole one.
+                assert_eq!((rows, whole, depth), (i as i64 + 2, 1, i as i64 + 1));
+            }
+        }
+        assert_eq!(deepest, MAX_DEPTH, "never more splices than {MAX_DEPTH}");
+        assert_eq!(
+            stats(&conn),
+            (1, 1, 0),
+            "once every recent text is {MAX_DEPTH} splices deep, a whole text, and the chain goes"
+        );
+        let inserted: i64 = conn
+            .query_row(
+                "SELECT COALESCE(MAX(length(body)), 0) FROM texts WHERE base IS NOT NULL",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(inserted, 0);
+        hold(&conn, &mut recent, &format!("{}x", as_string(&text)));
+        let inserted: i64 = conn
+            .query_row(
+                "SELECT MAX(length(body)) FROM texts WHERE base IS NOT NULL",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(inserted, 1, "a splice holds its change");
+
+        // The text's last holder lets go: it goes, and so does every text it was made from.
+        let mut released = Vec::new();
+        release(&conn, "o", &mut released).unwrap();
+        collect(&conn, released).unwrap();
+        assert_eq!(stats(&conn).0, 0);
+        let refs: i64 = conn
+            .query_row("SELECT COUNT(*) FROM text_refs", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(refs, 0);
+    }
+
+    #[test]
+    fn a_text_that_does_not_read_back_as_stored_is_refused() {
+        let conn = store();
+        let mut recent = Recent::default();
+        let text = "a line of text\n".repeat(TEXT_OUT_MIN / 8);
+        hold(&conn, &mut recent, &text);
+        let json = hold(&conn, &mut recent, &format!("{text}one more"));
+        conn.execute(
+            "UPDATE texts SET body = 'one mode' WHERE base IS NOT NULL",
+            [],
+        )
+        .unwrap();
+        let err = read::<Value>(&conn, "test", "o", &json).unwrap_err();
+        assert!(
+            err.to_string().contains("does not read back as stored"),
+            "{err}"
+        );
     }
 }
