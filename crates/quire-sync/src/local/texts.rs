@@ -127,12 +127,14 @@ fn key_of(text: &str) -> String {
     )
 }
 
-/// Moves every string of [`TEXT_OUT_MIN`] bytes or more out of `value` (leaving an empty
-/// string), with its JSON Pointer.
+/// Moves every string of [`TEXT_OUT_MIN`] bytes or more out of `value`, with its JSON Pointer.
+/// It leaves `null`, not an empty string: a release of the app from before these texts reads such
+/// a row as corrupt (and says so), never as a tab emptied.
 fn take_long_strings(value: &mut Value, pointer: &mut String, out: &mut Vec<(String, String)>) {
     match value {
         Value::String(s) if s.len() >= TEXT_OUT_MIN => {
             out.push((pointer.clone(), std::mem::take(s)));
+            *value = Value::Null;
         }
         Value::Array(items) => {
             for (i, item) in items.iter_mut().enumerate() {
@@ -353,6 +355,12 @@ mod tests {
         assert!(
             prepared.json.contains("yyyyyyyy"),
             "one a byte shorter stays"
+        );
+        let written: Value = serde_json::from_str(&prepared.json).unwrap();
+        assert_eq!(
+            written["a/b~c"][1],
+            Value::Null,
+            "a text taken out leaves null"
         );
 
         let conn = Connection::open_in_memory().unwrap();
