@@ -43,6 +43,7 @@ const COMMANDS: &[&str] = &[
     "note_status",
     "tab_view",
     "edit_tab",
+    "hand_over",
     "flush",
     "retry",
     "conflict",

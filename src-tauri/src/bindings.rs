@@ -21,6 +21,8 @@ fn export_all(cfg: &Config) -> Result<(), ts_rs::ExportError> {
     q::engine::TabViewShape::export_all(cfg)?;
     q::NoteStatus::export_all(cfg)?;
     q::TabStatus::export_all(cfg)?;
+    q::engine::Taken::export_all(cfg)?;
+    q::engine::TextChange::export_all(cfg)?;
     q::engine::ConflictView::export_all(cfg)?;
     q::ConflictChoice::export_all(cfg)?;
     q::DraftPolicy::export_all(cfg)?;

@@ -16,7 +16,8 @@ use quire_api::{AgentAccess, Scope, SearchHit, TrashedNote, VersionInfo, WriteRe
 use quire_model::{Note, NoteId, NoteSummary, Op, TabId, Version};
 use quire_sync::{
     ArchivedDraft, ClashChoice, ConflictChoice, DraftPolicy, EngineError, LedgerEntry,
-    MergePreview, NoteStatus, NoteView, TabStatus, TabView, WriteOutcome, engine::ConflictView,
+    MergePreview, NoteStatus, NoteView, TabStatus, TabView, WriteOutcome,
+    engine::{ConflictView, HandOver, Taken, TextChange},
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -432,6 +433,41 @@ pub async fn edit_tab(
         }
         None => engine.edit_tab(&note_id, &tab_id, content).await?,
     })
+}
+
+/// An editor's edit as `Engine::hand_over` takes it: `content`, the tab's whole content, or
+/// `change`, what changed in a Markdown text since the text this editor handed over last (named
+/// by the token that hand-over returned; refused as `change_refused` when it is not the newest,
+/// and the editor then hands the whole text over). One of the two. `base_version` as for
+/// `edit_tab`.
+#[tauri::command]
+pub async fn hand_over(
+    backend: State<'_, BackendReady>,
+    note_id: String,
+    tab_id: String,
+    content: Option<Value>,
+    change: Option<TextChange>,
+    base_version: Option<Value>,
+) -> Result<Taken> {
+    let backend = backend.wait().await?;
+    let (note_id, tab_id) = (self::note_id(&note_id)?, self::tab_id(&tab_id)?);
+    let edit = match (content, change) {
+        (Some(content), None) => HandOver::Whole(content),
+        (None, Some(change)) => HandOver::Change(change),
+        _ => {
+            return Err(invalid(
+                "content, change: give the whole content or the change, one of the two".to_owned(),
+            ));
+        }
+    };
+    let base = base_version
+        .filter(|v| !v.is_null())
+        .map(self::version)
+        .transpose()?;
+    Ok(backend
+        .engine()
+        .hand_over(&note_id, &tab_id, edit, base)
+        .await?)
 }
 
 #[tauri::command]

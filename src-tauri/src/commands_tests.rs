@@ -292,6 +292,54 @@ fn a_new_note_edited_is_saved_as_the_next_version() {
     app.stop();
 }
 
+/// `hand_over` takes the whole content or a change on the text it took last (named by the token
+/// it returned); a change on an older one is refused as `change_refused`, and a call with both
+/// or neither is an invalid argument naming them.
+#[test]
+fn hand_over_takes_a_text_then_its_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = Fixture::start(dir.path());
+    let note = app.ok("create_note", json!({"title": "Log"}))["note_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let whole = app.ok(
+        "hand_over",
+        json!({"noteId": note, "tabId": "markdown", "content": "# Log\n", "change": null, "baseVersion": 1}),
+    );
+    assert_eq!(whole["status"]["tab_id"], "markdown");
+    let token = whole["token"].as_u64().unwrap();
+    let change = |after: u64, at: usize, insert: &str| {
+        json!({"noteId": note, "tabId": "markdown", "content": null, "baseVersion": 1,
+               "change": {"after": after, "at": at, "removed": 0, "insert": insert}})
+    };
+    let next = app.ok("hand_over", change(token, 6, "first line\n"));
+    let refused = app.err("hand_over", change(token, 0, "stale"));
+    assert_eq!(refused["code"], "change_refused", "{refused}");
+    app.ok(
+        "hand_over",
+        change(next["token"].as_u64().unwrap(), 0, "A "),
+    );
+    app.ok("flush", json!({"noteId": note}));
+    app.wait_event("the save", |e| e["kind"] == "saved" && e["note_id"] == note);
+    let tab = app.ok("tab_view", json!({"noteId": note, "tabId": "markdown"}));
+    assert_eq!(tab["data"], "A # Log\nfirst line\n");
+
+    for args in [
+        json!({"noteId": note, "tabId": "markdown", "content": "x",
+               "change": {"after": 0, "at": 0, "removed": 0, "insert": ""}}),
+        json!({"noteId": note, "tabId": "markdown", "content": null, "change": null}),
+    ] {
+        let e = app.err("hand_over", args);
+        assert_eq!(e["code"], "invalid_argument", "{e}");
+        assert!(
+            e["message"].as_str().unwrap().contains("content, change"),
+            "{e}"
+        );
+    }
+    app.stop();
+}
+
 /// Delete Note moves the Note to the trash (the list leaves it out, the trash lists it), the
 /// Undo toast's undelete brings it back, and Empty trash erases it for good.
 #[test]

@@ -54,6 +54,8 @@ import type {
   SearchHit,
   Settings,
   TabStatus,
+  Taken,
+  TextChange,
   TabView,
   TransferProgress,
   TransferSummary,
@@ -182,6 +184,29 @@ export const editTab = (
   content: unknown,
   baseVersion?: number,
 ): Promise<TabStatus> => invoke("edit_tab", { noteId, tabId, content, baseVersion: baseVersion ?? null });
+
+/**
+ * Hands an editor's edit over as `edit_tab` does, and returns a token: the next edit can then be
+ * handed over as what changed since this one (`handOverChange`), not as the whole text.
+ */
+export const handOver = (
+  noteId: string,
+  tabId: string,
+  content: unknown,
+  baseVersion?: number,
+): Promise<Taken> => invoke("hand_over", { noteId, tabId, content, change: null, baseVersion: baseVersion ?? null });
+
+/**
+ * What changed in a Markdown text since the hand-over whose token is `change.after`. Refused
+ * (`change_refused`, nothing taken) when that is not the text the engine took last from this
+ * editor: hand the whole text over then.
+ */
+export const handOverChange = (
+  noteId: string,
+  tabId: string,
+  change: TextChange,
+  baseVersion?: number,
+): Promise<Taken> => invoke("hand_over", { noteId, tabId, content: null, change, baseVersion: baseVersion ?? null });
 
 /** Saves every dirty tab of the Note now, skipping the debounce. */
 export const flush = (noteId: string): Promise<NoteStatus> => invoke("flush", { noteId });

@@ -44,6 +44,10 @@ let histories: Record<string, VersionInfo[]> = {};
 let listed: { id: string; title: string; version: number; updated_at: string; agent_access: boolean }[] = [];
 let drafts: LedgerEntry[] = [];
 let editStatus: TabStatus = status("markdown");
+/** The engine's side of `hand_over`: the text it took last and its token; refuses when set. */
+let engineText = "";
+let tokens = 0;
+let refuseChanges = false;
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -55,11 +59,26 @@ beforeEach(() => {
   listed = [];
   drafts = [];
   editStatus = status("markdown");
+  engineText = "";
+  refuseChanges = false;
   mockIPC((cmd, args) => {
     calls.push({ cmd, args: (args ?? {}) as Record<string, unknown> });
     switch (cmd) {
       case "edit_tab":
         return editStatus;
+      case "hand_over": {
+        const a = args as { content: string | null; change: { after: number; at: number; removed: number; insert: string } | null };
+        if (a.change) {
+          if (refuseChanges || a.change.after !== tokens) {
+            throw { code: "change_refused", message: "change refused" };
+          }
+          const c = a.change;
+          engineText = engineText.slice(0, c.at) + c.insert + engineText.slice(c.at + c.removed);
+        } else {
+          engineText = a.content ?? "";
+        }
+        return { status: editStatus, token: ++tokens };
+      }
       case "open_note":
         return server;
       case "history":
@@ -286,6 +305,44 @@ describe("the Notes list marks Notes an agent changed since the person saw them"
     await refreshNotes();
     await vi.advanceTimersByTimeAsync(1);
     expect(app.get().agentChanged[a]).toBeUndefined();
+  });
+});
+
+describe("a long text goes over as what changed", () => {
+  const long = "a line of a long research log\n".repeat(20_000);
+  const handOvers = () =>
+    calls
+      .filter((c) => c.cmd === "hand_over")
+      .map((c) => (c.args.change ? "change" : "whole"));
+
+  it("hands the text over whole once, then only what changed, and the engine has the text", async () => {
+    contentFor("markdown");
+    localEdit("markdown", () => long, long.length);
+    await vi.advanceTimersByTimeAsync(1000);
+    const typed = long.slice(0, 40) + "typed" + long.slice(40);
+    localEdit("markdown", () => typed, typed.length);
+    await vi.advanceTimersByTimeAsync(1000);
+    const more = typed + "the end";
+    localEdit("markdown", () => more, more.length);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(handOvers()).toEqual(["whole", "change", "change"]);
+    expect(editCalls()).toEqual([]);
+    const change = calls.filter((c) => c.cmd === "hand_over")[1]?.args.change;
+    expect(change).toEqual({ after: 1, at: 40, removed: 0, insert: "typed" });
+    expect(calls.filter((c) => c.cmd === "hand_over")[1]?.args.baseVersion).toBe(3);
+    expect(engineText).toBe(more);
+  });
+
+  it("hands the whole text over when the engine refuses a change", async () => {
+    contentFor("markdown");
+    localEdit("markdown", () => long, long.length);
+    await vi.advanceTimersByTimeAsync(1000);
+    refuseChanges = true;
+    const typed = `${long}!`;
+    localEdit("markdown", () => typed, typed.length);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(handOvers()).toEqual(["whole", "change", "whole"]);
+    expect(engineText).toBe(typed);
   });
 });
 

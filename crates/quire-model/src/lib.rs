@@ -6,6 +6,7 @@
 mod apply;
 mod author;
 mod bounds;
+pub mod bytes;
 mod error;
 mod ids;
 pub mod merge;

@@ -552,44 +552,7 @@ impl EndsCache {
     }
 }
 
-/// How many bytes `a` and `b` share at their start: compared in blocks (`memcmp`), large ones
-/// then small ones, then byte by byte within the first small block that differs.
-pub fn common_prefix(a: &[u8], b: &[u8]) -> usize {
-    let most = a.len().min(b.len());
-    let mut at = 0;
-    // Big blocks first (few `memcmp` calls over a long shared start), then small ones.
-    for block in BLOCKS {
-        while at + block <= most && a[at..at + block] == b[at..at + block] {
-            at += block;
-        }
-    }
-    at + a[at..]
-        .iter()
-        .zip(&b[at..])
-        .take_while(|(x, y)| x == y)
-        .count()
-}
-
-/// The block sizes the common start and end are compared by, largest first.
-const BLOCKS: [usize; 2] = [4096, 64];
-
-/// How many bytes `a` and `b` share at their end, compared as [`common_prefix`] does.
-pub fn common_suffix(a: &[u8], b: &[u8]) -> usize {
-    let (n, m) = (a.len(), b.len());
-    let most = n.min(m);
-    let mut at = 0;
-    for block in BLOCKS {
-        while at + block <= most && a[n - at - block..n - at] == b[m - at - block..m - at] {
-            at += block;
-        }
-    }
-    at + a[..n - at]
-        .iter()
-        .rev()
-        .zip(b[..m - at].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count()
-}
+pub use quire_model::bytes::{common_prefix, common_suffix};
 
 /// A text's key in [`ENDS`]: its hash (`known`, if the caller has it) and length.
 fn ends_key(text: &str, known: Option<u64>) -> (u64, usize) {

@@ -1,6 +1,7 @@
 //! A tab's content as the engine carries it: the model's [`TabData`] with its kind on the wire
 //! (`{"type": "markdown", "data": "..."}`), and how a person's edit becomes an operation.
 
+use quire_model::bytes::{char_count, common_prefix, common_suffix};
 use quire_model::{Op, TabData, TabId, TabKind, TextSplice};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -121,26 +122,80 @@ const SPLICE_FROM: usize = 4096;
 /// The one splice (in characters) turning `old` into `new`: the common prefix and suffix kept,
 /// the middle replaced.
 fn text_splice(old: &str, new: &str) -> TextSplice {
-    let prefix: usize = (old.chars().zip(new.chars()))
-        .take_while(|(a, b)| a == b)
-        .map(|(a, _)| a.len_utf8())
-        .sum();
-    let (old_rest, new_rest) = (&old[prefix..], &new[prefix..]);
-    let suffix: usize = (old_rest.chars().rev().zip(new_rest.chars().rev()))
-        .take_while(|(a, b)| a == b)
-        .map(|(a, _)| a.len_utf8())
-        .sum();
-    let cut = &old_rest[..old_rest.len() - suffix];
+    let (at, removed, inserted) = splice_between(old, new);
     TextSplice {
-        at: old[..prefix].chars().count() as u64,
-        delete: cut.chars().count() as u64,
-        insert: new_rest[..new_rest.len() - suffix].to_owned(),
+        at: char_count(&old.as_bytes()[..at]) as u64,
+        delete: char_count(&old.as_bytes()[at..at + removed]) as u64,
+        insert: inserted.to_owned(),
     }
+}
+
+/// The splice that makes `new` from `old`: (byte offset, bytes removed, text inserted), on
+/// character boundaries of both.
+pub(crate) fn splice_between<'a>(old: &str, new: &'a str) -> (usize, usize, &'a str) {
+    let (a, b) = (old.as_bytes(), new.as_bytes());
+    let mut prefix = common_prefix(a, b);
+    // The same bytes before it: a boundary in one is a boundary in the other.
+    while !new.is_char_boundary(prefix) {
+        prefix -= 1;
+    }
+    let mut suffix = common_suffix(&a[prefix..], &b[prefix..]);
+    while !new.is_char_boundary(b.len() - suffix) || !old.is_char_boundary(a.len() - suffix) {
+        suffix -= 1;
+    }
+    (
+        prefix,
+        a.len() - suffix - prefix,
+        &new[prefix..b.len() - suffix],
+    )
 }
 
 /// Whether the person edits this kind of tab as a whole (and so can hold a draft of it).
 pub fn is_editable(kind: TabKind) -> bool {
     matches!(kind, TabKind::Markdown | TabKind::Sheet | TabKind::Slides)
+}
+
+/// `text` with `removed` UTF-16 code units at UTF-16 offset `at` replaced by `insert`: a change
+/// as an editor in the web view counts it. `None` when the range is not in the text or cuts a
+/// character (half a surrogate pair).
+pub fn splice_utf16(text: &str, at: usize, removed: usize, insert: &str) -> Option<String> {
+    let start = byte_at_utf16(text, 0, at)?;
+    let end = start + byte_at_utf16(&text[start..], 0, removed)?;
+    let mut out = String::with_capacity(text.len() - (end - start) + insert.len());
+    out.push_str(&text[..start]);
+    out.push_str(insert);
+    out.push_str(&text[end..]);
+    Some(out)
+}
+
+/// The byte offset in `text` that lies `units` UTF-16 code units after byte `from`, if that is
+/// a character boundary within the text.
+fn byte_at_utf16(text: &str, from: usize, units: usize) -> Option<usize> {
+    let bytes = text.as_bytes().get(from..)?;
+    // ASCII all the way there (checked at memory speed): a unit a byte.
+    if bytes.get(..units).is_some_and(<[u8]>::is_ascii) {
+        return Some(from + units);
+    }
+    let mut counted = 0usize;
+    // ASCII runs count a unit a byte; the rest character by character.
+    let mut i = 0;
+    while counted < units {
+        let b = *bytes.get(i)?;
+        if b < 0x80 {
+            let run = bytes[i..]
+                .iter()
+                .take(units - counted)
+                .take_while(|b| **b < 0x80)
+                .count();
+            i += run;
+            counted += run;
+            continue;
+        }
+        let ch = text[from + i..].chars().next()?;
+        counted += ch.len_utf16();
+        i += ch.len_utf8();
+    }
+    (counted == units).then_some(from + i)
 }
 
 #[cfg(test)]
@@ -149,6 +204,83 @@ mod tests {
 
     use super::*;
     use serde_json::json;
+
+    /// The splice a save sends counts characters, found at memory speed: the same as counted
+    /// a character at a time.
+    #[test]
+    fn the_splice_of_a_save_counts_characters() {
+        let naive = |old: &str, new: &str| {
+            let prefix = old
+                .chars()
+                .zip(new.chars())
+                .take_while(|(a, b)| a == b)
+                .count();
+            let (o, n): (Vec<char>, Vec<char>) = (old.chars().collect(), new.chars().collect());
+            let room = o.len().min(n.len()) - prefix;
+            let suffix = o
+                .iter()
+                .rev()
+                .zip(n.iter().rev())
+                .take(room)
+                .take_while(|(a, b)| a == b)
+                .count();
+            (
+                prefix as u64,
+                (o.len() - prefix - suffix) as u64,
+                n[prefix..n.len() - suffix].iter().collect::<String>(),
+            )
+        };
+        let long = "\u{e9}t\u{e9} ".repeat(5_000);
+        let cases = [
+            ("abc", "abXc"),
+            ("\u{e9}\u{e9}", "\u{e9}\u{e8}"),
+            ("\u{1F600}\u{1F600}", "\u{1F600}\u{1F601}\u{1F600}"),
+            ("same", "same"),
+            ("", "all new"),
+            (long.as_str(), "tail"),
+        ];
+        let edited = format!("{}!{}", &long[..6_002], &long[6_002..]);
+        for (old, new) in cases.into_iter().chain([(long.as_str(), edited.as_str())]) {
+            let s = text_splice(old, new);
+            assert_eq!(
+                (s.at, s.delete, s.insert),
+                naive(old, new),
+                "{old:.20} -> {new:.20}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_splice_counted_in_utf16_lands_between_the_same_characters() {
+        let text = "ab\u{e9}c\u{1F600}d";
+        // UTF-16: a b é c (2 units) d.
+        assert_eq!(
+            splice_utf16(text, 0, 0, "x").as_deref(),
+            Some("xab\u{e9}c\u{1F600}d")
+        );
+        assert_eq!(
+            splice_utf16(text, 2, 1, "e").as_deref(),
+            Some("abec\u{1F600}d")
+        );
+        assert_eq!(splice_utf16(text, 4, 2, "").as_deref(), Some("ab\u{e9}cd"));
+        assert_eq!(
+            splice_utf16(text, 7, 0, "!").as_deref(),
+            Some("ab\u{e9}c\u{1F600}d!")
+        );
+        assert_eq!(
+            splice_utf16(text, 5, 0, "x"),
+            None,
+            "inside a surrogate pair"
+        );
+        assert_eq!(splice_utf16(text, 4, 1, ""), None, "half a surrogate pair");
+        assert_eq!(splice_utf16(text, 8, 0, "x"), None, "past the end");
+        assert_eq!(splice_utf16(text, 6, 2, ""), None, "past the end");
+        let long = "x".repeat(100_000) + "\u{e9}";
+        assert_eq!(
+            splice_utf16(&long, 100_001, 0, "!").map(|t| t.ends_with("\u{e9}!")),
+            Some(true)
+        );
+    }
 
     /// Written in place, the wire form is the same as ever: `{"type", "data"}` with the tab's
     /// own form as `data`, and it reads back as the same content.

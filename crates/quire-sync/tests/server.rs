@@ -998,3 +998,75 @@ async fn the_agent_on_other_lines_of_the_same_tab_never_makes_a_conflict() {
     assert_eq!(lines.len(), 501, "no line lost or doubled");
     engine.shutdown();
 }
+
+/// An editor hands a long text over whole once, then only what changed since its last
+/// hand-over: the engine saves the text the change makes. A change on an older hand-over, or
+/// with a range outside the text, is refused with nothing taken; the whole text is then taken as
+/// ever, and the next change is made on it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn changes_handed_over_make_the_editors_text_and_stale_ones_are_refused() {
+    use quire_sync::engine::{HandOver, TextChange};
+    let server = server();
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(&server.url(), &server.token, dir.path(), None);
+    let note = engine.create_note("Log").await.unwrap().note_id;
+    let text = "line \u{e9}\u{1F600}\n".repeat(20_000);
+    let units = |s: &str| s.encode_utf16().count();
+
+    let first = engine
+        .hand_over(&note, &md(), HandOver::Whole(json!(text)), None)
+        .await
+        .unwrap();
+    let change = |after: u64, at: usize, removed: usize, insert: &str| {
+        HandOver::Change(TextChange {
+            after,
+            at,
+            removed,
+            insert: insert.to_owned(),
+        })
+    };
+    // The emoji of the first line (two UTF-16 units) becomes a word.
+    let second = engine
+        .hand_over(&note, &md(), change(first.token, 6, 2, "smile"), None)
+        .await
+        .unwrap();
+    let expected = text.replacen('\u{1F600}', "smile", 1);
+    let end = units(&expected);
+    let third = engine
+        .hand_over(&note, &md(), change(second.token, end, 0, "the end"), None)
+        .await
+        .unwrap();
+    let expected = format!("{expected}the end");
+    settle(&engine, &note).await;
+    assert_eq!(markdown_on_server(&server, &note).await, expected);
+
+    // Made on an older hand-over, or out of the text: refused, nothing taken.
+    for refused in [
+        change(second.token, 0, 0, "stale "),
+        change(third.token, units(&expected) + 1, 0, "past the end"),
+        // The second line's emoji: the first line, "line \u{e9}smile\n", is 12 units.
+        change(third.token, 18, 1, "half a pair"),
+        change(third.token + 1000, 0, 0, "no such hand-over"),
+    ] {
+        let err = engine
+            .hand_over(&note, &md(), refused.clone(), None)
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), "change_refused", "{refused:?}: {err}");
+    }
+    settle(&engine, &note).await;
+    assert_eq!(markdown_on_server(&server, &note).await, expected);
+
+    // The whole text again; the next change is made on that.
+    let whole = engine
+        .hand_over(&note, &md(), HandOver::Whole(json!("short now")), None)
+        .await
+        .unwrap();
+    engine
+        .hand_over(&note, &md(), change(whole.token, 5, 4, ""), None)
+        .await
+        .unwrap();
+    settle(&engine, &note).await;
+    assert_eq!(markdown_on_server(&server, &note).await, "short");
+    engine.shutdown();
+}

@@ -1,8 +1,9 @@
 // The person's edits: handed over to the engine with the version their content was based on.
 
 import * as api from "../api";
-import type { TabStatus } from "../api";
-import { EditSessions } from "../editing";
+import type { TabStatus, Taken } from "../api";
+import { EditSessions, IMMEDIATE_MAX_CHARS } from "../editing";
+import { textChange } from "../lib/textChange";
 import { errorCode } from "../lib/errors";
 import { applyTabStatus } from "./events";
 import { refreshViewSoon } from "./notes";
@@ -30,17 +31,56 @@ export function adopted(tabId: string): void {
   if (s.open && c) setBase(s.open.noteId, tabId, c.version);
 }
 
+/**
+ * For each tab with a long text, the text the engine took last from its editor and the token it
+ * gave: the next edit goes over as what changed since (`hand_over`'s change), not as the text.
+ */
+const handed = new Map<string, { text: string; token: number }>();
+
+/**
+ * Hands a long text over: as what changed since the text the engine took last, when that is
+ * known and the change is small; whole otherwise, and whenever the engine refuses the change
+ * (it took another text from this editor meanwhile, or none).
+ */
+async function handOverText(noteId: string, tabId: string, text: string, base?: number): Promise<Taken> {
+  const key = baseKey(noteId, tabId);
+  const last = handed.get(key);
+  handed.delete(key);
+  if (last) {
+    const change = textChange(last.text, text);
+    if ((change.removed + change.insert.length) * 2 < text.length) {
+      try {
+        return await api.handOverChange(noteId, tabId, { after: last.token, ...change }, base);
+      } catch (error) {
+        if (errorCode(error) !== "change_refused") throw error;
+      }
+    }
+  }
+  return api.handOver(noteId, tabId, text, base);
+}
+
+/** Hands an edit over: a long text through `handOverText`, anything else whole. */
+async function handOverEdit(noteId: string, tabId: string, data: unknown, base?: number): Promise<TabStatus> {
+  if (typeof data !== "string" || data.length < IMMEDIATE_MAX_CHARS) {
+    handed.delete(baseKey(noteId, tabId));
+    return api.editTab(noteId, tabId, data, base);
+  }
+  const taken = await handOverText(noteId, tabId, data, base);
+  handed.set(baseKey(noteId, tabId), { text: data, token: taken.token });
+  return taken.status;
+}
+
 export const edits = new EditSessions({
   send: async (noteId, tabId, data) => {
     let status: TabStatus;
     const base = bases.get(baseKey(noteId, tabId));
     try {
-      status = await api.editTab(noteId, tabId, data, base);
+      status = await handOverEdit(noteId, tabId, data, base);
     } catch (error) {
       // The engine stopped syncing this Note (left and closed meanwhile): open it, hand over again.
       if (errorCode(error) !== "note_not_open") throw error;
       await api.openNote(noteId);
-      status = await api.editTab(noteId, tabId, data, base);
+      status = await handOverEdit(noteId, tabId, data, base);
     }
     applyTabStatus(noteId, status);
     // The engine merged another writer's change into this tab: read it, so the editor shows it

@@ -68,6 +68,8 @@ export type * from "./TabState";
 export type * from "./TabStatus";
 export type * from "./TabSummary";
 export type * from "./TabView";
+export type * from "./Taken";
+export type * from "./TextChange";
 export type * from "./TextEdit";
 export type * from "./TextHunk";
 export type * from "./TextMerge";

@@ -337,6 +337,8 @@ function ledger(): LedgerEntry[] {
   return out;
 }
 
+let handOvers = 0;
+
 function editTab(n: FakeNote, tabId: string, content: unknown): TabStatus {
   const tab = tabOf(n, tabId);
   const c = n.conflicts.get(tabId);
@@ -652,6 +654,10 @@ function handle(cmd: string, args: Record<string, unknown>): unknown {
     }
     case "edit_tab":
       return editTab(get(noteId), tabId, args.content);
+    case "hand_over":
+      // Whole texts only: a change is refused, and the UI then hands the whole text over.
+      if (args.change) fail("change_refused", "the fake backend takes whole texts only");
+      return { status: editTab(get(noteId), tabId, args.content), token: ++handOvers };
     case "retry":
       return status(get(noteId), tabId);
     case "conflict":

@@ -21,14 +21,14 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use quire_api::{AgentAccess, Clock, SearchHit, TrashedNote, VersionInfo, WriteResult};
-use quire_model::{Note, NoteId, NoteSummary, Op, TabId, Version};
+use quire_model::{Note, NoteId, NoteSummary, Op, TabData, TabId, Version};
 use serde_json::Value;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 use url::Url;
 
 use crate::client::{Client, ClientError, ServerIdentity};
-use crate::content::Content;
+use crate::content::{Content, splice_utf16};
 use crate::local::{ArchivedDraft, LedgerEntry, LocalStore};
 use crate::machine::{self, BaseAt, Event, NoteSync, OnConflict, Outgoing, Resolution, WriteBody};
 use crate::merge::{ClashChoice, MergeError, MergePreview};
@@ -64,7 +64,13 @@ struct Inner {
     timing: machine::Config,
     key_prefix: String,
     next_id: std::sync::atomic::AtomicU64,
+    /// For each tab edited through [`Engine::hand_over`], the Markdown text handed over last and
+    /// its token: what the editor's next change is made on.
+    handed: Mutex<HashMap<(NoteId, TabId), Handed>>,
 }
+
+/// A text an editor handed over: its token, and the text.
+type Handed = (u64, Arc<TabData>);
 
 /// The sync engine. Cheap to clone.
 #[derive(Clone)]
@@ -98,6 +104,7 @@ impl Engine {
                 timing: config.timing,
                 key_prefix: config.key_prefix,
                 next_id: std::sync::atomic::AtomicU64::new(0),
+                handed: Mutex::new(HashMap::new()),
             }),
         })
     }
@@ -321,6 +328,15 @@ impl Engine {
         data: Value,
     ) -> Result<TabStatus> {
         let content = self.parse_edit(note_id, tab_id, data)?;
+        self.edit_content(note_id, tab_id, content).await
+    }
+
+    async fn edit_content(
+        &self,
+        note_id: &NoteId,
+        tab_id: &TabId,
+        content: Content,
+    ) -> Result<TabStatus> {
         let now = self.inner.clock.now();
         let snap = self
             .send_step(
@@ -348,6 +364,17 @@ impl Engine {
         base_version: Version,
     ) -> Result<TabStatus> {
         let content = self.parse_edit(note_id, tab_id, data)?;
+        self.edit_content_on(note_id, tab_id, content, base_version)
+            .await
+    }
+
+    async fn edit_content_on(
+        &self,
+        note_id: &NoteId,
+        tab_id: &TabId,
+        content: Content,
+        base_version: Version,
+    ) -> Result<TabStatus> {
         // The ancestor the machine judges it on (see `NoteSync::own_saved`).
         let ancestor = base_version.max(self.snapshot(note_id)?.sync.own_saved(tab_id));
         let base = lock(&self.inner.local)
@@ -370,6 +397,59 @@ impl Engine {
             )
             .await?;
         Ok(tab_status(&snap.sync, tab_id))
+    }
+
+    /// The person's edit as an editor hands it over: the tab's whole content, or (a Markdown
+    /// text) what changed since the text this editor handed over last, named by the token that
+    /// hand-over returned, so a keystroke in a 10 MiB text does not carry the text. The edit is
+    /// then the editor's whole new text, taken as [`Engine::edit_tab`] (or, with
+    /// `base_version`, [`Engine::edit_tab_on`]) takes it. A change on anything else (an older
+    /// token, a range not in that text) is refused with nothing taken
+    /// ([`EngineError::ChangeRefused`]): the editor then hands the whole text over.
+    pub async fn hand_over(
+        &self,
+        note_id: &NoteId,
+        tab_id: &TabId,
+        edit: HandOver,
+        base_version: Option<Version>,
+    ) -> Result<Taken> {
+        let key = (note_id.clone(), tab_id.clone());
+        let content = match edit {
+            HandOver::Whole(data) => self.parse_edit(note_id, tab_id, data)?,
+            HandOver::Change(change) => {
+                let handed = lock(&self.inner.handed).get(&key).cloned();
+                let text = match handed {
+                    Some((token, text)) if token == change.after => text,
+                    _ => {
+                        return Err(EngineError::ChangeRefused(
+                            "not made on the text this editor handed over last",
+                        ));
+                    }
+                };
+                let TabData::Markdown(text) = &*text else {
+                    return Err(EngineError::ChangeRefused("not a text"));
+                };
+                let new = splice_utf16(text, change.at, change.removed, &change.insert)
+                    .ok_or(EngineError::ChangeRefused("a range outside the text"))?;
+                Content::new(TabData::Markdown(new))
+            }
+        };
+        let taken = content.0.clone();
+        let status = match base_version {
+            Some(base) => self.edit_content_on(note_id, tab_id, content, base).await?,
+            None => self.edit_content(note_id, tab_id, content).await?,
+        };
+        let token = self
+            .inner
+            .next_id
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut handed = lock(&self.inner.handed);
+        if matches!(*taken, TabData::Markdown(_)) {
+            handed.insert(key, (token, taken));
+        } else {
+            handed.remove(&key);
+        }
+        Ok(Taken { status, token })
     }
 
     /// The person's edit of a tab as its content, in the tab's kind.
@@ -747,6 +827,7 @@ impl Engine {
 
     /// Stops syncing a Note. Its drafts stay in the local store (and the ledger).
     pub fn close_note(&self, note_id: &NoteId) {
+        lock(&self.inner.handed).retain(|(note, _), _| note != note_id);
         let handle = lock(&self.inner.notes).remove(note_id);
         if let Some(h) = handle {
             stop(h);

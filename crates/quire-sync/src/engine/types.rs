@@ -73,6 +73,35 @@ pub struct TabSummary {
     pub label: String,
 }
 
+/// An editor's edit of a tab, as [`super::Engine::hand_over`] takes it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HandOver {
+    /// The tab's whole content, in its wire shape.
+    Whole(serde_json::Value),
+    /// What changed in a Markdown text since the text the editor handed over last.
+    Change(TextChange),
+}
+
+/// One change of a text, counted as the web view counts (UTF-16 code units).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TextChange {
+    /// The token of the hand-over whose text this change is made on.
+    pub after: u64,
+    pub at: usize,
+    pub removed: usize,
+    pub insert: String,
+}
+
+/// An edit taken: the tab's status, and the token a change made on this edit's text names.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Taken {
+    pub status: TabStatus,
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub token: u64,
+}
+
 /// The sync status of one tab.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -242,6 +271,10 @@ pub enum EngineError {
     Client(#[from] ClientError),
     #[error(transparent)]
     Local(#[from] LocalError),
+    /// A change handed over on a text other than the one the editor handed over last (see
+    /// [`super::Engine::hand_over`]): nothing was taken; hand the whole text over.
+    #[error("change refused: {0}; hand the whole text over")]
+    ChangeRefused(&'static str),
     #[error("the engine is shutting down")]
     Stopped,
     #[error("timed out waiting for {0}")]
@@ -294,6 +327,7 @@ impl EngineError {
             EngineError::Client(ClientError::Setup(_)) => "client_setup",
             EngineError::Client(ClientError::Server { code, .. }) => code,
             EngineError::Local(_) => "local_store",
+            EngineError::ChangeRefused(_) => "change_refused",
             EngineError::Stopped => "stopped",
             EngineError::Timeout(_) => "timeout",
         }

@@ -26,6 +26,7 @@ use serde_json::Value;
 use twox_hash::XxHash3_128;
 
 use super::{LocalError, Result, corrupt};
+use crate::content::splice_between;
 
 /// Strings this long or longer are kept in `texts`.
 pub const TEXT_OUT_MIN: usize = 64 * 1024;
@@ -46,32 +47,6 @@ impl Recent {
         self.0.push_front((key, text, depth));
         self.0.truncate(RECENT_KEPT);
     }
-}
-
-/// The splice that makes `new` from `old`: (byte offset, bytes removed, text inserted), on
-/// character boundaries.
-fn splice_between<'a>(old: &str, new: &'a str) -> (usize, usize, &'a str) {
-    let (a, b) = (old.as_bytes(), new.as_bytes());
-    let mut prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    while !new.is_char_boundary(prefix) {
-        prefix -= 1;
-    }
-    let room = a.len().min(b.len()) - prefix;
-    let mut suffix = a
-        .iter()
-        .rev()
-        .zip(b.iter().rev())
-        .take(room)
-        .take_while(|(x, y)| x == y)
-        .count();
-    while !new.is_char_boundary(b.len() - suffix) || !old.is_char_boundary(a.len() - suffix) {
-        suffix -= 1;
-    }
-    (
-        prefix,
-        a.len() - suffix - prefix,
-        &new[prefix..b.len() - suffix],
-    )
 }
 
 /// A value as it is written: its JSON without the long strings, and each of those with where it

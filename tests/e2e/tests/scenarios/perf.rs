@@ -18,19 +18,24 @@ const EDITS: usize = 200;
 /// The small Note's text, and the big one's.
 const SMALL: usize = 2 * 1024;
 const BIG: usize = 10 * 1024 * 1024;
+/// From this many bytes (of ASCII), the editor hands a text over by its changes
+/// (`IMMEDIATE_MAX_CHARS` in ui/src/editing.ts).
+const BY_CHANGE_MIN: usize = 256 * 1024;
 /// Edits of the 10 MiB Note (each one saves it).
 const BIG_EDITS: usize = 40;
 /// The big sheet's rows and columns.
 const HUGE_SHEET: (usize, usize) = (50_000, 20);
 
-/// Edits the Markdown tab `n` times, each time: edit_tab + flush, then waits for the engine's
-/// `saved` event. The tab holds `line` repeated `repeat` times (see [`note_with_text`]); each
-/// edit types one more character at its end. Returns the milliseconds of each round trip, and
+/// Edits the Markdown tab `n` times, each time: hands the edit over + flush, then waits for the
+/// engine's `saved` event. The tab holds `line` repeated `repeat` times (see
+/// [`note_with_text`]); each edit types one more character at its end. With `byChange` (a text
+/// the editor hands over by its changes, as it does a long one) through `hand_over`'s changes,
+/// else whole through `edit_tab`. Returns the milliseconds of each round trip, and
 /// of its three parts (`edit_tab`, `flush`, then the wait for `saved`), and the milliseconds of
 /// `ipc_only` hand-overs of the same text that the engine refuses at once (a tab that does not
 /// exist): what carrying the text through the IPC costs by itself.
 const ACK_SCRIPT: &str = r#"
-const [note, n, line, repeat, done] = arguments;
+const [note, n, line, repeat, byChange, done] = arguments;
 (async () => {
   const T = window.__TAURI_INTERNALS__;
   const waiters = [];
@@ -53,11 +58,25 @@ const [note, n, line, repeat, done] = arguments;
     if (!refused) throw new Error("an edit of a tab that does not exist was taken");
     ipcOnly.push(performance.now() - t0);
   }
+  // A long text goes over as the editor hands it (app-state/edits.ts): whole once, then what
+  // changed since, named by the token of the hand-over before.
+  let token = null;
+  if (byChange) {
+    token = (await T.invoke("hand_over", { noteId: note, tabId: "markdown", content: text,
+                                           change: null, baseVersion: null })).token;
+  }
   for (let i = 0; i < n; i++) {
-    text += i % 10 === 9 ? "\n" : "x";
+    const typed = i % 10 === 9 ? "\n" : "x";
+    const at = text.length;
+    text += typed;
     const saved = new Promise((resolve) => waiters.push(resolve));
     const t0 = performance.now();
-    await T.invoke("edit_tab", { noteId: note, tabId: "markdown", content: text });
+    if (byChange) {
+      token = (await T.invoke("hand_over", { noteId: note, tabId: "markdown", content: null,
+        change: { after: token, at, removed: 0, insert: typed }, baseVersion: null })).token;
+    } else {
+      await T.invoke("edit_tab", { noteId: note, tabId: "markdown", content: text });
+    }
     const t1 = performance.now();
     await T.invoke("flush", { noteId: note });
     const t2 = performance.now();
@@ -349,6 +368,7 @@ async fn keystroke_to_ack(app: &App, bytes: usize, edits: usize) -> Result<(Stri
                 json!(edits),
                 json!(LINE),
                 json!(repeat_for(bytes)),
+                json!(bytes >= BY_CHANGE_MIN),
             ],
         )
         .await?
@@ -407,6 +427,40 @@ const ACK_GUARD_10MIB_MS: f64 = 5000.0;
 /// The app's memory with the 10 MiB Note and its 50,000 x 20 sheet open: 0.9-1.4 GiB when
 /// measured (target: 400 MiB; see BENCHMARKS.md).
 const PSS_GUARD_MIB: f64 = 2500.0;
+
+/// The person types at the end of the 10 MiB text in the real editor, twice with a save between
+/// (the editor hands the text over whole, then as the change): the engine holds exactly the text
+/// with both, and saves it.
+async fn typed_into_the_long_text(app: &App, note: &str) -> Result<()> {
+    app.click_by(&By::Css(
+        "[data-testid=\"tab\"][data-tab-id=\"markdown\"] a",
+    ))
+    .await?;
+    let saved = app.wait_saved(1).await?;
+    app.type_markdown("one").await?;
+    let saved = app.wait_saved(saved + 1).await?;
+    app.type_markdown(" two").await?;
+    app.wait_saved(saved + 1).await?;
+    let expected_len = repeat_for(BIG) * LINE.len() + "one two".len();
+    let shown = app
+        .driver
+        .execute_async(
+            "const [note, done] = arguments;\n\
+             window.__TAURI_INTERNALS__.invoke('tab_view', { noteId: note, tabId: 'markdown' })\n\
+               .then((t) => done({ len: t.data.length, tail: t.data.slice(-30) }), \
+                     (e) => done({ error: String(e && e.message || JSON.stringify(e)) }));",
+            vec![json!(note)],
+        )
+        .await?
+        .json()
+        .clone();
+    ensure!(
+        shown["len"] == json!(expected_len)
+            && shown["tail"] == json!(format!("{}one two", &LINE[LINE.len() - 23..])),
+        "the engine holds {shown}, not the text with \"one two\" typed at its end ({expected_len} characters)"
+    );
+    Ok(())
+}
 
 /// The proportional set size of the app and every process under it (WebKit's web and network
 /// processes), in MiB: each process's `Pss` from `/proc/<pid>/smaps_rollup`, so pages the
@@ -508,6 +562,7 @@ async fn keystroke_to_ack_and_opening_a_large_note() -> Result<()> {
              (MiB by process: {each})"
         );
         quire_e2e::screenshot(&app.driver, "perf-huge-sheet").await?;
+        typed_into_the_long_text(app, &huge).await?;
         figures.insert(
             "webkit_default_renderer".into(),
             json!({"open_1mb_markdown": markdown, "open_100x100_sheet": grid,
