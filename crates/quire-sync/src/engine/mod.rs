@@ -376,13 +376,28 @@ impl Engine {
         base_version: Version,
     ) -> Result<TabStatus> {
         // The ancestor the machine judges it on (see `NoteSync::own_saved`).
-        let ancestor = base_version.max(self.snapshot(note_id)?.sync.own_saved(tab_id));
-        let base = lock(&self.inner.local)
-            .tab_at(note_id, tab_id, ancestor)
-            .unwrap_or_else(|e| {
-                tracing::warn!(note = %note_id, error = %e, "local store read failed");
-                BaseAt::Unknown
-            });
+        let snap = self.snapshot(note_id)?;
+        let ancestor = base_version.max(snap.sync.own_saved(tab_id));
+        // That version's content of the tab: at hand when the draft or the Note held is at it
+        // (every keystroke of a person alone), else as the local store kept it.
+        let draft = snap.sync.drafts.get(tab_id);
+        let held = snap.sync.server.as_ref().filter(|n| n.version == ancestor);
+        let base = if let Some(d) = draft.filter(|d| d.base_version == ancestor && !d.base_missing)
+        {
+            BaseAt::Known(d.base.clone())
+        } else if let Some(note) = held {
+            note.tab(tab_id).map_or(BaseAt::Absent, |t| {
+                BaseAt::Known(Content::new(t.data.clone()))
+            })
+        } else {
+            lock(&self.inner.local)
+                .tab_at(note_id, tab_id, ancestor)
+                .unwrap_or_else(|e| {
+                    tracing::warn!(note = %note_id, error = %e, "local store read failed");
+                    BaseAt::Unknown
+                })
+        };
+        drop(snap);
         let now = self.inner.clock.now();
         let snap = self
             .send_step(
