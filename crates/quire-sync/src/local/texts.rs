@@ -32,7 +32,7 @@ use crate::content::splice_between;
 pub const TEXT_OUT_MIN: usize = 64 * 1024;
 
 /// At most this many splices between a text and the whole text it is made from.
-pub const MAX_DEPTH: i64 = 16;
+pub const MAX_DEPTH: i64 = 64;
 
 /// How many texts [`Recent`] keeps.
 const RECENT_KEPT: usize = 3;
