@@ -38,6 +38,12 @@ fn draft(note: &NoteId, tab: &str, mine: &str, pending: Option<&str>) -> Draft {
     }
 }
 
+/// A draft of another Note, `b`, with no pending save.
+fn other_draft(store: &mut LocalStore, b: &NoteId) {
+    let d = draft(b, "markdown", "other", None);
+    store.apply(b, &[&Persist::Draft(Box::new(d))]).unwrap();
+}
+
 /// The ledger reads columns of their own (migration 3), not the drafts' and bases' JSON. A store
 /// written before those columns lists the same drafts once opened: the migration fills them in.
 #[test]
@@ -67,14 +73,7 @@ fn the_ledger_lists_the_same_drafts_from_a_store_written_before_its_columns() {
                 ],
             )
             .unwrap();
-        store
-            .apply(
-                &b,
-                &[&Persist::Draft(Box::new(draft(
-                    &b, "markdown", "other", None,
-                )))],
-            )
-            .unwrap();
+        other_draft(&mut store, &b);
         store.ledger().unwrap()
     };
     assert_eq!(before.len(), 2);
@@ -134,14 +133,7 @@ fn what_is_written_comes_back_after_a_reopen() {
                 ],
             )
             .unwrap();
-        store
-            .apply(
-                &b,
-                &[&Persist::Draft(Box::new(draft(
-                    &b, "markdown", "other", None,
-                )))],
-            )
-            .unwrap();
+        other_draft(&mut store, &b);
     }
     // Reopening runs the migrations again: nothing changes, nothing is lost.
     let mut store = LocalStore::open(&path).unwrap();
