@@ -163,14 +163,24 @@ pub fn write(
 
 /// Stores `body` under `key`: as a splice of the [`Recent`] text it differs least from, when
 /// that is under half its size and the chain stays within [`MAX_DEPTH`]; whole otherwise.
-/// Returns its depth.
+/// Returns its depth. A recent text is a base only while the store holds it (its last holder may
+/// have let it go since, or the transaction that wrote it rolled back), at the depth it is
+/// stored at.
 fn insert(conn: &Connection, key: &str, body: &str, recent: &Recent) -> Result<i64> {
-    let best = recent
-        .0
-        .iter()
-        .filter(|(_, _, depth)| *depth < MAX_DEPTH)
-        .map(|(from, old, depth)| (from, depth, splice_between(old, body)))
-        .min_by_key(|(_, _, (_, removed, inserted))| removed + inserted.len());
+    let mut best: Option<(&str, i64, (usize, usize, &str))> = None;
+    for (from, old, _) in &recent.0 {
+        let depth: Option<i64> = conn
+            .prepare_cached("SELECT depth FROM texts WHERE key = ?1")?
+            .query_row([from], |r| r.get(0))
+            .optional()?;
+        let Some(depth) = depth.filter(|d| *d < MAX_DEPTH) else {
+            continue;
+        };
+        let splice = splice_between(old, body);
+        if best.is_none_or(|(_, _, (_, r, i))| splice.1 + splice.2.len() < r + i.len()) {
+            best = Some((from, depth, splice));
+        }
+    }
     if let Some((from, depth, (at, removed, inserted))) = best
         && (removed + inserted.len()) * 2 < body.len()
     {
@@ -443,6 +453,24 @@ mod tests {
             .query_row("SELECT COUNT(*) FROM text_refs", [], |r| r.get(0))
             .unwrap();
         assert_eq!(refs, 0);
+    }
+
+    /// A recent text no holder keeps any more is gone from the store: a text close to it is
+    /// stored whole, not made from it.
+    #[test]
+    fn a_text_is_never_made_from_one_the_store_let_go() {
+        let conn = store();
+        let mut recent = Recent::default();
+        let text = "a line of text\n".repeat(TEXT_OUT_MIN / 8);
+        hold(&conn, &mut recent, &text);
+        let mut released = Vec::new();
+        release(&conn, "o", &mut released).unwrap();
+        collect(&conn, released).unwrap();
+        assert_eq!(stats(&conn).0, 0, "let go");
+        let json = hold(&conn, &mut recent, &format!("{text}one more"));
+        assert_eq!(stats(&conn), (1, 1, 0), "stored whole");
+        let back: Value = read(&conn, "test", "o", &json).unwrap();
+        assert_eq!(back["t"], format!("{text}one more"));
     }
 
     #[test]
