@@ -23,6 +23,7 @@ use quire_model::AuthorKind;
 use quire_server::ServeConfig;
 use quire_testkit::bench::{Samples, arg, micros};
 use serde_json::{Value, json};
+use support::{Call, Mcp};
 
 const WARMUP: usize = 3;
 /// The Note's size unless `--kib` says otherwise.
@@ -125,61 +126,6 @@ impl Measured {
     }
 }
 
-/// One `tools/call`: the bytes each way and the structured result.
-struct Call {
-    request: usize,
-    response: usize,
-    result: Value,
-}
-
-struct Mcp {
-    http: reqwest::Client,
-    url: String,
-    token: String,
-    id: u64,
-}
-
-impl Mcp {
-    async fn call(&mut self, name: &str, arguments: Value) -> Call {
-        self.id += 1;
-        let body = json!({"jsonrpc": "2.0", "id": self.id, "method": "tools/call",
-                          "params": {"name": name, "arguments": arguments, "_meta": {
-                              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                              "io.modelcontextprotocol/clientCapabilities": {}}}})
-        .to_string();
-        let request = body.len();
-        let res = self
-            .http
-            .post(&self.url)
-            .bearer_auth(&self.token)
-            .header("accept", "application/json, text/event-stream")
-            .header("content-type", "application/json")
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", "tools/call")
-            .header("mcp-name", name)
-            .body(body)
-            .send()
-            .await
-            .unwrap();
-        let status = res.status();
-        let text = res.text().await.unwrap();
-        assert!(status.is_success(), "{name}: {status} {text}");
-        let message = text
-            .lines()
-            .filter_map(|line| line.strip_prefix("data:").map(str::trim))
-            .find(|data| !data.is_empty())
-            .unwrap_or(text.as_str());
-        let message: Value = serde_json::from_str(message).unwrap();
-        let result = &message["result"];
-        assert_eq!(result["isError"], false, "{name}: {message}");
-        Call {
-            request,
-            response: text.len(),
-            result: result["structuredContent"].clone(),
-        }
-    }
-}
-
 /// Line `n` (1-based) of the Note: unique, about 64 bytes.
 fn line(n: usize, edit: Option<usize>) -> String {
     match edit {
@@ -194,15 +140,7 @@ async fn measure(
     changes: usize,
     note_bytes: usize,
 ) -> [Measured; 4] {
-    let mut mcp = Mcp {
-        http: reqwest::Client::builder()
-            .pool_max_idle_per_host(1)
-            .build()
-            .unwrap(),
-        url: format!("http://{addr}/mcp"),
-        token,
-        id: 0,
-    };
+    let mut mcp = Mcp::new(addr, token);
     let made = mcp
         .call(
             "create_note",

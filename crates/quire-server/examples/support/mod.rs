@@ -1,5 +1,5 @@
 //! What the server's HTTP benchmarks share: the server on its own runtime and threads, as the
-//! binary runs it, and a token made in its database before it starts.
+//! binary runs it, a token made in its database before it starts, and an agent's MCP client.
 #![allow(dead_code)] // Each benchmark uses what it needs.
 
 use std::net::SocketAddr;
@@ -10,6 +10,7 @@ use quire_model::AuthorKind;
 use quire_server::{ServeConfig, ShutdownHandle};
 use quire_store::Store;
 use quire_store_sqlite::{SqliteOptions, SqliteStore};
+use serde_json::{Value, json};
 
 /// A server running on two worker threads of its own; stopped by [`Served::stop`].
 pub struct Served {
@@ -69,4 +70,74 @@ pub fn make_token(db: &Path, name: &str, kind: AuthorKind) -> String {
         store.close().await.unwrap();
         made.token
     })
+}
+
+/// One `tools/call`: the bytes each way and the structured result.
+pub struct Call {
+    pub request: usize,
+    pub response: usize,
+    pub result: Value,
+}
+
+/// An MCP client as a bare HTTP client: stateless MCP 2026-07-28 `tools/call` messages on one
+/// keep-alive connection, every byte of each request and answer body counted.
+pub struct Mcp {
+    http: reqwest::Client,
+    url: String,
+    token: String,
+    id: u64,
+}
+
+impl Mcp {
+    pub fn new(addr: SocketAddr, token: String) -> Mcp {
+        Mcp {
+            http: reqwest::Client::builder()
+                .pool_max_idle_per_host(1)
+                .build()
+                .unwrap(),
+            url: format!("http://{addr}/mcp"),
+            token,
+            id: 0,
+        }
+    }
+
+    /// Calls tool `name`; panics unless it answers a result that is not an error.
+    pub async fn call(&mut self, name: &str, arguments: Value) -> Call {
+        self.id += 1;
+        let body = json!({"jsonrpc": "2.0", "id": self.id, "method": "tools/call",
+                          "params": {"name": name, "arguments": arguments, "_meta": {
+                              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                              "io.modelcontextprotocol/clientCapabilities": {}}}})
+        .to_string();
+        let request = body.len();
+        let res = self
+            .http
+            .post(&self.url)
+            .bearer_auth(&self.token)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", name)
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        let status = res.status();
+        let text = res.text().await.unwrap();
+        assert!(status.is_success(), "{name}: {status} {text}");
+        let message = text
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:").map(str::trim))
+            .find(|data| !data.is_empty())
+            .unwrap_or(text.as_str());
+        let message: Value = serde_json::from_str(message).unwrap();
+        let result = &message["result"];
+        assert_eq!(result["isError"], false, "{name}: {message}");
+        Call {
+            request,
+            response: text.len(),
+            result: result["structuredContent"].clone(),
+        }
+    }
 }
