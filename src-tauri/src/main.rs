@@ -7,6 +7,13 @@
 
 use std::process::ExitCode;
 
+/// jemalloc, not the system's allocator: a 10 MiB Note leaves hundreds of MiB freed in glibc's
+/// arenas, which glibc keeps; jemalloc's background thread gives back what stays unused
+/// (BENCHMARKS.md, "The 10 MiB Note in the real window"). MSVC builds keep the system's.
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("mcp-stdio") {
