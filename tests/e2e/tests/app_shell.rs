@@ -59,5 +59,22 @@ async fn check_shell(driver: &WebDriver) -> Result<()> {
         .context("the app never loaded its notes list")?;
     let list = driver.find(By::Css("[data-testid=\"notes-list\"]")).await?;
     assert!(list.is_displayed().await?, "the notes list is not visible");
+
+    // On Linux the page asks WebKitGTK for the generic families only (ui/src/lib/theme.ts,
+    // `fontsFor`): a name fontconfig does not have is a lookup for every size and weight.
+    let fonts = driver
+        .execute(
+            "const cs = (s) => getComputedStyle(document.querySelector(s)).fontFamily; \
+             return [document.documentElement.dataset.fonts, cs('body'), cs('header kbd')];",
+            vec![],
+        )
+        .await?
+        .json()
+        .clone();
+    assert_eq!(
+        fonts,
+        serde_json::json!(["generic", "sans-serif", "monospace"]),
+        "the page's font families (data-fonts, the body's, a key's)"
+    );
     Ok(())
 }
