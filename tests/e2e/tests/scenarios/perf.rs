@@ -428,7 +428,7 @@ const ACK_GUARD_10MIB_MS: f64 = 1000.0;
 /// The app's memory with the 10 MiB Note and its 50,000 x 20 sheet open, idle: 670-770 MiB when
 /// measured (target: 400 MiB; see BENCHMARKS.md).
 const PSS_GUARD_MIB: f64 = 1500.0;
-/// The app's own process, idle, the same Note open: 340-353 MiB when measured with jemalloc,
+/// The app's own process, idle, the same Note open: 340-368 MiB when measured with jemalloc,
 /// 514-631 MiB with glibc's allocator, which kept what the app freed.
 const APP_PSS_GUARD_MIB: f64 = 450.0;
 
