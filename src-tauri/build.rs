@@ -42,6 +42,7 @@ const COMMANDS: &[&str] = &[
     "close_note",
     "note_status",
     "tab_view",
+    "sheet_rows",
     "edit_tab",
     "hand_over",
     "flush",

@@ -582,10 +582,14 @@ impl Backend {
 
     /// Opens a Note ([`Engine::open_note`]) and resumes its unsynced drafts: a draft loaded
     /// from the local store (the app quit, or the engine was restarted, before it was sent)
-    /// waits for no keystroke to be saved.
-    pub async fn open_note(&self, note_id: &NoteId) -> Result<NoteView> {
+    /// waits for no keystroke to be saved. With `showing`, large tabs other than those come
+    /// without their data ([`Engine::open_note_showing`]).
+    pub async fn open_note(&self, note_id: &NoteId, showing: Option<&[TabId]>) -> Result<NoteView> {
         let engine = self.engine();
-        let view = engine.open_note(note_id).await?;
+        let view = match showing {
+            Some(tabs) => engine.open_note_showing(note_id, tabs).await?,
+            None => engine.open_note(note_id).await?,
+        };
         let unsent = view
             .tabs
             .iter()
@@ -631,7 +635,7 @@ impl Backend {
         let engine = self.engine();
         let was_open = engine.snapshot(note_id).is_ok();
         if !was_open {
-            self.open_note(note_id).await?;
+            self.open_note(note_id, Some(&[])).await?;
         }
         let written = self
             .apply_ops(note_id, vec![Op::SetTitle { title }], DraftPolicy::Refuse)

@@ -379,11 +379,28 @@ pub async fn rename_note(
     Ok(backend.rename_note(&note_id, title).await?)
 }
 
+/// `showing`: the tabs whose data the view must carry (the one about to be shown, and any
+/// known to have changed); large tabs other than those come `deferred`, read apart with
+/// `tab_view` and `sheet_rows`. Without it, every tab's data.
 #[tauri::command]
-pub async fn open_note(backend: State<'_, BackendReady>, note_id: String) -> Result<NoteView> {
+pub async fn open_note(
+    backend: State<'_, BackendReady>,
+    note_id: String,
+    showing: Option<Vec<String>>,
+) -> Result<NoteView> {
     let backend = backend.wait().await?;
     let note_id = self::note_id(&note_id)?;
-    Ok(backend.open_note(&note_id).await?)
+    let showing = showing
+        .map(|ids| {
+            ids.iter()
+                .map(|id| match id.trim() {
+                    "" => Err(invalid("showing: an empty tab ID".to_owned())),
+                    _ => Ok(TabId::new(id)),
+                })
+                .collect::<Result<Vec<_>>>()
+        })
+        .transpose()?;
+    Ok(backend.open_note(&note_id, showing.as_deref()).await?)
 }
 
 #[tauri::command]
@@ -410,6 +427,23 @@ pub async fn tab_view(
     let backend = backend.wait().await?;
     let (note_id, tab_id) = (self::note_id(&note_id)?, self::tab_id(&tab_id)?);
     Ok(backend.engine().tab(&note_id, &tab_id)?)
+}
+
+/// Rows `start..start + count` of one sheet of a sheet tab (a deferred tab, read in parts).
+#[tauri::command]
+pub async fn sheet_rows(
+    backend: State<'_, BackendReady>,
+    note_id: String,
+    tab_id: String,
+    sheet_id: String,
+    start: usize,
+    count: usize,
+) -> Result<quire_sync::engine::SheetRows> {
+    let backend = backend.wait().await?;
+    let (note_id, tab_id) = (self::note_id(&note_id)?, self::tab_id(&tab_id)?);
+    Ok(backend
+        .engine()
+        .sheet_rows(&note_id, &tab_id, &sheet_id, start, count)?)
 }
 
 /// `base_version`: the version the editor's content was loaded at. Give it: an edit typed on

@@ -445,6 +445,18 @@ fn errors_cross_as_code_and_message() {
             "note_id:",
         ),
         (
+            "open_note",
+            json!({"noteId": note, "showing": ["markdown", " "]}),
+            "invalid_argument",
+            "showing:",
+        ),
+        (
+            "sheet_rows",
+            json!({"noteId": note, "tabId": "markdown", "sheetId": "s1", "start": 0, "count": 10}),
+            "not_a_sheet",
+            "tab_id:",
+        ),
+        (
             "note_status",
             json!({"noteId": "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f50"}),
             "note_not_open",
@@ -628,6 +640,68 @@ fn errors_cross_as_code_and_message() {
     let view = app.ok("open_note", json!({"noteId": note}));
     assert_eq!(view["version"], 1);
     assert_eq!(view["title"], "Errors");
+    app.stop();
+}
+
+/// `open_note` with `showing` leaves a large tab's data out (an outline instead), and
+/// `sheet_rows` reads that sheet's rows in parts, as the window calls them.
+#[test]
+fn a_large_sheet_not_shown_is_read_in_parts() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = Fixture::start(dir.path());
+    let note = app.create_note("Large sheet");
+    let created = app.ok(
+        "apply_ops",
+        json!({"noteId": note, "ops": [{"op": "create_tab", "tab_type": "sheet", "label": "Grid"}]}),
+    );
+    let sheet = created["result"]["outcomes"][0]["tab_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // 7,000 x 20 cells: past the 1 MiB (8 bytes a cell) a view carries for a tab not shown.
+    let rows: Vec<Vec<u32>> = (0..7_000u32)
+        .map(|r| (0..20).map(|c| r * 20 + c).collect())
+        .collect();
+    app.ok(
+        "edit_tab",
+        json!({"noteId": note, "tabId": sheet, "content": {"sheets": [{"id": "s1", "name": "Grid", "rows": rows}]}}),
+    );
+    app.ok("flush", json!({"noteId": note}));
+    app.wait_event("the sheet's save", |e| {
+        e["kind"] == "saved" && e["tab_id"] == sheet.as_str()
+    });
+    let view = app.ok(
+        "open_note",
+        json!({"noteId": note, "showing": ["markdown"]}),
+    );
+    let tab = |view: &Value, id: &str| {
+        view["tabs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(tab(&view, &sheet)["data"], Value::Null);
+    assert_eq!(
+        tab(&view, &sheet)["deferred"],
+        json!({"sheets": [{"id": "s1", "name": "Grid", "rows": 7_000}]})
+    );
+    assert!(tab(&view, "markdown").get("deferred").is_none());
+    let part = app.ok(
+        "sheet_rows",
+        json!({"noteId": note, "tabId": sheet, "sheetId": "s1", "start": 6_998, "count": 5}),
+    );
+    assert_eq!(part["total"], 7_000);
+    assert_eq!(part["version"], view["version"]);
+    assert_eq!(part["rows"], json!(rows[6_998..]));
+    // Without `showing`, every tab's data, as before.
+    let whole = app.ok("open_note", json!({"noteId": note}));
+    assert_eq!(
+        tab(&whole, &sheet)["data"]["sheets"][0]["rows"][6_999],
+        json!(rows[6_999])
+    );
     app.stop();
 }
 

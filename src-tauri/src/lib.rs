@@ -208,6 +208,7 @@ pub fn app<R: tauri::Runtime>(
             commands::close_note,
             commands::note_status,
             commands::tab_view,
+            commands::sheet_rows,
             commands::edit_tab,
             commands::hand_over,
             commands::flush,

@@ -53,6 +53,7 @@ import type {
   Scope,
   SearchHit,
   Settings,
+  SheetRows,
   TabStatus,
   Taken,
   TextChange,
@@ -153,8 +154,13 @@ export const createNote = (title: string): Promise<NoteView> => invoke("create_n
 export const renameNote = (noteId: string, title: string): Promise<WriteOutcome> =>
   invoke("rename_note", { noteId, title });
 
-/** Starts syncing a Note and returns what the person sees (drafts included). */
-export const openNote = (noteId: string): Promise<NoteView> => invoke("open_note", { noteId });
+/**
+ * Starts syncing a Note and returns what the person sees (drafts included). With `showing`
+ * (the tab about to be shown, and any known to have changed), a large tab other than those
+ * comes `deferred`, without its data: read it with `tabView`, a sheet's rows with `sheetRows`.
+ */
+export const openNote = (noteId: string, showing?: string[]): Promise<NoteView> =>
+  invoke("open_note", showing ? { noteId, showing } : { noteId });
 
 /** Stops syncing a Note; its drafts stay (see `drafts`). */
 export const closeNote = (noteId: string): Promise<void> => invoke("close_note", { noteId });
@@ -164,6 +170,10 @@ export const noteStatus = (noteId: string): Promise<NoteStatus> => invoke("note_
 
 /** One tab by its instance ID. A gone tab rejects with `tab_gone` and the list of `tabs`. */
 export const tabView = (noteId: string, tabId: string): Promise<TabView> => invoke("tab_view", { noteId, tabId });
+
+/** Rows `start..start + count` (at most 10,000) of one sheet of a sheet tab, as the person sees it. */
+export const sheetRows = (noteId: string, tabId: string, sheetId: string, start: number, count: number): Promise<SheetRows> =>
+  invoke("sheet_rows", { noteId, tabId, sheetId, start, count });
 
 /** What each formula of a Sheet tab's content (as the editor holds it) computes to, per sheet. */
 export const computeFormulas = (content: unknown): Promise<ComputedSheet[]> => invoke("compute_formulas", { content });

@@ -166,6 +166,7 @@ export const TID = {
   tabMenuMoveLeft: "tab-menu-move-left",
   tabMenuMoveRight: "tab-menu-move-right",
   tabGone: "tab-gone",
+  tabLoading: "tab-loading",
   tabGoneLink: "tab-gone-link",
   remoteEdit: "remote-edit",
   remoteChange: "remote-change",

@@ -1070,3 +1070,146 @@ async fn changes_handed_over_make_the_editors_text_and_stale_ones_are_refused() 
     assert_eq!(markdown_on_server(&server, &note).await, "short");
     engine.shutdown();
 }
+
+/// Opening a Note for one tab carries that tab's data and every small tab's; a large tab
+/// (over `DEFER_OVER_BYTES`) comes without its data, with an outline, and is read apart: whole
+/// with `tab`, a sheet in parts with `sheet_rows`, which refuses what is not there by name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_tab_not_shown_comes_deferred_and_is_read_in_parts() {
+    use quire_sync::engine::{DEFER_OVER_BYTES, SHEET_ROWS_MAX, SheetOutline, TabOutline};
+    let server = server();
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(&server.url(), &server.token, dir.path(), None);
+    let note = engine.create_note("Large").await.unwrap().note_id;
+    let text = "x".repeat(DEFER_OVER_BYTES + 1);
+    engine.edit_tab(&note, &md(), json!(text)).await.unwrap();
+    let big = create_sheet(&engine, &note, "Big").await;
+    let small = create_sheet(&engine, &note, "Small").await;
+    // 12,000 x 12 cells: 8 bytes a cell is over DEFER_OVER_BYTES, and more rows than one part.
+    let rows: Vec<Vec<u64>> = (0..12_000u64)
+        .map(|r| (0..12).map(|c| r * 12 + c).collect())
+        .collect();
+    let sheet =
+        |rows: &[Vec<u64>]| json!({"sheets": [{"id": "s1", "name": "Numbers", "rows": rows}]});
+    engine.edit_tab(&note, &big, sheet(&rows)).await.unwrap();
+    engine
+        .edit_tab(&note, &small, sheet(&rows[..10]))
+        .await
+        .unwrap();
+    settle(&engine, &note).await;
+
+    let tab = |view: &quire_sync::NoteView, id: &TabId| {
+        view.tabs.iter().find(|t| &t.id == id).unwrap().clone()
+    };
+    let outline = TabOutline {
+        sheets: vec![SheetOutline {
+            id: "s1".into(),
+            name: "Numbers".into(),
+            rows: 12_000,
+        }],
+    };
+    // Showing the small sheet: both large tabs are deferred.
+    let view = engine
+        .open_note_showing(&note, std::slice::from_ref(&small))
+        .await
+        .unwrap();
+    assert_eq!(tab(&view, &small).data, sheet(&rows[..10]));
+    assert_eq!(tab(&view, &small).deferred, None);
+    assert_eq!(tab(&view, &big).data, serde_json::Value::Null);
+    assert_eq!(tab(&view, &big).deferred, Some(outline.clone()));
+    assert_eq!(tab(&view, &md()).data, serde_json::Value::Null);
+    assert_eq!(
+        tab(&view, &md()).deferred,
+        Some(TabOutline { sheets: vec![] })
+    );
+    // On the wire a deferred tab says so; a tab with its data has no `deferred` at all.
+    let wire = serde_json::to_value(&view).unwrap();
+    let on_wire = |id: &TabId| {
+        wire["tabs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["id"] == id.as_str())
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(on_wire(&big)["deferred"]["sheets"][0]["rows"], 12_000);
+    assert!(
+        on_wire(&small).get("deferred").is_none(),
+        "{}",
+        on_wire(&small)
+    );
+
+    // Showing the large sheet: it comes whole; none of the tabs asked for is in the Note: the
+    // first tab (the one the person then sees) does.
+    let view = engine
+        .open_note_showing(&note, std::slice::from_ref(&big))
+        .await
+        .unwrap();
+    assert_eq!(tab(&view, &big).data, sheet(&rows));
+    assert!(tab(&view, &md()).deferred.is_some());
+    let view = engine
+        .open_note_showing(&note, &[TabId::new("slides-1-gone")])
+        .await
+        .unwrap();
+    assert_eq!(tab(&view, &md()).data, json!(text));
+    assert!(tab(&view, &big).deferred.is_some());
+    // Without a list, every tab's data.
+    let view = engine.open_note(&note).await.unwrap();
+    assert!(view.tabs.iter().all(|t| t.deferred.is_none()));
+    assert_eq!(tab(&view, &big).data, sheet(&rows));
+    assert_eq!(engine.tab(&note, &big).unwrap().data, sheet(&rows));
+
+    // The rows in parts: each part as the sheet has them, at most SHEET_ROWS_MAX a call.
+    let part = engine.sheet_rows(&note, &big, "s1", 0, 3).unwrap();
+    assert_eq!((part.total, part.version), (12_000, view.version));
+    assert_eq!(serde_json::to_value(&part.rows).unwrap(), json!(rows[..3]));
+    let part = engine.sheet_rows(&note, &big, "s1", 11_998, 10).unwrap();
+    assert_eq!(
+        serde_json::to_value(&part.rows).unwrap(),
+        json!(rows[11_998..])
+    );
+    let part = engine.sheet_rows(&note, &big, "s1", 0, usize::MAX).unwrap();
+    assert_eq!(part.rows.len(), SHEET_ROWS_MAX);
+    assert!(
+        engine
+            .sheet_rows(&note, &big, "s1", 20_000, 5)
+            .unwrap()
+            .rows
+            .is_empty()
+    );
+    let mut joined = Vec::new();
+    while joined.len() < 12_000 {
+        let part = engine
+            .sheet_rows(&note, &big, "s1", joined.len(), 5_000)
+            .unwrap();
+        joined.extend(part.rows);
+    }
+    assert_eq!(serde_json::to_value(&joined).unwrap(), json!(rows));
+    // The person's edit is what the parts show from the moment it is handed over (a draft
+    // until saved), as every view does.
+    let mut edited = rows.clone();
+    edited[1][1] = 7;
+    engine.edit_tab(&note, &big, sheet(&edited)).await.unwrap();
+    let part = engine.sheet_rows(&note, &big, "s1", 1, 1).unwrap();
+    assert_eq!(
+        serde_json::to_value(&part.rows).unwrap(),
+        json!([edited[1]])
+    );
+
+    match engine.sheet_rows(&note, &big, "s9", 0, 1) {
+        Err(e @ EngineError::SheetGone { .. }) => {
+            assert_eq!(e.code(), "sheet_gone");
+            assert!(e.to_string().starts_with("sheet_id: "), "{e}");
+        }
+        other => panic!("{other:?}"),
+    }
+    match engine.sheet_rows(&note, &md(), "s1", 0, 1) {
+        Err(e @ EngineError::NotASheet(_)) => assert!(e.to_string().starts_with("tab_id: "), "{e}"),
+        other => panic!("{other:?}"),
+    }
+    match engine.sheet_rows(&note, &TabId::new("sheet-9-gone"), "s1", 0, 1) {
+        Err(EngineError::TabGone { .. }) => {}
+        other => panic!("{other:?}"),
+    }
+}

@@ -85,7 +85,7 @@ export const edits = new EditSessions({
     applyTabStatus(noteId, status);
     // The engine merged another writer's change into this tab: read it, so the editor shows it
     // as soon as the person pauses (until then each edit is merged again by the engine).
-    if (status.unseen) refreshViewSoon();
+    if (status.unseen) refreshViewSoon([tabId]);
     // Keep what the UI knows current, so a remounted editor starts from it.
     const s = app.get();
     if (s.open?.noteId === noteId && s.content[tabId]) {

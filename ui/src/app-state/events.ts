@@ -79,8 +79,9 @@ export function applyStatus(incoming: NoteStatus): void {
   // A tab the view does not know (created elsewhere), or one it shows that is gone: read again.
   if (view) {
     const known = new Set([...view.tabs, ...view.orphan_drafts].map((t) => t.id));
-    const changed = status.tabs.some((t) => !known.has(t.tab_id)) || view.tabs.some((t) => !byTab.has(t.id));
-    if (changed) refreshViewSoon();
+    const added = status.tabs.filter((t) => !known.has(t.tab_id)).map((t) => t.tab_id);
+    // Another writer's change to a tab's content comes as `remote_applied` (read then).
+    if (added.length > 0 || view.tabs.some((t) => !byTab.has(t.id))) refreshViewSoon(added);
   }
 }
 
@@ -140,7 +141,7 @@ async function remoteApplied(noteId: string, tabIds: string[]): Promise<void> {
   } catch {
     // The marker is a courtesy; the content is read all the same.
   }
-  await refreshView();
+  await refreshView(tabIds);
 }
 
 /**

@@ -3,6 +3,7 @@
 // `state.ts` holds the state and its invariants; each concern has its module.
 
 export { adopted, contentFor, edits, engineContent, localEdit, marksShown } from "./edits";
+export { isDeferred, loadDeferred } from "./deferred";
 export { onEngineEvent, newerStatus } from "./events";
 export {
   attachDropped,

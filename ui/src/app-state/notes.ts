@@ -7,7 +7,8 @@ import { ledgerAfterStatus } from "../lib/status";
 import { edits, setBase } from "./edits";
 import { applyStatus, reapplyStatus } from "./events";
 import { toastError } from "./messages";
-import { goTab, settleRoute } from "./routing";
+import { loadDeferred } from "./deferred";
+import { goTab, settleRoute, tabToShow } from "./routing";
 import { type TabContent, app } from "./state";
 import { checkAgentChanges, noteSeen } from "./seen";
 import { reportQueued } from "./writes";
@@ -45,7 +46,21 @@ function throttle(fn: () => Promise<void>, ms: number): () => void {
 
 export const refreshLedgerSoon = throttle(refreshLedger, 400);
 export const refreshNotesSoon = throttle(refreshNotes, 800);
-export const refreshViewSoon = throttle(refreshView, 150);
+
+/** The tabs the next `refreshViewSoon` reads; null: every tab. */
+let soonChanged: Set<string> | null = new Set();
+const refreshViewThrottled = throttle(() => {
+  const changed = soonChanged;
+  soonChanged = new Set();
+  return refreshView(changed ? [...changed] : undefined);
+}, 150);
+
+/** `refreshView` a little later, once for the calls made meanwhile (their `changed` joined). */
+export function refreshViewSoon(changed?: string[]): void {
+  if (!changed) soonChanged = null;
+  else if (soonChanged) for (const t of changed) soonChanged.add(t);
+  refreshViewThrottled();
+}
 
 export async function createNote(title = "Untitled"): Promise<void> {
   try {
@@ -100,11 +115,14 @@ async function switchTo(noteId: string, known?: NoteView): Promise<void> {
   if (known) noteSeen(noteId, known.version);
   if (!known) {
     try {
-      const view = await api.openNote(noteId);
+      // The tab about to be shown comes with its data; a large one not shown comes after it.
+      const shown = tabToShow(noteId);
+      const view = await api.openNote(noteId, shown ? [shown] : []);
       if (app.get().open?.noteId !== noteId) return;
       app.set({ open: { noteId, view, loading: false, error: null }, content: contentOf(noteId, view) });
       noteSeen(noteId, view.version);
       reapplyStatus();
+      setTimeout(() => void loadDeferred(noteId), 0);
     } catch (error) {
       if (app.get().open?.noteId !== noteId) return;
       const e = explain(error);
@@ -123,7 +141,9 @@ async function switchTo(noteId: string, known?: NoteView): Promise<void> {
 
 function contentOf(noteId: string, view: NoteView): Record<string, TabContent> {
   const out: Record<string, TabContent> = {};
-  for (const t of view.tabs) out[t.id] = { data: t.data, epoch: edits.mark(noteId, t.id), rev: 0, version: view.version };
+  for (const t of view.tabs) {
+    if (!t.deferred) out[t.id] = { data: t.data, epoch: edits.mark(noteId, t.id), rev: 0, version: view.version };
+  }
   return out;
 }
 
@@ -141,8 +161,12 @@ async function leave(noteId: string): Promise<void> {
   }
 }
 
-/** Reads the open Note again. Tabs the person is editing keep what they show. */
-export async function refreshView(): Promise<void> {
+/**
+ * Reads the open Note again. Tabs the person is editing keep what they show. `changed`: the
+ * only tabs whose content may have changed (another writer's change, as the engine reports
+ * it): a large tab not among them and not shown is not read again.
+ */
+export async function refreshView(changed?: string[]): Promise<void> {
   const open = app.get().open;
   if (!open) return;
   const { noteId } = open;
@@ -150,7 +174,8 @@ export async function refreshView(): Promise<void> {
   for (const t of open.view?.tabs ?? []) marks[t.id] = edits.mark(noteId, t.id);
   let view: NoteView;
   try {
-    view = await api.openNote(noteId);
+    const shown = tabToShow(noteId);
+    view = await api.openNote(noteId, changed && [...new Set([...(shown ? [shown] : []), ...changed])]);
   } catch (error) {
     if (app.get().open?.noteId === noteId) toastError(error, "The Note could not be read again.");
     return;
@@ -161,6 +186,8 @@ export async function refreshView(): Promise<void> {
   for (const tab of view.tabs) {
     const mark = marks[tab.id] ?? edits.mark(noteId, tab.id);
     const cur = content[tab.id];
+    // Unchanged (or still being read): what is here stays.
+    if (tab.deferred) continue;
     if (!cur) {
       content[tab.id] = { data: tab.data, epoch: mark, rev: 0, version: view.version };
     } else if (edits.mayReplace(noteId, tab.id, mark)) {
@@ -178,6 +205,7 @@ export async function refreshView(): Promise<void> {
   noteSeen(s.open.noteId, view.version);
   reapplyStatus();
   settleRoute();
+  void loadDeferred(noteId);
 }
 
 function sameData(a: unknown, b: unknown): boolean {

@@ -27,6 +27,13 @@ function lastTabs(): Record<string, string> {
   }
 }
 
+/** The tab a Note opens on: the route's, else the last one used there (null: its first). */
+export function tabToShow(noteId: string): string | null {
+  const route = app.get().route;
+  if (route.kind === "tab" && route.noteId === noteId) return route.tabId;
+  return lastTabs()[noteId] ?? null;
+}
+
 function rememberTab(noteId: string, tabId: string): void {
   try {
     localStorage.setItem(LAST_TAB_KEY, JSON.stringify({ ...lastTabs(), [noteId]: tabId }));

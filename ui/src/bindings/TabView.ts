@@ -4,9 +4,14 @@ import type { FileMeta } from "./FileMeta";
 import type { SheetTab } from "./SheetTab";
 import type { Source } from "./Source";
 import type { TabId } from "./TabId";
+import type { TabOutline } from "./TabOutline";
 import type { TabStatus } from "./TabStatus";
 
 /**
  * The TypeScript shape of [`TabView`] (exported under that name): `data` follows `type`.
  */
-export type TabView = { id: TabId, label: string, status: TabStatus, } & ({ "type": "markdown", "data": string } | { "type": "sheet", "data": SheetTab } | { "type": "slides", "data": Deck } | { "type": "sources", "data": Array<Source> } | { "type": "files", "data": Array<FileMeta> });
+export type TabView = { id: TabId, label: string, status: TabStatus, 
+/**
+ * Set when the view left this tab's data out (`data` is then null): see [`TabView`].
+ */
+deferred?: TabOutline, } & ({ "type": "markdown", "data": string } | { "type": "sheet", "data": SheetTab } | { "type": "slides", "data": Deck } | { "type": "sources", "data": Array<Source> } | { "type": "files", "data": Array<FileMeta> });

@@ -8,6 +8,7 @@ import {
   app,
   deleteNote,
   edits,
+  loadDeferred,
   navigate,
   renameNote,
   runLeaveAction,
@@ -187,6 +188,10 @@ function Backlinks(props: { noteId: string }) {
 
 function TabPane(props: { noteId: string; tab: TabView }) {
   const { tab } = props;
+  // A large tab the Note was opened without is read after the shown one: no editor until its
+  // data is here (an editor on nothing would save nothing over it).
+  const here = useApp((s) => tab.id in s.content);
+  if (!here) return <TabLoading noteId={props.noteId} tab={tab} />;
   const editor = (() => {
     switch (tab.type) {
       case "markdown":
@@ -205,6 +210,21 @@ function TabPane(props: { noteId: string; tab: TabView }) {
     <div class="tab-pane" role="tabpanel" aria-label={tab.label} data-tab-id={tab.id}>
       <TabBanner tab={tab} />
       {editor}
+    </div>
+  );
+}
+
+function TabLoading(props: { noteId: string; tab: TabView }) {
+  useEffect(() => {
+    void loadDeferred(props.noteId);
+  }, [props.noteId, props.tab.id]);
+  const rows = props.tab.deferred?.sheets.reduce((n, s) => n + s.rows, 0) ?? 0;
+  return (
+    <div class="tab-pane" role="tabpanel" aria-label={props.tab.label} data-tab-id={props.tab.id} aria-busy="true">
+      <div class="tab-loading" data-testid={TID.tabLoading} role="status">
+        <p class="muted">Loading {rows > 0 ? `${rows.toLocaleString("en")} rows` : "this tab"}…</p>
+        <div class="skeleton skeleton-body" />
+      </div>
     </div>
   );
 }

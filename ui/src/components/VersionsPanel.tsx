@@ -411,12 +411,14 @@ export function VersionDialog(props: { version: number; mode: VersionMode; by?: 
     };
   }, [noteId, props.version]);
 
-  const nowNote: ComparedNote | null = view
-    ? {
-        title: view.title,
-        tabs: view.tabs.map((t) => ({ id: t.id, type: t.type, label: t.label, data: content[t.id]?.data ?? t.data })),
-      }
-    : null;
+  // Compared once every tab's data is here (a large tab is read after the Note opens).
+  const nowNote: ComparedNote | null =
+    view && view.tabs.every((t) => t.id in content)
+      ? {
+          title: view.title,
+          tabs: view.tabs.map((t) => ({ id: t.id, type: t.type, label: t.label, data: content[t.id]?.data })),
+        }
+      : null;
   const change = useMemo(
     () => (note && nowNote ? diffNotes(note, nowNote) : null),
     // eslint-disable-next-line react-hooks/exhaustive-deps

@@ -34,7 +34,7 @@ use crate::machine::{self, BaseAt, Event, NoteSync, OnConflict, Outgoing, Resolu
 use crate::merge::{ClashChoice, MergeError, MergePreview};
 
 pub use types::*;
-use views::{conflict_view, snapshot, tab_gone, tab_status, view};
+use views::{ViewData, conflict_view, snapshot, tab_gone, tab_status, view, view_with};
 
 /// The server's code for a write refused because the Note is in the trash.
 pub const NOTE_IN_TRASH: &str = "note_in_trash";
@@ -166,6 +166,19 @@ impl Engine {
 
     /// Starts syncing a Note (if not already) and returns what the person sees.
     pub async fn open_note(&self, note_id: &NoteId) -> Result<NoteView> {
+        Ok(view(&*self.opened(note_id).await?))
+    }
+
+    /// [`Engine::open_note`], with the data of the tabs in `showing` (the tab the person is
+    /// about to see, and any the caller knows changed; the first tab when none of them is in
+    /// the Note) and of every tab not larger than [`DEFER_OVER_BYTES`]; the others come
+    /// `deferred`, to be read apart.
+    pub async fn open_note_showing(&self, note_id: &NoteId, showing: &[TabId]) -> Result<NoteView> {
+        let snap = self.opened(note_id).await?;
+        Ok(view_with(&snap, ViewData::Showing(showing)))
+    }
+
+    async fn opened(&self, note_id: &NoteId) -> Result<Arc<Snapshot>> {
         let opened = self.wait_opened(note_id).await;
         if opened.is_err() {
             self.close_note(note_id);
@@ -173,7 +186,7 @@ impl Engine {
         opened
     }
 
-    async fn wait_opened(&self, note_id: &NoteId) -> Result<NoteView> {
+    async fn wait_opened(&self, note_id: &NoteId) -> Result<Arc<Snapshot>> {
         let mut rx = self.ensure_open(note_id)?;
         // Ready when the server state is known (fetched, or loaded from the local store),
         // or the first fetch failed with nothing local to show.
@@ -195,7 +208,7 @@ impl Engine {
                 return Err(EngineError::Stopped);
             }
         };
-        Ok(view(&snap))
+        Ok(snap)
     }
 
     fn ensure_open(&self, note_id: &NoteId) -> Result<watch::Receiver<Arc<Snapshot>>> {
@@ -313,11 +326,21 @@ impl Engine {
     /// with the tabs that do; never a tab of the same type or label.
     pub fn tab(&self, note_id: &NoteId, tab_id: &TabId) -> Result<TabView> {
         let snap = self.snapshot(note_id)?;
-        let v = view(&snap);
-        v.tabs
-            .into_iter()
-            .find(|t| &t.id == tab_id)
-            .ok_or_else(|| tab_gone(&snap, tab_id))
+        views::tab_view(&snap, tab_id).ok_or_else(|| tab_gone(&snap, tab_id))
+    }
+
+    /// Rows `start..start + count` of one sheet of a sheet tab, as the person sees it: a
+    /// `deferred` sheet tab read in parts (at most [`SHEET_ROWS_MAX`] rows a call).
+    pub fn sheet_rows(
+        &self,
+        note_id: &NoteId,
+        tab_id: &TabId,
+        sheet_id: &str,
+        start: usize,
+        count: usize,
+    ) -> Result<SheetRows> {
+        let snap = self.snapshot(note_id)?;
+        views::sheet_rows(&snap, tab_id, sheet_id, start, count.min(SHEET_ROWS_MAX))
     }
 
     /// The person's edit: the tab's whole new content (`data` in the tab's wire shape).

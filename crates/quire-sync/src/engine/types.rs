@@ -147,6 +147,9 @@ pub struct TabViewShape {
     #[ts(flatten)]
     pub data: quire_model::ts::TabDataShape,
     pub status: TabStatus,
+    /// Set when the view left this tab's data out (`data` is then null): see [`TabView`].
+    #[ts(optional)]
+    pub deferred: Option<TabOutline>,
 }
 
 /// A tab with what the person sees in it.
@@ -156,9 +159,50 @@ pub struct TabView {
     #[serde(rename = "type")]
     pub kind: TabKind,
     pub label: String,
-    /// The person's draft if there is one, else the server's content.
+    /// The person's draft if there is one, else the server's content; null when `deferred`.
     pub data: Value,
     pub status: TabStatus,
+    /// The view left this tab's data out: it is larger than [`DEFER_OVER_BYTES`] and not the
+    /// tab asked for ([`super::Engine::open_note_showing`]). Read it with
+    /// [`super::Engine::tab`], a sheet's rows in parts with [`super::Engine::sheet_rows`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deferred: Option<TabOutline>,
+}
+
+/// A tab's data is left out of a view that shows another tab when it is larger than this: its
+/// text's bytes, or 8 bytes a sheet's cell. Opening a Note then carries (and the page parses)
+/// what the person sees first, not every tab at once.
+pub const DEFER_OVER_BYTES: usize = 1 << 20;
+
+/// The most rows one [`super::Engine::sheet_rows`] call gives.
+pub const SHEET_ROWS_MAX: usize = 10_000;
+
+/// What a view says of a tab whose data it left out: for a sheet tab, each sheet's ID, name
+/// and row count (the rows come with [`super::Engine::sheet_rows`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TabOutline {
+    pub sheets: Vec<SheetOutline>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct SheetOutline {
+    pub id: String,
+    pub name: String,
+    pub rows: usize,
+}
+
+/// Rows `start..start + rows.len()` of one sheet of a sheet tab, as the person sees it (their
+/// draft, else the server's), read at `version`: parts read at different versions may differ.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct SheetRows {
+    pub version: Version,
+    /// The sheet's row count.
+    pub total: usize,
+    #[cfg_attr(feature = "ts", ts(as = "Vec<Vec<quire_model::Cell>>"))]
+    pub rows: Vec<quire_model::Row>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -251,6 +295,10 @@ pub enum EngineError {
     ConflictMoved { tab_id: TabId, version: Version },
     #[error("tab {0} is gone on the server: only take_theirs applies")]
     ChoiceUnavailable(TabId),
+    #[error("sheet_id: no sheet {sheet_id} in tab {tab_id}")]
+    SheetGone { tab_id: TabId, sheet_id: String },
+    #[error("tab_id: tab {0} is not a sheet tab")]
+    NotASheet(TabId),
     #[error("tab {0} has a save in flight; try again when it settles")]
     SaveInFlight(TabId),
     /// Undoing `version` would clash with later writes in these tabs (as the Note has them
@@ -317,6 +365,8 @@ impl EngineError {
             EngineError::ChoiceUnavailable(_) => "choice_unavailable",
             EngineError::ConflictMoved { .. } => "conflict_moved",
             EngineError::SaveInFlight(_) => "save_in_flight",
+            EngineError::SheetGone { .. } => "sheet_gone",
+            EngineError::NotASheet(_) => "not_a_sheet",
             EngineError::RevertConflict { .. }
             | EngineError::Client(ClientError::RevertConflict { .. }) => "revert_conflict",
             EngineError::Content(_) => "invalid_content",

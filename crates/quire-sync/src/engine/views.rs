@@ -3,9 +3,11 @@
 
 use quire_model::{TabData, TabId, Version};
 
+use serde_json::Value;
+
 use super::types::{
-    ConflictView, EngineError, NoteStatus, NoteView, Result, Snapshot, TabStatus, TabSummary,
-    TabView,
+    ConflictView, DEFER_OVER_BYTES, EngineError, NoteStatus, NoteView, Result, SheetOutline,
+    SheetRows, Snapshot, TabOutline, TabStatus, TabSummary, TabView,
 };
 use crate::machine::NoteSync;
 use crate::merge::TabMerge;
@@ -74,25 +76,59 @@ pub(super) fn snapshot(sync: NoteSync) -> Snapshot {
     Snapshot { sync, status }
 }
 
+/// Which tabs' data a view carries.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum ViewData<'a> {
+    /// Every tab's.
+    All,
+    /// These tabs' (the first tab's when none of them is in the Note: the one the person sees
+    /// then) and every other tab's not larger than [`DEFER_OVER_BYTES`]; the others are
+    /// `deferred`.
+    Showing(&'a [TabId]),
+}
+
 pub(super) fn view(snap: &Snapshot) -> NoteView {
+    view_with(snap, ViewData::All)
+}
+
+pub(super) fn view_with(snap: &Snapshot, data_for: ViewData<'_>) -> NoteView {
     let sync = &snap.sync;
     let (title, version, tabs) = match &sync.server {
         Some(n) => (n.title.clone(), n.version, n.tabs.as_slice()),
         None => (String::new(), Version(0), &[][..]),
     };
-    let shown = |id: &TabId, fallback: &TabData| {
-        sync.shown(id)
-            .map(|c| c.0.to_value())
-            .unwrap_or_else(|| fallback.to_value())
+    let first = match data_for {
+        ViewData::Showing(want) if !tabs.iter().any(|t| want.contains(&t.id)) => {
+            tabs.first().map(|t| &t.id)
+        }
+        _ => None,
     };
     let views = tabs
         .iter()
-        .map(|t| TabView {
-            id: t.id.clone(),
-            kind: t.kind(),
-            label: t.label.clone(),
-            data: shown(&t.id, &t.data),
-            status: tab_status(sync, &t.id),
+        .map(|t| {
+            let data = sync.shown_data(&t.id).unwrap_or(&t.data);
+            let deferred = match data_for {
+                ViewData::Showing(want)
+                    if !want.contains(&t.id)
+                        && first != Some(&t.id)
+                        && weight(data) > DEFER_OVER_BYTES =>
+                {
+                    Some(outline(data))
+                }
+                _ => None,
+            };
+            TabView {
+                id: t.id.clone(),
+                kind: t.kind(),
+                label: t.label.clone(),
+                data: if deferred.is_some() {
+                    Value::Null
+                } else {
+                    data.to_value()
+                },
+                status: tab_status(sync, &t.id),
+                deferred,
+            }
         })
         .collect();
     let orphan_drafts = sync
@@ -105,6 +141,7 @@ pub(super) fn view(snap: &Snapshot) -> NoteView {
             label: String::new(),
             data: d.mine.0.to_value(),
             status: tab_status(sync, &d.tab_id),
+            deferred: None,
         })
         .collect();
     NoteView {
@@ -114,6 +151,88 @@ pub(super) fn view(snap: &Snapshot) -> NoteView {
         tabs: views,
         orphan_drafts,
     }
+}
+
+/// One tab's view, with its data (whatever its size); `None` when the Note has no such tab.
+pub(super) fn tab_view(snap: &Snapshot, tab_id: &TabId) -> Option<TabView> {
+    let sync = &snap.sync;
+    let t = sync.server.as_ref()?.tab(tab_id)?;
+    Some(TabView {
+        id: t.id.clone(),
+        kind: t.kind(),
+        label: t.label.clone(),
+        data: sync.shown_data(tab_id).unwrap_or(&t.data).to_value(),
+        status: tab_status(sync, tab_id),
+        deferred: None,
+    })
+}
+
+/// Rows `start..start + count` (fewer at the end) of the sheet `sheet_id` of a sheet tab, as
+/// the person sees it.
+pub(super) fn sheet_rows(
+    snap: &Snapshot,
+    tab_id: &TabId,
+    sheet_id: &str,
+    start: usize,
+    count: usize,
+) -> Result<SheetRows> {
+    let sync = &snap.sync;
+    let data = sync
+        .server
+        .as_ref()
+        .and_then(|n| n.tab(tab_id))
+        .map(|t| sync.shown_data(tab_id).unwrap_or(&t.data))
+        .ok_or_else(|| tab_gone(snap, tab_id))?;
+    let TabData::Sheet(tab) = data else {
+        return Err(EngineError::NotASheet(tab_id.clone()));
+    };
+    let sheet = tab
+        .sheets
+        .iter()
+        .find(|s| s.id == sheet_id)
+        .ok_or_else(|| EngineError::SheetGone {
+            tab_id: tab_id.clone(),
+            sheet_id: sheet_id.to_owned(),
+        })?;
+    let total = sheet.rows.len();
+    let from = start.min(total);
+    let to = from.saturating_add(count).min(total);
+    Ok(SheetRows {
+        version: sync.server.as_ref().map_or(Version(0), |n| n.version),
+        total,
+        rows: sheet.rows[from..to].to_vec(),
+    })
+}
+
+/// What a tab's data weighs, for [`DEFER_OVER_BYTES`]: a text's bytes, 8 bytes a cell; lists
+/// and decks count nothing (their limits keep them small).
+fn weight(data: &TabData) -> usize {
+    match data {
+        TabData::Markdown(text) => text.len(),
+        TabData::Sheet(tab) => tab
+            .sheets
+            .iter()
+            .map(|s| s.rows.iter().map(|r| r.len()).sum::<usize>())
+            .sum::<usize>()
+            .saturating_mul(8),
+        TabData::Slides(_) | TabData::Sources(_) | TabData::Files(_) => 0,
+    }
+}
+
+fn outline(data: &TabData) -> TabOutline {
+    let sheets = match data {
+        TabData::Sheet(tab) => tab
+            .sheets
+            .iter()
+            .map(|s| SheetOutline {
+                id: s.id.clone(),
+                name: s.name.clone(),
+                rows: s.rows.len(),
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    TabOutline { sheets }
 }
 
 pub(super) fn tab_gone(snap: &Snapshot, tab_id: &TabId) -> EngineError {

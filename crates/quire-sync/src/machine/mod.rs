@@ -32,7 +32,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use quire_api::WriteResult;
-use quire_model::{Note, NoteId, TabId, Version};
+use quire_model::{Note, NoteId, TabData, TabId, Version};
 
 use crate::content::Content;
 
@@ -211,6 +211,14 @@ impl NoteSync {
         }
         let tab = self.server.as_ref()?.tab(tab_id)?;
         Some(Content::new(tab.data.clone()))
+    }
+
+    /// [`NoteSync::shown`], borrowed: no copy of the server's content.
+    pub fn shown_data(&self, tab_id: &TabId) -> Option<&TabData> {
+        if let Some(d) = self.drafts.get(tab_id) {
+            return Some(d.held.as_ref().map_or(&d.mine, |h| &h.edit).0.as_ref());
+        }
+        Some(&self.server.as_ref()?.tab(tab_id)?.data)
     }
 
     fn new_key(&mut self) -> String {

@@ -332,13 +332,37 @@ async fn measure_opens(app: &App, small: &str, big: &str, sheet: &str) -> Result
     Ok((markdown, sheet))
 }
 
+/// Reads the open Note `note` from the page as a refresh after another writer's change to its
+/// Markdown tab does (`showing` that tab: a large tab not shown comes without its data), and as
+/// a whole read (every tab's data), five times each, alternated. Returns the milliseconds
+/// of each (invoke to parsed answer) and what the first read said of the sheet.
+const READ_SCRIPT: &str = r#"
+const [note, sheet, done] = arguments;
+(async () => {
+  const T = window.__TAURI_INTERNALS__;
+  const showing = [], whole = [];
+  let deferred = null;
+  for (let i = 0; i < 5; i++) {
+    let t0 = performance.now();
+    const view = await T.invoke("open_note", { noteId: note, showing: ["markdown"] });
+    showing.push(performance.now() - t0);
+    const tab = view.tabs.find((t) => t.id === sheet);
+    deferred = { data: tab.data, rows: tab.deferred && tab.deferred.sheets[0].rows };
+    t0 = performance.now();
+    await T.invoke("open_note", { noteId: note });
+    whole.push(performance.now() - t0);
+  }
+  return { showing, whole, deferred };
+})().then(done, (e) => done({ error: String(e && e.message || JSON.stringify(e)) }));
+"#;
+
 /// The longest stall allowed while opening (a regression guard, well above the 100 ms aim:
 /// the machine is shared, see NOTES.md).
 const STALL_GUARD_MS: f64 = 1000.0;
 
-/// The longest stall allowed while opening the 10 MiB Markdown tab: 0.3-0.35 s when measured
-/// (target: 100 ms; see BENCHMARKS.md).
-const STALL_GUARD_10MIB_MS: f64 = 2000.0;
+/// The longest stall allowed while opening the 10 MiB Markdown tab: 111-251 ms when measured
+/// in session 24, its sheet read after it in parts (target: 100 ms; see BENCHMARKS.md).
+const STALL_GUARD_10MIB_MS: f64 = 1000.0;
 
 fn check_open(what: &str, figures: &Value, stall_guard_ms: f64) -> Result<()> {
     let ms = figures["ms"].as_f64().unwrap_or(f64::MAX);
@@ -616,6 +640,30 @@ async fn keystroke_to_ack_and_opening_a_large_note() -> Result<()> {
             "webkit default renderer: open a Note with a 10 MiB Markdown tab: {markdown_10mib}"
         );
         println!("webkit default renderer: switch to its 50,000 x 20 sheet: {grid_huge}");
+        let reads = app
+            .driver
+            .execute_async(READ_SCRIPT, vec![json!(huge), json!(huge_sheet)])
+            .await?
+            .json()
+            .clone();
+        let median = |key: &str| -> Result<f64> {
+            let mut v: Vec<f64> = serde_json::from_value(reads[key].clone())
+                .with_context(|| format!("the read script failed: {reads}"))?;
+            v.sort_by(f64::total_cmp);
+            Ok(percentile(&v, 0.50))
+        };
+        let reread =
+            json!({"showing_markdown_ms": median("showing")?, "whole_ms": median("whole")?});
+        println!(
+            "the 10 MiB Note read again after a change to its text (p50 of 5), the sheet left \
+             out / every tab whole: {reread}"
+        );
+        // In the real window: the sheet not shown comes without its data, with its outline.
+        ensure!(
+            reads["deferred"] == json!({"data": null, "rows": HUGE_SHEET.0}),
+            "the sheet not shown: {}",
+            reads["deferred"]
+        );
         // Idle, both open: the Note's Markdown tab and its sheet are mounted (tabs stay mounted
         // once shown).
         let idle = idle_pss_mib(&harness).await?;
@@ -631,6 +679,7 @@ async fn keystroke_to_ack_and_opening_a_large_note() -> Result<()> {
             "webkit_default_renderer".into(),
             json!({"open_1mb_markdown": markdown, "open_100x100_sheet": grid,
                    "open_10mib_markdown": markdown_10mib, "open_50000x20_sheet": grid_huge,
+                   "read_again_10mib_note": reread,
                    "idle_pss_mib_10mib_note_open": pss, "idle_pss_mib_by_process": each,
                    "pss_mib_at_once": idle.at_once, "idle_after_s": idle.after_s}),
         );
