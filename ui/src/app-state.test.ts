@@ -48,6 +48,8 @@ let editStatus: TabStatus = status("markdown");
 let engineText = "";
 let tokens = 0;
 let refuseChanges = false;
+/** When set, `edit_tab`'s reply: it resolves when the test says (events may arrive first). */
+let editReply: Promise<TabStatus> | null = null;
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -61,11 +63,12 @@ beforeEach(() => {
   editStatus = status("markdown");
   engineText = "";
   refuseChanges = false;
+  editReply = null;
   mockIPC((cmd, args) => {
     calls.push({ cmd, args: (args ?? {}) as Record<string, unknown> });
     switch (cmd) {
       case "edit_tab":
-        return editStatus;
+        return editReply ?? editStatus;
       case "hand_over": {
         const a = args as { content: string | null; change: { after: number; at: number; removed: number; insert: string } | null };
         if (a.change) {
@@ -377,6 +380,28 @@ describe("statuses arrive by two paths", () => {
     expect(app.get().status?.seq).toBe(8);
     expect(app.get().status?.tabs[0]?.state).toBe("saved");
     expect(app.get().open?.view?.tabs[0]?.status.state).toBe("saved");
+  });
+
+  it("a hand-over's reply taken before a conflict does not hide the conflict an event brought meanwhile", async () => {
+    onEngineEvent({ kind: "status", ...noteStatus(3, "clean") });
+    let reply: (status: TabStatus) => void = () => undefined;
+    editReply = new Promise((resolve) => (reply = resolve));
+    localEdit("markdown", () => "A: alpha");
+    await vi.advanceTimersByTimeAsync(1);
+    expect(editCalls()).toHaveLength(1);
+    // The other writer's change makes it a conflict while the hand-over's reply is on its way.
+    onEngineEvent({ kind: "status", ...noteStatus(5, "conflict") });
+    reply({ ...status("markdown"), state: "dirty" });
+    await vi.advanceTimersByTimeAsync(1);
+    expect(app.get().open?.view?.tabs[0]?.status.state).toBe("conflict");
+  });
+
+  it("a hand-over's reply shows at once when no status arrived meanwhile", async () => {
+    onEngineEvent({ kind: "status", ...noteStatus(3, "clean") });
+    editStatus = { ...status("markdown"), state: "dirty" };
+    localEdit("markdown", () => "A: alpha");
+    await vi.advanceTimersByTimeAsync(1);
+    expect(app.get().open?.view?.tabs[0]?.status.state).toBe("dirty");
   });
 
   it("a view read again shows the newest status known, not the states in its reply", async () => {

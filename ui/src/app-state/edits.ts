@@ -5,7 +5,7 @@ import type { TabStatus, Taken } from "../api";
 import { EditSessions, IMMEDIATE_MAX_CHARS } from "../editing";
 import { textChange } from "../lib/textChange";
 import { errorCode } from "../lib/errors";
-import { applyTabStatus } from "./events";
+import { applyTabStatus, statusSeq } from "./events";
 import { refreshViewSoon } from "./notes";
 import { toastError } from "./messages";
 import { type TabContent, app } from "./state";
@@ -74,15 +74,17 @@ export const edits = new EditSessions({
   send: async (noteId, tabId, data) => {
     let status: TabStatus;
     const base = bases.get(baseKey(noteId, tabId));
+    let since = statusSeq();
     try {
       status = await handOverEdit(noteId, tabId, data, base);
     } catch (error) {
       // The engine stopped syncing this Note (left and closed meanwhile): open it, hand over again.
       if (errorCode(error) !== "note_not_open") throw error;
-      await api.openNote(noteId);
+      await api.openNote(noteId, []);
+      since = statusSeq();
       status = await handOverEdit(noteId, tabId, data, base);
     }
-    applyTabStatus(noteId, status);
+    applyTabStatus(noteId, status, since);
     // The engine merged another writer's change into this tab: read it, so the editor shows it
     // as soon as the person pauses (until then each edit is merged again by the engine).
     if (status.unseen) refreshViewSoon([tabId]);

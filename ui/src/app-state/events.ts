@@ -96,7 +96,19 @@ export function newerStatus(current: NoteStatus | null, incoming: NoteStatus): N
   return current && current.note_id === incoming.note_id && current.seq > incoming.seq ? current : incoming;
 }
 
-export function applyTabStatus(noteId: string, status: TabStatus): void {
+/** The newest status's `seq` now: what a command's reply is judged against ([`applyTabStatus`]). */
+export function statusSeq(): number {
+  return app.get().status?.seq ?? 0;
+}
+
+/**
+ * A tab's status from a command's reply. With `since` (`statusSeq()` as the command was sent):
+ * a status event that arrived meanwhile may be newer than the reply (a `TabStatus` has no
+ * `seq`), and the engine publishes every state a reply shows as an event too, so the reply is
+ * applied only when none did (a reply taken before a conflict must not hide its banner).
+ */
+export function applyTabStatus(noteId: string, status: TabStatus, since?: number): void {
+  if (since !== undefined && statusSeq() !== since) return;
   const s = app.get();
   const view = s.open?.view;
   if (!s.open || s.open.noteId !== noteId || !view) return;

@@ -84,7 +84,7 @@ export async function renameNote(noteId: string, raw: string): Promise<void> {
   // Optimistic in the list; the server's answer settles it.
   app.set((s) => ({ notes: s.notes.map((n) => (n.id === noteId ? { ...n, title } : n)) }));
   try {
-    if (app.get().open?.noteId !== noteId) await api.openNote(noteId);
+    if (app.get().open?.noteId !== noteId) await api.openNote(noteId, []);
     const outcome = await api.renameNote(noteId, title);
     reportQueued(outcome, "The new title");
   } catch (error) {

@@ -6,7 +6,7 @@ import type { ConflictChoice, DraftPolicy, Op, TabView, WriteOutcome } from "../
 import { errorCode, explain, isCommandError } from "../lib/errors";
 import { notUndone, type UndoResult, undone } from "../lib/undo";
 import { edits } from "./edits";
-import { applyStatus, applyTabStatus } from "./events";
+import { applyStatus, applyTabStatus, statusSeq } from "./events";
 import { confirm, toast, toastError } from "./messages";
 import { refreshLedgerSoon, refreshNotesSoon, refreshView } from "./notes";
 import { goTab, navigate } from "./routing";
@@ -28,7 +28,8 @@ export async function retrySave(tabId: string): Promise<void> {
   const noteId = app.get().open?.noteId;
   if (!noteId) return;
   try {
-    applyTabStatus(noteId, await api.retry(noteId, tabId));
+    const since = statusSeq();
+    applyTabStatus(noteId, await api.retry(noteId, tabId), since);
   } catch (error) {
     toastError(error);
   }
@@ -131,8 +132,9 @@ export async function resolveConflict(tabId: string, choice: ConflictChoice): Pr
   if (!noteId) return false;
   try {
     await edits.flush(noteId);
+    const since = statusSeq();
     const status = await api.resolveConflict(noteId, tabId, choice);
-    applyTabStatus(noteId, status);
+    applyTabStatus(noteId, status, since);
     // The tab now shows the resolved content: let the editor take it.
     await replaceFromEngine(noteId, tabId);
     await refreshView();
@@ -148,6 +150,7 @@ export async function resolveConflict(tabId: string, choice: ConflictChoice): Pr
 async function replaceFromEngine(noteId: string, tabId: string): Promise<void> {
   try {
     const mark = edits.mark(noteId, tabId);
+    const since = statusSeq();
     const tab = await api.tabView(noteId, tabId);
     const s = app.get();
     if (s.open?.noteId !== noteId || !edits.mayReplace(noteId, tabId, mark)) return;
@@ -156,7 +159,7 @@ async function replaceFromEngine(noteId: string, tabId: string): Promise<void> {
     app.set({
       content: { ...s.content, [tabId]: { data: tab.data, epoch: mark, rev: (cur?.rev ?? 0) + 1, version } },
     });
-    applyTabStatus(noteId, tab.status);
+    applyTabStatus(noteId, tab.status, since);
   } catch (error) {
     if (errorCode(error) !== "tab_gone") toastError(error);
     await refreshView();
@@ -175,7 +178,8 @@ export async function discardDraft(tabId: string): Promise<void> {
   if (!ok) return;
   try {
     await edits.flush(noteId);
-    applyTabStatus(noteId, await api.discardDraft(noteId, tabId, true));
+    const since = statusSeq();
+    applyTabStatus(noteId, await api.discardDraft(noteId, tabId, true), since);
     await replaceFromEngine(noteId, tabId);
     await refreshView();
   } catch (error) {
