@@ -10,6 +10,12 @@
 //! only, never in the product.
 #![forbid(unsafe_code)]
 
+/// jemalloc, as the server allocates (BENCHMARKS.md, "A small write
+/// against its physical limit", session 24).
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 mod bench;
 mod client;
 mod controls;

@@ -16,6 +16,12 @@ use quire_server::{
 use quire_store_sqlite::Synchronous;
 use quire_tls::Trust;
 
+/// jemalloc, as the app that embeds the server allocates (BENCHMARKS.md, "A small write
+/// against its physical limit", session 24).
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 /// The author `check --repair` records in history.
 const REPAIR_AUTHOR: &str = "quire-server check --repair";
 

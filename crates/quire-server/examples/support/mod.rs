@@ -1,5 +1,6 @@
 //! What the server's HTTP benchmarks share: the server on its own runtime and threads, as the
-//! binary runs it, a token made in its database before it starts, and an agent's MCP client.
+//! binary runs it (with its allocator), a token made in its database before it starts, and an
+//! agent's MCP client.
 #![allow(dead_code)] // Each benchmark uses what it needs.
 
 use std::net::SocketAddr;
@@ -11,6 +12,11 @@ use quire_server::{ServeConfig, ShutdownHandle};
 use quire_store::Store;
 use quire_store_sqlite::{SqliteOptions, SqliteStore};
 use serde_json::{Value, json};
+
+/// The benchmarks allocate as the `quire-server` binary does: jemalloc.
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 /// A server running on two worker threads of its own; stopped by [`Served::stop`].
 pub struct Served {
