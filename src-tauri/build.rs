@@ -43,6 +43,7 @@ const COMMANDS: &[&str] = &[
     "note_status",
     "tab_view",
     "sheet_rows",
+    "text_part",
     "edit_tab",
     "hand_over",
     "flush",

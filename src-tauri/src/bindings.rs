@@ -20,6 +20,7 @@ fn export_all(cfg: &Config) -> Result<(), ts_rs::ExportError> {
     q::engine::NoteView::export_all(cfg)?;
     q::engine::TabViewShape::export_all(cfg)?;
     q::engine::SheetRows::export_all(cfg)?;
+    q::engine::TextPart::export_all(cfg)?;
     q::NoteStatus::export_all(cfg)?;
     q::TabStatus::export_all(cfg)?;
     q::engine::Taken::export_all(cfg)?;

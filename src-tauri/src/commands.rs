@@ -380,8 +380,8 @@ pub async fn rename_note(
 }
 
 /// `showing`: the tabs whose data the view must carry (the one about to be shown, and any
-/// known to have changed); large tabs other than those come `deferred`, read apart with
-/// `tab_view` and `sheet_rows`. Without it, every tab's data.
+/// known to have changed); large tabs other than those, and every long text, come `deferred`,
+/// read apart with `tab_view`, `text_part` and `sheet_rows`. Without it, every tab's data.
 #[tauri::command]
 pub async fn open_note(
     backend: State<'_, BackendReady>,
@@ -427,6 +427,23 @@ pub async fn tab_view(
     let backend = backend.wait().await?;
     let (note_id, tab_id) = (self::note_id(&note_id)?, self::tab_id(&tab_id)?);
     Ok(backend.engine().tab(&note_id, &tab_id)?)
+}
+
+/// Bytes `start..start + max_bytes` of a Markdown tab's text, each end moved back to a
+/// character boundary (a deferred text, read in parts; `next` is where the next part starts).
+#[tauri::command]
+pub async fn text_part(
+    backend: State<'_, BackendReady>,
+    note_id: String,
+    tab_id: String,
+    start: usize,
+    max_bytes: usize,
+) -> Result<quire_sync::engine::TextPart> {
+    let backend = backend.wait().await?;
+    let (note_id, tab_id) = (self::note_id(&note_id)?, self::tab_id(&tab_id)?);
+    Ok(backend
+        .engine()
+        .text_part(&note_id, &tab_id, start, max_bytes)?)
 }
 
 /// Rows `start..start + count` of one sheet of a sheet tab (a deferred tab, read in parts).

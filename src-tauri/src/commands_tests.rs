@@ -457,6 +457,12 @@ fn errors_cross_as_code_and_message() {
             "tab_id:",
         ),
         (
+            "text_part",
+            json!({"noteId": note, "tabId": "sources", "start": 0, "maxBytes": 10}),
+            "not_a_text",
+            "tab_id:",
+        ),
+        (
             "note_status",
             json!({"noteId": "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f50"}),
             "note_not_open",
@@ -702,6 +708,49 @@ fn a_large_sheet_not_shown_is_read_in_parts() {
         tab(&whole, &sheet)["data"]["sheets"][0]["rows"][6_999],
         json!(rows[6_999])
     );
+    app.stop();
+}
+
+/// A long text comes `deferred` even when shown, and `text_part` reads it in parts, as the
+/// window calls them.
+#[test]
+fn a_long_text_is_read_in_parts() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = Fixture::start(dir.path());
+    let note = app.create_note("Long text");
+    let text = "Lorem ipsum dolor sit amet, \u{e9}t\u{e9}.\n".repeat(40_000);
+    app.ok(
+        "edit_tab",
+        json!({"noteId": note, "tabId": "markdown", "content": text}),
+    );
+    app.ok("flush", json!({"noteId": note}));
+    app.wait_event("the text's save", |e| {
+        e["kind"] == "saved" && e["tab_id"] == "markdown"
+    });
+    let view = app.ok(
+        "open_note",
+        json!({"noteId": note, "showing": ["markdown"]}),
+    );
+    let markdown = &view["tabs"][0];
+    assert_eq!(markdown["id"], "markdown");
+    assert_eq!(markdown["data"], Value::Null);
+    assert_eq!(markdown["deferred"], json!({"sheets": []}));
+    let mut joined = String::new();
+    let mut start = 0;
+    loop {
+        let part = app.ok(
+            "text_part",
+            json!({"noteId": note, "tabId": "markdown", "start": start, "maxBytes": 500_001}),
+        );
+        assert_eq!(part["version"], view["version"]);
+        assert_eq!(part["total"], text.len());
+        joined.push_str(part["text"].as_str().unwrap());
+        start = part["next"].as_u64().unwrap() as usize;
+        if start == text.len() {
+            break;
+        }
+    }
+    assert_eq!(joined, text);
     app.stop();
 }
 

@@ -209,6 +209,7 @@ pub fn app<R: tauri::Runtime>(
             commands::note_status,
             commands::tab_view,
             commands::sheet_rows,
+            commands::text_part,
             commands::edit_tab,
             commands::hand_over,
             commands::flush,

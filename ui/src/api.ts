@@ -54,6 +54,7 @@ import type {
   SearchHit,
   Settings,
   SheetRows,
+  TextPart,
   TabStatus,
   Taken,
   TextChange,
@@ -172,6 +173,10 @@ export const noteStatus = (noteId: string): Promise<NoteStatus> => invoke("note_
 export const tabView = (noteId: string, tabId: string): Promise<TabView> => invoke("tab_view", { noteId, tabId });
 
 /** Rows `start..start + count` (at most 10,000) of one sheet of a sheet tab, as the person sees it. */
+/** Bytes from `start` of a Markdown tab's text, at most `maxBytes` (a deferred text, read in parts). */
+export const textPart = (noteId: string, tabId: string, start: number, maxBytes: number): Promise<TextPart> =>
+  invoke("text_part", { noteId, tabId, start, maxBytes });
+
 export const sheetRows = (noteId: string, tabId: string, sheetId: string, start: number, count: number): Promise<SheetRows> =>
   invoke("sheet_rows", { noteId, tabId, sheetId, start, count });
 

@@ -10,7 +10,7 @@ import type { NoteView, TabStatus } from "./api";
 
 const { app, isDeferred, loadDeferred, refreshView } = await import("./app-state");
 const { ensureOpen } = await import("./app-state/notes");
-const { ROWS_PER_PART } = await import("./app-state/deferred");
+const { ROWS_PER_PART, TEXT_PART_BYTES } = await import("./app-state/deferred");
 
 let NOTE = "";
 let n = 0;
@@ -25,6 +25,10 @@ let version = 3;
 /** The version the next `sheet_rows` answer says (the Note moving under the parts). */
 let partsVersion: (call: number) => number = () => version;
 let calls: { cmd: string; args: Record<string, unknown> }[] = [];
+/** The Markdown tab holds a long text (deferred whenever `showing` is given). */
+let long = false;
+let misaligned = false;
+const longText = (version: number) => `v${version} `.padEnd(TEXT_PART_BYTES * 2 + 100, "x");
 
 function view(showing: string[] | undefined): NoteView {
   const sheet = { sheets: [{ id: "s1", name: "Numbers", rows: grid(version) }] };
@@ -34,7 +38,9 @@ function view(showing: string[] | undefined): NoteView {
     title: "Big",
     version,
     tabs: [
-      { id: "markdown", type: "markdown", label: "Note", data: `text ${version}`, status: status("markdown") },
+      long && showing !== undefined
+        ? { id: "markdown", type: "markdown", label: "Note", data: null as never, status: status("markdown"), deferred: { sheets: [] } }
+        : { id: "markdown", type: "markdown", label: "Note", data: long ? longText(version) : `text ${version}`, status: status("markdown") },
       deferred
         ? {
             id: "grid",
@@ -55,6 +61,8 @@ beforeEach(() => {
   version = 3;
   partsVersion = () => version;
   calls = [];
+  long = false;
+  misaligned = false;
   mockIPC((cmd, raw) => {
     const args = (raw ?? {}) as Record<string, unknown>;
     calls.push({ cmd, args });
@@ -68,8 +76,15 @@ beforeEach(() => {
         const rows = grid(v).slice(start, start + (args.count as number));
         return { version: v, total: ROWS, rows };
       }
+      case "text_part": {
+        const text = longText(version);
+        // A part out of line with the one before it (the engine's parts never are).
+        const start = (args.start as number) - (misaligned && (args.start as number) > 0 ? 1 : 0);
+        const next = Math.min(text.length, (args.start as number) + (args.maxBytes as number));
+        return { version, total: text.length, start, next, text: text.slice(start, next) };
+      }
       case "tab_view":
-        return view(undefined).tabs[1];
+        return view(undefined).tabs.find((t) => t.id === args.tabId);
       case "note_status":
         return null;
       default:
@@ -143,5 +158,51 @@ describe("a large tab not shown is read after the shown one", () => {
     app.set({ open: { noteId: "another", view: null, loading: true, error: null }, content: {} });
     await loading;
     expect(app.get().content.grid).toBeUndefined();
+  });
+});
+
+describe("a long text", () => {
+  it("comes in parts even when shown, read before the tabs not shown", async () => {
+    long = true;
+    await ensureOpen(NOTE);
+    expect(isDeferred("markdown")).toBe(true);
+    await loadDeferred(NOTE);
+    const reads = calls.filter((c) => c.cmd === "text_part" || c.cmd === "sheet_rows");
+    expect(reads.slice(0, 3).map((c) => [c.cmd, c.args.start])).toEqual([
+      ["text_part", 0],
+      ["text_part", TEXT_PART_BYTES],
+      ["text_part", TEXT_PART_BYTES * 2],
+    ]);
+    expect(reads[3]?.cmd).toBe("sheet_rows");
+    expect(app.get().content.markdown).toMatchObject({ data: longText(3), version: 3, rev: 0 });
+    expect(calls.some((c) => c.cmd === "tab_view")).toBe(false);
+  });
+
+  it("is read whole when its parts do not follow one another", async () => {
+    long = true;
+    misaligned = true;
+    await ensureOpen(NOTE);
+    await loadDeferred(NOTE);
+    // The second part does not start where the first ended: the text is read whole.
+    expect(calls.filter((c) => c.cmd === "text_part")).toHaveLength(2);
+    expect(calls.filter((c) => c.cmd === "tab_view").map((c) => c.args.tabId)).toEqual(["markdown"]);
+    expect(app.get().content.markdown?.data).toBe(longText(3));
+  });
+
+  it("that changed is read again in parts by a refresh naming it, for the editor to take", async () => {
+    long = true;
+    await ensureOpen(NOTE);
+    await loadDeferred(NOTE);
+    version = 4;
+    calls = [];
+    await refreshView(["markdown"]);
+    expect(calls.filter((c) => c.cmd === "text_part")).toHaveLength(3);
+    expect(app.get().content.markdown).toMatchObject({ data: longText(4), version: 4, rev: 1 });
+    // A refresh naming the sheet only leaves the text as it is.
+    calls = [];
+    version = 5;
+    await refreshView(["grid"]);
+    expect(calls.some((c) => c.cmd === "text_part")).toBe(false);
+    expect(app.get().content.markdown?.data).toBe(longText(4));
   });
 });

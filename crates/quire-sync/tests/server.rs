@@ -1140,19 +1140,31 @@ async fn a_large_tab_not_shown_comes_deferred_and_is_read_in_parts() {
         on_wire(&small)
     );
 
-    // Showing the large sheet: it comes whole; none of the tabs asked for is in the Note: the
-    // first tab (the one the person then sees) does.
+    // Showing the large sheet: it comes whole.
     let view = engine
         .open_note_showing(&note, std::slice::from_ref(&big))
         .await
         .unwrap();
     assert_eq!(tab(&view, &big).data, sheet(&rows));
     assert!(tab(&view, &md()).deferred.is_some());
+    // None of the tabs asked for is in the Note: the first tab would carry its data, but a long
+    // text comes in parts all the same (below); the others stay deferred.
     let view = engine
         .open_note_showing(&note, &[TabId::new("slides-1-gone")])
         .await
         .unwrap();
-    assert_eq!(tab(&view, &md()).data, json!(text));
+    assert!(tab(&view, &big).deferred.is_some());
+    assert!(tab(&view, &md()).deferred.is_some());
+    // A long text comes in parts even when asked for.
+    let view = engine
+        .open_note_showing(&note, std::slice::from_ref(&md()))
+        .await
+        .unwrap();
+    assert_eq!(tab(&view, &md()).data, serde_json::Value::Null);
+    assert_eq!(
+        tab(&view, &md()).deferred,
+        Some(TabOutline { sheets: vec![] })
+    );
     assert!(tab(&view, &big).deferred.is_some());
     // Without a list, every tab's data.
     let view = engine.open_note(&note).await.unwrap();
@@ -1209,6 +1221,99 @@ async fn a_large_tab_not_shown_comes_deferred_and_is_read_in_parts() {
         other => panic!("{other:?}"),
     }
     match engine.sheet_rows(&note, &TabId::new("sheet-9-gone"), "s1", 0, 1) {
+        Err(EngineError::TabGone { .. }) => {}
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A long text is read in parts with `text_part`: each part cut on a character boundary, the
+/// person's edit shown, what is not a text or not a boundary refused by name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_text_is_read_in_parts_on_character_boundaries() {
+    use quire_sync::engine::TEXT_PART_MAX;
+    let server = server();
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(&server.url(), &server.token, dir.path(), None);
+    let note = engine.create_note("Long").await.unwrap().note_id;
+    // Two- and three-byte characters among one-byte ones, past the most a part gives.
+    let text = "aé€\n".repeat(TEXT_PART_MAX / 7 + 10);
+    engine.edit_tab(&note, &md(), json!(text)).await.unwrap();
+    settle(&engine, &note).await;
+    let version = engine.open_note(&note).await.unwrap().version;
+
+    for max in [1, 2, 3, 1000, usize::MAX] {
+        let mut joined = String::new();
+        let mut start = 0;
+        let mut calls = 0;
+        loop {
+            let part = engine.text_part(&note, &md(), start, max).unwrap();
+            assert_eq!((part.total, part.version), (text.len(), version));
+            assert_eq!((part.start, part.next), (start, start + part.text.len()));
+            assert!(!part.text.is_empty() && part.text.len() <= max.clamp(3, TEXT_PART_MAX));
+            joined.push_str(&part.text);
+            start = part.next;
+            calls += 1;
+            if start == part.total || (max < 1000 && calls == 40) {
+                break;
+            }
+        }
+        assert_eq!(joined, text[..start], "parts of at most {max} bytes");
+    }
+    let part = engine.text_part(&note, &md(), 0, usize::MAX).unwrap();
+    assert!(
+        part.next <= TEXT_PART_MAX
+            && part.next > TEXT_PART_MAX - 4
+            && text.is_char_boundary(part.next),
+        "a whole part ends at {}",
+        part.next
+    );
+    // The end: an empty part.
+    let end = engine.text_part(&note, &md(), text.len(), 10).unwrap();
+    assert_eq!((end.next, end.text.as_str()), (text.len(), ""));
+
+    // The person's edit, as every view shows it.
+    engine
+        .edit_tab(&note, &md(), json!(format!("b{text}")))
+        .await
+        .unwrap();
+    assert_eq!(
+        engine.text_part(&note, &md(), 0, 4).unwrap().text,
+        "ba\u{e9}"
+    );
+
+    // "baé€\naé": bytes 3 and 10 are inside an "é": the part starts at the first one and ends
+    // before the second.
+    let part = engine.text_part(&note, &md(), 3, 7).unwrap();
+    assert_eq!(
+        (part.start, part.next, part.text.as_str()),
+        (2, 9, "\u{e9}\u{20ac}\na")
+    );
+    // Parts asked for at multiples of one size, whatever the characters there, follow one
+    // another exactly: the page asks for them at once.
+    let edited = format!("b{text}");
+    for size in [5, 4096, 1 << 20] {
+        let mut joined = String::new();
+        for k in 0..edited.len().div_ceil(size) {
+            let part = engine.text_part(&note, &md(), k * size, size).unwrap();
+            assert_eq!(part.start, joined.len(), "part {k} of {size} bytes");
+            joined.push_str(&part.text);
+            if k > 40 && size == 5 {
+                break;
+            }
+        }
+        assert_eq!(joined, edited[..joined.len()], "parts of {size} bytes");
+        assert!(size == 5 || joined.len() == edited.len());
+    }
+    let sheet = create_sheet(&engine, &note, "Grid").await;
+    settle(&engine, &note).await;
+    match engine.text_part(&note, &sheet, 0, 10) {
+        Err(e @ EngineError::NotAText(_)) => {
+            assert_eq!(e.code(), "not_a_text");
+            assert!(e.to_string().starts_with("tab_id: "), "{e}");
+        }
+        other => panic!("{other:?}"),
+    }
+    match engine.text_part(&note, &TabId::new("markdown-9-gone"), 0, 10) {
         Err(EngineError::TabGone { .. }) => {}
         other => panic!("{other:?}"),
     }

@@ -7,7 +7,7 @@ import { ledgerAfterStatus } from "../lib/status";
 import { edits, setBase } from "./edits";
 import { applyStatus, reapplyStatus } from "./events";
 import { toastError } from "./messages";
-import { loadDeferred } from "./deferred";
+import { loadDeferred, readData } from "./deferred";
 import { goTab, settleRoute, tabToShow } from "./routing";
 import { type TabContent, app } from "./state";
 import { checkAgentChanges, noteSeen } from "./seen";
@@ -117,9 +117,12 @@ async function switchTo(noteId: string, known?: NoteView): Promise<void> {
     try {
       // The tab about to be shown comes with its data; a large one not shown comes after it.
       const shown = tabToShow(noteId);
+      performance.mark("quire:open-invoke");
       const view = await api.openNote(noteId, shown ? [shown] : []);
+      performance.mark("quire:open-answer");
       if (app.get().open?.noteId !== noteId) return;
       app.set({ open: { noteId, view, loading: false, error: null }, content: contentOf(noteId, view) });
+      performance.mark("quire:open-shown");
       noteSeen(noteId, view.version);
       reapplyStatus();
       setTimeout(() => void loadDeferred(noteId), 0);
@@ -180,24 +183,39 @@ export async function refreshView(changed?: string[]): Promise<void> {
     if (app.get().open?.noteId === noteId) toastError(error, "The Note could not be read again.");
     return;
   }
+  // A long text that changed comes deferred all the same: read it in parts, here, before the
+  // view is taken (a text not here yet is read by loadDeferred, below).
+  const fresh: Record<string, { data: unknown; version: number }> = {};
+  for (const tab of view.tabs) {
+    if (!tab.deferred || !changed?.includes(tab.id) || !(tab.id in app.get().content)) continue;
+    try {
+      const read = await readData(noteId, tab, view.version, () => app.get().open?.noteId === noteId);
+      if (read === "dropped") return;
+      fresh[tab.id] = read;
+    } catch (error) {
+      if (app.get().open?.noteId === noteId) toastError(error, "The Note could not be read again.");
+      return;
+    }
+  }
   const s = app.get();
   if (s.open?.noteId !== noteId) return;
   const content: Record<string, TabContent> = { ...s.content };
   for (const tab of view.tabs) {
     const mark = marks[tab.id] ?? edits.mark(noteId, tab.id);
     const cur = content[tab.id];
+    const read = fresh[tab.id] ?? (tab.deferred ? null : { data: tab.data, version: view.version });
     // Unchanged (or still being read): what is here stays.
-    if (tab.deferred) continue;
+    if (!read) continue;
     if (!cur) {
-      content[tab.id] = { data: tab.data, epoch: mark, rev: 0, version: view.version };
+      content[tab.id] = { data: read.data, epoch: mark, rev: 0, version: read.version };
     } else if (edits.mayReplace(noteId, tab.id, mark)) {
-      if (sameData(cur.data, tab.data)) {
+      if (sameData(cur.data, read.data)) {
         // The editor shows exactly this: it is now based on this version.
-        content[tab.id] = { ...cur, epoch: mark, version: view.version };
-        setBase(noteId, tab.id, view.version);
+        content[tab.id] = { ...cur, epoch: mark, version: read.version };
+        setBase(noteId, tab.id, read.version);
       } else {
         // The editor takes it (and calls `adopted`) on its next render, unless the person types first.
-        content[tab.id] = { data: tab.data, epoch: mark, rev: cur.rev + 1, version: view.version };
+        content[tab.id] = { data: read.data, epoch: mark, rev: cur.rev + 1, version: read.version };
       }
     }
   }

@@ -76,6 +76,7 @@ export type * from "./TextChange";
 export type * from "./TextEdit";
 export type * from "./TextHunk";
 export type * from "./TextMerge";
+export type * from "./TextPart";
 export type * from "./TextSplice";
 export type * from "./Theirs";
 export type * from "./Theme";

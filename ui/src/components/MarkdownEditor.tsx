@@ -9,7 +9,7 @@ import { defaultKeymap, history, historyKeymap, indentWithTab, redo, undo } from
 import { markdown, markdownLanguage } from "@codemirror/lang-markdown";
 import { HighlightStyle, bracketMatching, indentOnInput, syntaxHighlighting } from "@codemirror/language";
 import { highlightSelectionMatches, openSearchPanel, search, searchKeymap } from "@codemirror/search";
-import { Annotation, Compartment, EditorState, type Extension } from "@codemirror/state";
+import { Annotation, Compartment, EditorState, type Extension, Text } from "@codemirror/state";
 import {
   EditorView,
   drawSelection,
@@ -39,7 +39,7 @@ import {
 import { changedLines } from "../lib/diff";
 import { locate } from "../lib/search";
 import { type RenderContext, imageRefs, renderMarkdown } from "../lib/markdown";
-import { minimalChange } from "../lib/text";
+import { minimalChange, splitLinesInParts } from "../lib/text";
 import { TID } from "../testids";
 import { Icon } from "./Icon";
 import { type LinkNote, insertImages, noteLinks, setNotes } from "./noteLinks";
@@ -178,23 +178,22 @@ export function MarkdownEditor(props: { tab: TabView }) {
     const first = contentFor(tab.id);
     let v: EditorView | null = null;
     let frame: number | null = null;
-    let timer: ReturnType<typeof setTimeout> | null = null;
-    // A large text: the Note's frame is drawn first, the editor is built in the next task (one
-    // long task split in two: the window is never frozen for both).
+    // A large text: the Note's frame is drawn first, then the text is split into lines a part a
+    // task, and the editor is built on those lines (no task holds the window for the whole).
+    let cancelled = false;
     if (typeof first === "string" && first.length > HIGHLIGHT_LIMIT) {
       frame = requestAnimationFrame(() => {
         frame = null;
-        timer = setTimeout(() => {
-          timer = null;
-          v = create(parent);
-        }, 0);
+        void splitLinesInParts(first).then((lines) => {
+          if (!cancelled) v = create(parent, { text: first, lines });
+        });
       });
     } else {
       v = create(parent);
     }
     return () => {
+      cancelled = true;
       if (frame !== null) cancelAnimationFrame(frame);
-      if (timer !== null) clearTimeout(timer);
       view.current = null;
       v?.destroy();
     };
@@ -245,18 +244,20 @@ export function MarkdownEditor(props: { tab: TabView }) {
       return true;
     });
 
-  /** Builds the editor on the tab's content as of now (the person's newer edits first). */
-  const create = (parent: HTMLElement): EditorView => {
+  /**
+   * Builds the editor on the tab's content as of now (the person's newer edits first); `split`:
+   * a text already split into lines, used when it is still the content.
+   */
+  const create = (parent: HTMLElement, split?: { text: string; lines: string[] }): EditorView => {
+    performance.mark("quire:editor-create");
     spellingOnce();
     const initial = contentFor(tab.id);
     const tabId = tab.id;
     const lang = new Compartment();
     let isLarge = typeof initial === "string" && initial.length > HIGHLIGHT_LIMIT;
     setLarge(isLarge);
-    const v = new EditorView({
-      parent,
-      state: EditorState.create({
-        doc: typeof initial === "string" ? initial : "",
+    const st = EditorState.create({
+        doc: split && split.text === initial ? Text.of(split.lines) : typeof initial === "string" ? initial : "",
         extensions: [
           history(),
           drawSelection(),
@@ -301,12 +302,14 @@ export function MarkdownEditor(props: { tab: TabView }) {
             localEdit(tabId, () => v.state.doc.toString(), update.state.doc.length);
           }),
         ],
-      }),
-    });
+      });
+    performance.mark("quire:editor-state");
+    const v = new EditorView({ parent, state: st });
     view.current = v;
     v.dispatch({ effects: setNotes.of(notesRef.current) });
     if (remote.marks) v.dispatch({ effects: marking(remote.marks) });
     revealIn(v);
+    performance.mark("quire:editor-built");
     return v;
   };
 

@@ -55,32 +55,48 @@ function modKey(): string {
   return /Mac|iPhone|iPad/.test(navigator.platform) ? "Cmd" : "Ctrl";
 }
 
-function decorations(state: EditorState): DecorationSet {
+/**
+ * The link decorations of the lines `ranges` touch (the view's visible ranges): a link never
+ * spans lines, so those lines are all that is read. A long text is never read whole per
+ * keystroke, cursor move or scroll.
+ */
+export function linkDecorations(state: EditorState, ranges: readonly { from: number; to: number }[]): DecorationSet {
   const notes = state.field(notesField);
   const titles = new Map(notes.map((n) => [n.id, n.title]));
   const builder = new RangeSetBuilder<Decoration>();
   const sel = state.selection.main;
-  for (const link of findNoteLinks(state.doc.toString())) {
-    const touched = sel.from <= link.to && sel.to >= link.from;
-    if (touched) {
-      builder.add(link.from, link.to, Decoration.mark({ class: "cm-note-link-source" }));
-    } else {
-      const widget = new LinkWidget(link.id, titles.get(link.id), link.text);
-      builder.add(link.from, link.to, Decoration.replace({ widget }));
+  let done = 0;
+  for (const range of ranges) {
+    const from = Math.max(state.doc.lineAt(range.from).from, done);
+    const to = state.doc.lineAt(range.to).to;
+    if (from > to) continue;
+    done = to + 1;
+    for (const link of findNoteLinks(state.sliceDoc(from, to))) {
+      const at = from + link.from;
+      const end = from + link.to;
+      const touched = sel.from <= end && sel.to >= at;
+      if (touched) {
+        builder.add(at, end, Decoration.mark({ class: "cm-note-link-source" }));
+      } else {
+        const widget = new LinkWidget(link.id, titles.get(link.id), link.text);
+        builder.add(at, end, Decoration.replace({ widget }));
+      }
     }
   }
   return builder.finish();
 }
 
-const linkDecorations = ViewPlugin.fromClass(
+const linkDecorationsPlugin = ViewPlugin.fromClass(
   class {
     decorations: DecorationSet;
     constructor(view: EditorView) {
-      this.decorations = decorations(view.state);
+      this.decorations = linkDecorations(view.state, view.visibleRanges);
     }
     update(u: ViewUpdate) {
       const notesChanged = u.transactions.some((tr) => tr.effects.some((e) => e.is(setNotes)));
-      if (u.docChanged || u.selectionSet || notesChanged) this.decorations = decorations(u.state);
+      if (u.docChanged || u.selectionSet || u.viewportChanged || notesChanged) {
+        this.decorations = linkDecorations(u.state, u.view.visibleRanges);
+      }
     }
   },
   {
@@ -147,7 +163,7 @@ export function noteLinks(handlers: LinkHandlers): Extension {
   };
   return [
     notesField,
-    linkDecorations,
+    linkDecorationsPlugin,
     autocompletion({ override: [linkCompletion], activateOnTyping: true, icons: false }),
     EditorView.domEventHandlers({
       mousedown(e, view) {

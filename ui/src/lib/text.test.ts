@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyChange, mapPos, minimalChange } from "./text";
+import { applyChange, mapPos, minimalChange, splitLinesInParts } from "./text";
 
 describe("minimalChange", () => {
   it.each([
@@ -41,5 +41,36 @@ describe("mapPos", () => {
     expect(mapPos(2, change)).toBe(2);
     const early = minimalChange("two", "one\ntwo");
     if (early) expect(mapPos(1, early)).toBe(5);
+  });
+});
+
+describe("splitLinesInParts", () => {
+  const noWait = () => Promise.resolve();
+
+  it("splits exactly as CodeMirror does, whatever the parts' size and the line breaks", async () => {
+    const pieces = ["a", "bc", "\n", "\r\n", "\r", "", "\n\n", "é", "\r\r\n"];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let round = 0; round < 300; round++) {
+      let text = "";
+      const n = Math.floor(next() * 40);
+      for (let i = 0; i < n; i++) text += pieces[Math.floor(next() * pieces.length)];
+      for (const part of [1, 2, 3, 5, 8, 1000]) {
+        expect(await splitLinesInParts(text, part, noWait), JSON.stringify({ text, part })).toEqual(
+          text.split(/\r\n?|\n/),
+        );
+      }
+    }
+  });
+
+  it("gives the thread back between parts of a long text", async () => {
+    const text = "line of text\n".repeat(10_000);
+    let yields = 0;
+    const lines = await splitLinesInParts(text, 13_000, () => {
+      yields++;
+      return Promise.resolve();
+    });
+    expect(lines).toEqual(text.split("\n"));
+    expect(yields).toBe(9);
   });
 });

@@ -47,3 +47,33 @@ export function mapPos(pos: number, change: TextChange, assoc: -1 | 1 = 1): numb
 export function applyChange(text: string, change: TextChange): string {
   return text.slice(0, change.from) + change.insert + text.slice(change.to);
 }
+
+/** How much of a text one task splits into lines (see `splitLinesInParts`). */
+export const SPLIT_PART_CHARS = 512 * 1024;
+
+/**
+ * `text`'s lines as CodeMirror splits them (`\r\n`, `\r` or `\n`), a part of about `part`
+ * characters a task, so a long text never holds the page's main thread for the whole split.
+ * Each part ends just after a `\n`, so no line break is ever cut in two.
+ */
+export async function splitLinesInParts(
+  text: string,
+  part = SPLIT_PART_CHARS,
+  yieldNow: () => Promise<void> = () => new Promise((resolve) => setTimeout(resolve, 0)),
+): Promise<string[]> {
+  const lines: string[] = [];
+  let from = 0;
+  for (;;) {
+    const nl = from + part < text.length ? text.indexOf("\n", from + part) : -1;
+    if (nl < 0) {
+      for (const l of text.slice(from).split(/\r\n?|\n/)) lines.push(l);
+      return lines;
+    }
+    const got = text.slice(from, nl + 1).split(/\r\n?|\n/);
+    // The part ends with a line break: its last element is the empty start of the next line.
+    got.pop();
+    for (const l of got) lines.push(l);
+    from = nl + 1;
+    await yieldNow();
+  }
+}

@@ -169,10 +169,10 @@ impl Engine {
         Ok(view(&*self.opened(note_id).await?))
     }
 
-    /// [`Engine::open_note`], with the data of the tabs in `showing` (the tab the person is
-    /// about to see, and any the caller knows changed; the first tab when none of them is in
-    /// the Note) and of every tab not larger than [`DEFER_OVER_BYTES`]; the others come
-    /// `deferred`, to be read apart.
+    /// [`Engine::open_note`], with the data of every tab not larger than [`DEFER_OVER_BYTES`]
+    /// and of the larger ones in `showing` (the tab the person is about to see, and any the
+    /// caller knows changed; the first tab when none of them is in the Note) except texts; the
+    /// others come `deferred`, to be read apart (a text in parts, [`Engine::text_part`]).
     pub async fn open_note_showing(&self, note_id: &NoteId, showing: &[TabId]) -> Result<NoteView> {
         let snap = self.opened(note_id).await?;
         Ok(view_with(&snap, ViewData::Showing(showing)))
@@ -341,6 +341,21 @@ impl Engine {
     ) -> Result<SheetRows> {
         let snap = self.snapshot(note_id)?;
         views::sheet_rows(&snap, tab_id, sheet_id, start, count.min(SHEET_ROWS_MAX))
+    }
+
+    /// Bytes `start..start + max_bytes` (at most [`TEXT_PART_MAX`]) of a Markdown tab's text,
+    /// each end moved back to a character boundary, at least one character, as the person sees
+    /// it: a `deferred` text read in parts (parts asked for at multiples of one size follow one
+    /// another exactly).
+    pub fn text_part(
+        &self,
+        note_id: &NoteId,
+        tab_id: &TabId,
+        start: usize,
+        max_bytes: usize,
+    ) -> Result<TextPart> {
+        let snap = self.snapshot(note_id)?;
+        views::text_part(&snap, tab_id, start, max_bytes.min(TEXT_PART_MAX))
     }
 
     /// The person's edit: the tab's whole new content (`data` in the tab's wire shape).

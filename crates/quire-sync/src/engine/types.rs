@@ -162,9 +162,11 @@ pub struct TabView {
     /// The person's draft if there is one, else the server's content; null when `deferred`.
     pub data: Value,
     pub status: TabStatus,
-    /// The view left this tab's data out: it is larger than [`DEFER_OVER_BYTES`] and not the
-    /// tab asked for ([`super::Engine::open_note_showing`]). Read it with
-    /// [`super::Engine::tab`], a sheet's rows in parts with [`super::Engine::sheet_rows`].
+    /// The view left this tab's data out: it is larger than [`DEFER_OVER_BYTES`] and either a
+    /// Markdown text (always, shown or not) or not the tab asked for
+    /// ([`super::Engine::open_note_showing`]). Read it with [`super::Engine::tab`], a text in
+    /// parts with [`super::Engine::text_part`], a sheet's rows with
+    /// [`super::Engine::sheet_rows`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deferred: Option<TabOutline>,
 }
@@ -176,6 +178,25 @@ pub const DEFER_OVER_BYTES: usize = 1 << 20;
 
 /// The most rows one [`super::Engine::sheet_rows`] call gives.
 pub const SHEET_ROWS_MAX: usize = 10_000;
+
+/// The most bytes of text one [`super::Engine::text_part`] call gives.
+pub const TEXT_PART_MAX: usize = 4 << 20;
+
+/// Bytes `start..next` of a Markdown tab's text, as the person sees it (their draft, else the
+/// server's), read at `version`: parts read at different versions may differ. A part starts and
+/// ends on a character boundary; the text is read once `next` is `total`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TextPart {
+    pub version: Version,
+    /// The text's length in bytes (UTF-8).
+    pub total: usize,
+    /// Where this part starts (a byte offset).
+    pub start: usize,
+    /// Where the next part starts.
+    pub next: usize,
+    pub text: String,
+}
 
 /// What a view says of a tab whose data it left out: for a sheet tab, each sheet's ID, name
 /// and row count (the rows come with [`super::Engine::sheet_rows`]).
@@ -299,6 +320,8 @@ pub enum EngineError {
     SheetGone { tab_id: TabId, sheet_id: String },
     #[error("tab_id: tab {0} is not a sheet tab")]
     NotASheet(TabId),
+    #[error("tab_id: tab {0} is not a Markdown tab")]
+    NotAText(TabId),
     #[error("tab {0} has a save in flight; try again when it settles")]
     SaveInFlight(TabId),
     /// Undoing `version` would clash with later writes in these tabs (as the Note has them
@@ -367,6 +390,7 @@ impl EngineError {
             EngineError::SaveInFlight(_) => "save_in_flight",
             EngineError::SheetGone { .. } => "sheet_gone",
             EngineError::NotASheet(_) => "not_a_sheet",
+            EngineError::NotAText(_) => "not_a_text",
             EngineError::RevertConflict { .. }
             | EngineError::Client(ClientError::RevertConflict { .. }) => "revert_conflict",
             EngineError::Content(_) => "invalid_content",

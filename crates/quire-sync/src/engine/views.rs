@@ -1,13 +1,13 @@
 //! What readers see of a Note's state: its snapshot with the status, the view of its tabs, a
 //! conflict's three sides and proposed merge.
 
-use quire_model::{TabData, TabId, Version};
+use quire_model::{Tab, TabData, TabId, Version};
 
 use serde_json::Value;
 
 use super::types::{
     ConflictView, DEFER_OVER_BYTES, EngineError, NoteStatus, NoteView, Result, SheetOutline,
-    SheetRows, Snapshot, TabOutline, TabStatus, TabSummary, TabView,
+    SheetRows, Snapshot, TabOutline, TabStatus, TabSummary, TabView, TextPart,
 };
 use crate::machine::NoteSync;
 use crate::merge::TabMerge;
@@ -106,29 +106,14 @@ pub(super) fn view_with(snap: &Snapshot, data_for: ViewData<'_>) -> NoteView {
     let views = tabs
         .iter()
         .map(|t| {
-            let data = sync.shown_data(&t.id).unwrap_or(&t.data);
-            let deferred = match data_for {
-                ViewData::Showing(want)
-                    if !want.contains(&t.id)
-                        && first != Some(&t.id)
-                        && weight(data) > DEFER_OVER_BYTES =>
-                {
-                    Some(outline(data))
-                }
-                _ => None,
+            // A long text comes in parts even when shown: no answer carries more than
+            // DEFER_OVER_BYTES of it (a 10 MiB answer held the window's frames for 100 ms).
+            let defer = match data_for {
+                ViewData::Showing(_) if matches!(t.data, TabData::Markdown(_)) => true,
+                ViewData::Showing(want) => !want.contains(&t.id) && first != Some(&t.id),
+                ViewData::All => false,
             };
-            TabView {
-                id: t.id.clone(),
-                kind: t.kind(),
-                label: t.label.clone(),
-                data: if deferred.is_some() {
-                    Value::Null
-                } else {
-                    data.to_value()
-                },
-                status: tab_status(sync, &t.id),
-                deferred,
-            }
+            view_of(sync, t, defer)
         })
         .collect();
     let orphan_drafts = sync
@@ -156,15 +141,26 @@ pub(super) fn view_with(snap: &Snapshot, data_for: ViewData<'_>) -> NoteView {
 /// One tab's view, with its data (whatever its size); `None` when the Note has no such tab.
 pub(super) fn tab_view(snap: &Snapshot, tab_id: &TabId) -> Option<TabView> {
     let sync = &snap.sync;
-    let t = sync.server.as_ref()?.tab(tab_id)?;
-    Some(TabView {
+    Some(view_of(sync, sync.server.as_ref()?.tab(tab_id)?, false))
+}
+
+/// The view of the server's tab `t` as the person sees it (their edits over the server's data);
+/// with `defer`, a tab larger than [`DEFER_OVER_BYTES`] comes without its data, outlined.
+fn view_of(sync: &NoteSync, t: &Tab, defer: bool) -> TabView {
+    let data = sync.shown_data(&t.id).unwrap_or(&t.data);
+    let deferred = (defer && weight(data) > DEFER_OVER_BYTES).then(|| outline(data));
+    TabView {
         id: t.id.clone(),
         kind: t.kind(),
         label: t.label.clone(),
-        data: sync.shown_data(tab_id).unwrap_or(&t.data).to_value(),
-        status: tab_status(sync, tab_id),
-        deferred: None,
-    })
+        data: if deferred.is_some() {
+            Value::Null
+        } else {
+            data.to_value()
+        },
+        status: tab_status(sync, &t.id),
+        deferred,
+    }
 }
 
 /// Rows `start..start + count` (fewer at the end) of the sheet `sheet_id` of a sheet tab, as
@@ -177,11 +173,12 @@ pub(super) fn sheet_rows(
     count: usize,
 ) -> Result<SheetRows> {
     let sync = &snap.sync;
+    // A tab the server's Note does not hold is gone, even where a draft of it is left.
+    if sync.server.as_ref().and_then(|n| n.tab(tab_id)).is_none() {
+        return Err(tab_gone(snap, tab_id));
+    }
     let data = sync
-        .server
-        .as_ref()
-        .and_then(|n| n.tab(tab_id))
-        .map(|t| sync.shown_data(tab_id).unwrap_or(&t.data))
+        .shown_data(tab_id)
         .ok_or_else(|| tab_gone(snap, tab_id))?;
     let TabData::Sheet(tab) = data else {
         return Err(EngineError::NotASheet(tab_id.clone()));
@@ -201,6 +198,47 @@ pub(super) fn sheet_rows(
         version: sync.server.as_ref().map_or(Version(0), |n| n.version),
         total,
         rows: sheet.rows[from..to].to_vec(),
+    })
+}
+
+/// Bytes of a Markdown tab's text as the person sees it from the character boundary at or
+/// before `start` to the one at or before `start + max` (at least one character): parts of
+/// `max` bytes asked for at `0, max, 2 max, ...` follow one another exactly, so they can be
+/// asked for at once.
+pub(super) fn text_part(
+    snap: &Snapshot,
+    tab_id: &TabId,
+    start: usize,
+    max: usize,
+) -> Result<TextPart> {
+    let sync = &snap.sync;
+    if sync.server.as_ref().and_then(|n| n.tab(tab_id)).is_none() {
+        return Err(tab_gone(snap, tab_id));
+    }
+    let Some(TabData::Markdown(text)) = sync.shown_data(tab_id) else {
+        return Err(EngineError::NotAText(tab_id.clone()));
+    };
+    let total = text.len();
+    let floor = |mut at: usize| {
+        at = at.min(total);
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        at
+    };
+    let (start, mut next) = (floor(start), floor(start.saturating_add(max)));
+    if next == start && start < total {
+        next = start + 1;
+        while !text.is_char_boundary(next) {
+            next += 1;
+        }
+    }
+    Ok(TextPart {
+        version: sync.server.as_ref().map_or(Version(0), |n| n.version),
+        total,
+        start,
+        next,
+        text: text[start..next].to_owned(),
     })
 }
 
