@@ -1,6 +1,7 @@
 // A large tab the Note was opened without (`deferred`): asked for the shown tab only, read after
-// it in parts, assembled in order, read whole when the Note moved under the parts, and kept
-// when a refresh names other tabs as changed. Against a stand-in for the commands (mockIPC).
+// it in parts, assembled in order, read whole when the Note moved under the parts, kept when a
+// refresh names other tabs as changed and read again in parts when it may have changed; a long
+// text comes in parts even when shown. Against a stand-in for the commands (mockIPC).
 
 import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -135,7 +136,7 @@ describe("a large tab not shown is read after the shown one", () => {
     expect(rowsOf(app.get().content.grid?.data)).toEqual(grid(3));
   });
 
-  it("keeps a loaded large tab when a refresh names only other tabs as changed", async () => {
+  it("keeps a loaded large tab a refresh does not name, reads it again in parts when it may have changed", async () => {
     await ensureOpen(NOTE);
     await loadDeferred(NOTE);
     const before = app.get().content.grid;
@@ -146,9 +147,14 @@ describe("a large tab not shown is read after the shown one", () => {
     expect(app.get().content.markdown?.data).toBe("text 4");
     expect(app.get().content.grid).toBe(before);
     expect(calls.some((c) => c.cmd === "sheet_rows" || c.cmd === "tab_view")).toBe(false);
-    // A refresh that names no tabs reads every tab whole.
+    // A refresh that names no tabs (after a restore, say) reads every large tab again, in
+    // parts: no answer carries it whole.
+    calls = [];
     await refreshView();
-    expect(calls.filter((c) => c.cmd === "open_note").at(-1)?.args.showing).toBeUndefined();
+    expect(calls.find((c) => c.cmd === "open_note")?.args.showing).toEqual(["markdown"]);
+    expect(calls.filter((c) => c.cmd === "sheet_rows")).toHaveLength(3);
+    expect(calls.some((c) => c.cmd === "tab_view")).toBe(false);
+    expect(app.get().content.grid).toMatchObject({ version: 4, rev: 1 });
     expect(rowsOf(app.get().content.grid?.data)).toEqual(grid(4));
   });
 

@@ -10,7 +10,7 @@ import { errorCode } from "../lib/errors";
 import { edits } from "./edits";
 import { toastError } from "./messages";
 import { tabToShow } from "./routing";
-import { app } from "./state";
+import { app, versionNow } from "./state";
 
 /** Rows of a sheet read per call: about 40,000 cells of a 20-column sheet, a few ms to parse. */
 export const ROWS_PER_PART = 2000;
@@ -85,8 +85,7 @@ export async function readData(
         : "moved";
   if (read !== "moved") return read;
   const whole = await api.tabView(noteId, tab.id);
-  const view = app.get().open?.view;
-  return { data: whole.data, version: Math.max(view?.version ?? 0, app.get().status?.guard ?? 0) };
+  return { data: whole.data, version: versionNow() };
 }
 
 /** The Note is still open and the tab's data still missing (a newer read may have brought it). */

@@ -167,7 +167,9 @@ async function leave(noteId: string): Promise<void> {
 /**
  * Reads the open Note again. Tabs the person is editing keep what they show. `changed`: the
  * only tabs whose content may have changed (another writer's change, as the engine reports
- * it): a large tab not among them and not shown is not read again.
+ * it; every tab when not given): a large tab not among them is not read again. A large tab
+ * comes without its data, and one that may have changed is read in parts (a text 1 MiB a
+ * call, a sheet 2,000 rows), so no answer holds the window.
  */
 export async function refreshView(changed?: string[]): Promise<void> {
   const open = app.get().open;
@@ -178,16 +180,17 @@ export async function refreshView(changed?: string[]): Promise<void> {
   let view: NoteView;
   try {
     const shown = tabToShow(noteId);
-    view = await api.openNote(noteId, changed && [...new Set([...(shown ? [shown] : []), ...changed])]);
+    view = await api.openNote(noteId, shown ? [shown] : []);
   } catch (error) {
     if (app.get().open?.noteId === noteId) toastError(error, "The Note could not be read again.");
     return;
   }
-  // A long text that changed comes deferred all the same: read it in parts, here, before the
-  // view is taken (a text not here yet is read by loadDeferred, below).
+  // A large tab that may have changed comes without its data: read it in parts, here, before
+  // the view is taken (a tab not here yet is read by loadDeferred, below).
   const fresh: Record<string, { data: unknown; version: number }> = {};
   for (const tab of view.tabs) {
-    if (!tab.deferred || !changed?.includes(tab.id) || !(tab.id in app.get().content)) continue;
+    const mayHaveChanged = changed === undefined || changed.includes(tab.id);
+    if (!tab.deferred || !mayHaveChanged || !(tab.id in app.get().content)) continue;
     try {
       const read = await readData(noteId, tab, view.version, () => app.get().open?.noteId === noteId);
       if (read === "dropped") return;

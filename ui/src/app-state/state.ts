@@ -154,6 +154,15 @@ export const app = createStore<AppState>({
   transfer: null,
 });
 
+/**
+ * The version a tab read from the engine now is at: the newer of the open Note's view and the
+ * save guard (a save of this app's moves the guard before the next view is read).
+ */
+export function versionNow(): number {
+  const s = app.get();
+  return Math.max(s.open?.view?.version ?? 0, s.status?.guard ?? 0);
+}
+
 export function useApp<T>(select: (s: AppState) => T): T {
   return useStore(app, select);
 }

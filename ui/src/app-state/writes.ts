@@ -10,7 +10,7 @@ import { applyStatus, applyTabStatus, statusSeq } from "./events";
 import { confirm, toast, toastError } from "./messages";
 import { refreshLedgerSoon, refreshNotesSoon, refreshView } from "./notes";
 import { goTab, navigate } from "./routing";
-import { app } from "./state";
+import { app, versionNow } from "./state";
 
 /** Ctrl+S: hand over every edit and save every dirty tab now. */
 export async function flushNow(): Promise<void> {
@@ -155,7 +155,7 @@ async function replaceFromEngine(noteId: string, tabId: string): Promise<void> {
     const s = app.get();
     if (s.open?.noteId !== noteId || !edits.mayReplace(noteId, tabId, mark)) return;
     const cur = s.content[tabId];
-    const version = Math.max(s.open?.view?.version ?? 0, s.status?.guard ?? 0);
+    const version = versionNow();
     app.set({
       content: { ...s.content, [tabId]: { data: tab.data, epoch: mark, rev: (cur?.rev ?? 0) + 1, version } },
     });
