@@ -163,6 +163,16 @@ fn view_of(sync: &NoteSync, t: &Tab, defer: bool) -> TabView {
     }
 }
 
+/// The data of the server's tab `tab_id` as the person sees it. A tab the server's Note does
+/// not hold is gone, even where a draft of it is left.
+fn shown_tab<'a>(snap: &'a Snapshot, tab_id: &TabId) -> Result<&'a TabData> {
+    let sync = &snap.sync;
+    match sync.server.as_ref().and_then(|n| n.tab(tab_id)) {
+        Some(t) => Ok(sync.shown_data(tab_id).unwrap_or(&t.data)),
+        None => Err(tab_gone(snap, tab_id)),
+    }
+}
+
 /// Rows `start..start + count` (fewer at the end) of the sheet `sheet_id` of a sheet tab, as
 /// the person sees it.
 pub(super) fn sheet_rows(
@@ -173,14 +183,7 @@ pub(super) fn sheet_rows(
     count: usize,
 ) -> Result<SheetRows> {
     let sync = &snap.sync;
-    // A tab the server's Note does not hold is gone, even where a draft of it is left.
-    if sync.server.as_ref().and_then(|n| n.tab(tab_id)).is_none() {
-        return Err(tab_gone(snap, tab_id));
-    }
-    let data = sync
-        .shown_data(tab_id)
-        .ok_or_else(|| tab_gone(snap, tab_id))?;
-    let TabData::Sheet(tab) = data else {
+    let TabData::Sheet(tab) = shown_tab(snap, tab_id)? else {
         return Err(EngineError::NotASheet(tab_id.clone()));
     };
     let sheet = tab
@@ -212,10 +215,7 @@ pub(super) fn text_part(
     max: usize,
 ) -> Result<TextPart> {
     let sync = &snap.sync;
-    if sync.server.as_ref().and_then(|n| n.tab(tab_id)).is_none() {
-        return Err(tab_gone(snap, tab_id));
-    }
-    let Some(TabData::Markdown(text)) = sync.shown_data(tab_id) else {
+    let TabData::Markdown(text) = shown_tab(snap, tab_id)? else {
         return Err(EngineError::NotAText(tab_id.clone()));
     };
     let total = text.len();
