@@ -3,6 +3,7 @@
 import * as api from "../api";
 import type { AgentAccess, NoteView } from "../api";
 import { errorCode, explain } from "../lib/errors";
+import { sameJson } from "../lib/json";
 import { ledgerAfterStatus } from "../lib/status";
 import { edits, setBase } from "./edits";
 import { applyStatus, reapplyStatus } from "./events";
@@ -212,7 +213,7 @@ export async function refreshView(changed?: string[]): Promise<void> {
     if (!cur) {
       content[tab.id] = { data: read.data, epoch: mark, rev: 0, version: read.version };
     } else if (edits.mayReplace(noteId, tab.id, mark)) {
-      if (sameData(cur.data, read.data)) {
+      if (sameJson(cur.data, read.data)) {
         // The editor shows exactly this: it is now based on this version.
         content[tab.id] = { ...cur, epoch: mark, version: read.version };
         setBase(noteId, tab.id, read.version);
@@ -227,11 +228,6 @@ export async function refreshView(changed?: string[]): Promise<void> {
   reapplyStatus();
   settleRoute();
   void loadDeferred(noteId);
-}
-
-function sameData(a: unknown, b: unknown): boolean {
-  if (typeof a === "string" || typeof b === "string") return a === b;
-  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** Approves (or withdraws) a Note for agents: the Note's access and its record, or null. */

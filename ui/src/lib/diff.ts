@@ -2,6 +2,7 @@
 // Note against another version of itself. Pure functions over plain data.
 
 import type { Deck, SheetTab, Slide, Theme } from "../bindings";
+import { sameJson } from "./json";
 
 // ---- lines -------------------------------------------------------------------------------
 
@@ -203,11 +204,6 @@ function cellAt(rows: readonly (readonly unknown[])[], r: number, c: number): un
   return v === undefined ? null : v;
 }
 
-function sameValue(x: unknown, y: unknown): boolean {
-  if (x === y) return true;
-  return JSON.stringify(x) === JSON.stringify(y);
-}
-
 /** The cells that differ between two grids (a missing cell counts as empty). */
 export function changedCells(
   before: readonly (readonly unknown[])[],
@@ -220,7 +216,7 @@ export function changedCells(
     for (let c = 0; c < cols; c++) {
       const x = cellAt(before, r, c);
       const y = cellAt(after, r, c);
-      if (!sameValue(x, y)) out.push({ row: r, col: c, before: x, after: y });
+      if (!sameJson(x, y)) out.push({ row: r, col: c, before: x, after: y });
     }
   }
   return out;
