@@ -124,52 +124,33 @@ export function MarkdownEditor(props: { tab: TabView }) {
   const remote = useRemoteMarks(tab.id, opened, lineMarks, (late) => view.current?.dispatch({ effects: marking(late) }));
   const [preview, setPreview] = useState(false);
   const [large, setLarge] = useState(false);
-  const [previewHtml, setPreviewHtml] = useState("");
   const noteId = useApp((s) => s.open?.noteId ?? null);
   const listed = useApp((s) => s.notes);
   const linkNotes = useMemo<LinkNote[]>(() => listed.map((n) => ({ id: n.id, title: n.title })), [listed]);
   const notesRef = useRef(linkNotes);
   notesRef.current = linkNotes;
-  // The preview's images, loaded for the text last rendered: file ID -> object URL.
+  // The text the preview shows, and the attached images loaded so far: file ID -> object URL.
+  // Its HTML is drawn from these and the Notes' titles (never kept apart from them: an image
+  // that loads while the titles change is not drawn over by a render that did not have it).
+  const [previewText, setPreviewText] = useState("");
   const [images, setImages] = useState<Record<string, string>>({});
-  const previewText = useRef("");
 
-  /** The preview's HTML for `text`: Notes' current titles, the attached images loaded so far. */
-  const render = (text: string, loaded: Record<string, string> = images): string => {
-    const notes = notesRef.current;
-    const titles = new Map(notes.map((n) => [n.id, n.title]));
-    const ctx: RenderContext = {
-      title: (id) => titles.get(id),
-      byTitle: (title) => {
-        const same = notes.filter((n) => n.title.trim().toLowerCase() === title.trim().toLowerCase());
-        return same.length === 1 ? same[0]?.id : undefined;
-      },
-      image: (fileId) => loaded[fileId],
-    };
-    return renderMarkdown(text, ctx);
-  };
-
-  /** Shows `text` in the preview, then again once the images it references are loaded. */
+  /** Shows `text` in the preview; the attached images it references are loaded (once each). */
   const showPreview = (text: string) => {
-    previewText.current = text;
-    setPreviewHtml(render(text));
+    setPreviewText(text);
     const id = noteId;
     if (!id) return;
     const wanted = imageRefs(text).filter((f) => !(f in images));
     if (wanted.length === 0) return;
     void Promise.all(wanted.map(async (f) => [f, await imageUrl(id, f)] as const)).then((pairs) => {
-      const next = { ...images };
-      for (const [f, url] of pairs) if (url) next[f] = url;
-      setImages(next);
-      if (previewText.current === text) setPreviewHtml(render(text, next));
+      const loaded = pairs.filter((p): p is readonly [string, string] => p[1] !== undefined);
+      if (loaded.length > 0) setImages((was) => ({ ...was, ...Object.fromEntries(loaded) }));
     });
   };
 
   // The Notes' titles (a rename elsewhere) reach the editor's link widgets and the preview.
   useEffect(() => {
     view.current?.dispatch({ effects: setNotes.of(linkNotes) });
-    if (preview) setPreviewHtml(render(previewText.current));
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [linkNotes]);
 
   useEffect(() => {
@@ -376,7 +357,21 @@ export function MarkdownEditor(props: { tab: TabView }) {
     }
   };
 
-  const html = useMemo(() => ({ __html: previewHtml }), [previewHtml]);
+  // The preview's HTML: Notes' current titles, the attached images loaded so far.
+  const html = useMemo(() => {
+    if (!preview) return { __html: "" };
+    const titles = new Map(linkNotes.map((n) => [n.id, n.title]));
+    const ctx: RenderContext = {
+      title: (id) => titles.get(id),
+      byTitle: (title) => {
+        const key = title.trim().toLowerCase();
+        const same = linkNotes.filter((n) => n.title.trim().toLowerCase() === key);
+        return same.length === 1 ? same[0]?.id : undefined;
+      },
+      image: (fileId) => images[fileId],
+    };
+    return { __html: renderMarkdown(previewText, ctx) };
+  }, [preview, previewText, images, linkNotes]);
 
   return (
     <div class="md-editor">
