@@ -348,7 +348,9 @@ async fn prepare(store: &SqliteStore, scenario: &str) -> Prepared {
             Prepared {
                 id,
                 request: Box::new(|run| {
-                    let line = 8_000 + run * 97;
+                    // 97 is prime to 16,384: a new line every run for 16,384 runs (it went
+                    // past the last line, and panicked, after 86).
+                    let line = (8_000 + run * 97) % 16_384;
                     vec![Op::EditText {
                         tab_id: TabId::new(TabId::MARKDOWN),
                         edits: vec![quire_model::TextEdit {
