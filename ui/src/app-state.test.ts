@@ -232,7 +232,7 @@ describe("another writer's edit", () => {
     app.set({ settings: { person_name: "ana" } as never });
     history = [version(3, "ana", "person"), last];
     server = view(4, "alpha (changed)");
-    onEngineEvent({ kind: "remote_applied", note_id: NOTE, tab_ids: ["markdown"] });
+    onEngineEvent({ kind: "remote_applied", note_id: NOTE, tab_ids: ["markdown"], version: 4 });
     await vi.waitFor(() => expect(app.get().remoteEdits.markdown).toBeDefined());
     expect(app.get().remoteEdits.markdown).toMatchObject({ author: last.author, agent });
   });
@@ -241,12 +241,12 @@ describe("another writer's edit", () => {
   it("keeps the content from before the change, the first one's over two, until marks are shown", async () => {
     history = [version(3, "ana", "person"), version(4, "claude", "agent")];
     server = view(4, "alpha (changed)");
-    onEngineEvent({ kind: "remote_applied", note_id: NOTE, tab_ids: ["markdown"] });
+    onEngineEvent({ kind: "remote_applied", note_id: NOTE, tab_ids: ["markdown"], version: 4 });
     await vi.waitFor(() => expect(app.get().content.markdown?.data).toBe("alpha (changed)"));
     expect(app.get().remoteEdits.markdown).toMatchObject({ version: 4, before: "alpha" });
     history = [...history, version(5, "claude", "agent")];
     server = view(5, "alpha (changed twice)");
-    onEngineEvent({ kind: "remote_applied", note_id: NOTE, tab_ids: ["markdown"] });
+    onEngineEvent({ kind: "remote_applied", note_id: NOTE, tab_ids: ["markdown"], version: 5 });
     await vi.waitFor(() => expect(app.get().content.markdown?.data).toBe("alpha (changed twice)"));
     expect(app.get().remoteEdits.markdown).toMatchObject({ version: 5, before: "alpha" });
     marksShown("markdown");
@@ -259,13 +259,24 @@ describe("another writer's edit", () => {
     history = [version(3, "ana", "person"), version(4, "claude", "agent"), version(5, "ana", "person")];
     onEngineEvent({ kind: "saved", note_id: NOTE, tab_id: "markdown", version: 5, replayed: false, unseen: true });
     server = view(5, "ALPHA (agent) and mine");
-    onEngineEvent({ kind: "remote_applied", note_id: NOTE, tab_ids: ["markdown"] });
+    onEngineEvent({ kind: "remote_applied", note_id: NOTE, tab_ids: ["markdown"], version: 4 });
     await vi.waitFor(() => expect(app.get().remoteEdits.markdown).toBeDefined());
     expect(app.get().remoteEdits.markdown).toMatchObject({ author: "claude", agent: true, version: 4 });
     // A page of the newest versions, not the whole history.
     const reads = calls.filter((c) => c.cmd === "history");
     expect(reads.length).toBeGreaterThan(0);
     expect(reads.every((c) => typeof c.args.limit === "number")).toBe(true);
+  });
+
+  // The same, when the history is read before this app's `saved` event of its merged save
+  // comes (events and replies keep no order between them): the version the engine applied
+  // bounds the search, so the person's own save never names the change.
+  it("is marked as the other writer's when the merged save is read before its saved event", async () => {
+    history = [version(3, "ana", "person"), version(4, "claude", "agent"), version(5, "ana", "person")];
+    server = view(5, "ALPHA (agent) and mine");
+    onEngineEvent({ kind: "remote_applied", note_id: NOTE, tab_ids: ["markdown"], version: 4 });
+    await vi.waitFor(() => expect(app.get().remoteEdits.markdown).toBeDefined());
+    expect(app.get().remoteEdits.markdown).toMatchObject({ author: "claude", agent: true, version: 4 });
   });
 });
 

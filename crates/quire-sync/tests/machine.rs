@@ -189,8 +189,8 @@ fn show(e: &Effect) -> String {
             Timer::Reconnect => format!("timer reconnect#{generation}"),
         },
         Effect::Notify(n) => match n {
-            Notice::RemoteApplied { tab_ids } => format!(
-                "remote {}",
+            Notice::RemoteApplied { tab_ids, version } => format!(
+                "remote {}@{version}",
                 tab_ids
                     .iter()
                     .map(TabId::as_str)
@@ -375,7 +375,7 @@ fn refused_save_on_another_tab_change_is_reapplied_with_a_new_key() {
                 fetched(note(4, "hello", "agent")),
                 &[
                     "base v4",
-                    "remote sheet",
+                    "remote sheet@4",
                     "rebased markdown@4",
                     "draft md",
                     "draft md pending k-2@4",
@@ -539,7 +539,7 @@ fn remote_writes_apply_to_clean_tabs_and_stay_apart_from_dirty_ones() {
             S(remote(4), &["fetch"], Clean),
             S(
                 fetched(note(4, "agent wrote", "a")),
-                &["base v4", "remote markdown"],
+                &["base v4", "remote markdown@4"],
                 Clean,
             ),
         ],
@@ -554,7 +554,7 @@ fn remote_writes_apply_to_clean_tabs_and_stay_apart_from_dirty_ones() {
             // The sheet changed, not my tab: the draft moves to v4 silently.
             S(
                 fetched(note(4, "hello", "b")),
-                &["base v4", "remote sheet", "draft md"],
+                &["base v4", "remote sheet@4", "draft md"],
                 Dirty,
             ),
             sent(1, 1, 4, "mine"),
@@ -800,7 +800,7 @@ fn structural_writes_are_guarded_and_reapplied_or_reported() {
                 fetched(note(4, "agent", "a")),
                 &[
                     "base v4",
-                    "remote markdown",
+                    "remote markdown@4",
                     "outgoing w1 k-2",
                     "send k-2@4 rename_tab",
                 ],
@@ -873,7 +873,7 @@ fn a_stale_revert_is_sent_again_and_a_clash_is_reported() {
                 fetched(note(4, "agent", "a")),
                 &[
                     "base v4",
-                    "remote markdown",
+                    "remote markdown@4",
                     "outgoing w1 k-2",
                     "send k-2@4 revert 2",
                 ],
@@ -980,7 +980,7 @@ fn the_read_back_of_our_own_restore_is_no_remote_edit() {
             S(remote(5), &["fetch"], Clean),
             S(
                 fetched(note(5, "agent", "a")),
-                &["base v5", "remote markdown"],
+                &["base v5", "remote markdown@5"],
                 Clean,
             ),
         ],
@@ -1002,7 +1002,7 @@ fn the_read_back_of_our_own_restore_is_no_remote_edit() {
             ),
             S(
                 fetched(note(5, "agent", "b")),
-                &["base v5", "remote markdown,sheet"],
+                &["base v5", "remote markdown,sheet@5"],
                 Clean,
             ),
         ],
@@ -1059,7 +1059,7 @@ fn an_edit_on_a_base_older_than_a_remote_write_is_a_conflict() {
         vec![
             S(
                 fetched(note(4, "hello, theirs", "a")),
-                &["base v4", "remote markdown"],
+                &["base v4", "remote markdown@4"],
                 Clean,
             ),
             S(
@@ -1082,7 +1082,7 @@ fn offline_after_theirs() -> NoteSync {
         vec![
             S(
                 fetched(note(4, "hello, theirs", "a")),
-                &["base v4", "remote markdown"],
+                &["base v4", "remote markdown@4"],
                 Clean,
             ),
             S(remote(5), &["fetch"], Clean),
@@ -1165,7 +1165,7 @@ fn an_unknown_base_is_asked_for_and_judged() {
             &md(),
             vec![S(
                 fetched(note(4, "hello", "b")),
-                &["base v4", "remote sheet"],
+                &["base v4", "remote sheet@4"],
                 Clean,
             )],
         )
@@ -1367,7 +1367,7 @@ fn merged_and_saving() -> NoteSync {
                     "base v4",
                     "draft md",
                     "rebased markdown@4",
-                    "remote markdown",
+                    "remote markdown@4",
                     "draft md pending k-2@4",
                     "send k-2@4 md=\"HELLO\\nmine\"",
                 ],
@@ -1552,7 +1552,7 @@ fn a_sheet_merges_by_cell_and_the_same_cell_is_a_conflict() {
                     "base v4",
                     "draft sheet",
                     "rebased sheet@4",
-                    "remote sheet",
+                    "remote sheet@4",
                     "draft sheet pending k-1@4",
                     "send k-1@4 sheet={\"sheets\":[{\"id\":\"s1\",\"name\":\"Sheet 1\",\"rows\":[[\"agent\"],[\"mine\"]]}]}",
                 ],

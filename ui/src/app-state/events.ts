@@ -2,6 +2,7 @@
 
 import * as api from "../api";
 import type { EngineEvent, NoteStatus, TabStatus, VersionInfo } from "../api";
+import { sameJson } from "../lib/json";
 import { ledgerAfterStatus } from "../lib/status";
 import { setBase } from "./edits";
 import { toast } from "./messages";
@@ -26,7 +27,7 @@ export function onEngineEvent(event: EngineEvent): void {
     }
     case "remote_applied":
       refreshNotesSoon();
-      if (event.note_id === openId) void remoteApplied(event.note_id, event.tab_ids);
+      if (event.note_id === openId) void remoteApplied(event.note_id, event.tab_ids, event.version);
       break;
     case "conflict_shown":
       refreshLedgerSoon();
@@ -66,7 +67,7 @@ export function applyStatus(incoming: NoteStatus): void {
   const byTab = new Map(status.tabs.map((t) => [t.tab_id, t]));
   const tabs = view?.tabs.map((t) => {
     const next = byTab.get(t.id);
-    return next && JSON.stringify(next) !== JSON.stringify(t.status) ? { ...t, status: next } : t;
+    return next && !sameJson(next, t.status) ? { ...t, status: next } : t;
   });
   // The ledger is read again a little later; the tabs this status calls saved leave it now, in
   // the same change as the status (the header never shows "Saved" beside their count).
@@ -120,7 +121,7 @@ export function applyTabStatus(noteId: string, status: TabStatus, since?: number
 /** How many of the newest versions are read to name who last changed a tab. */
 const RECENT_VERSIONS = 50;
 
-async function remoteApplied(noteId: string, tabIds: string[]): Promise<void> {
+async function remoteApplied(noteId: string, tabIds: string[], version: number): Promise<void> {
   // Who changed the tabs, before their content is read: an editor taking the change in marks
   // the changed lines with that name. The content as it is now is what the change is marked
   // against by an editor opened on the tab later.
@@ -137,7 +138,7 @@ async function remoteApplied(noteId: string, tabIds: string[]): Promise<void> {
     const versions = await api.historyPage(noteId, RECENT_VERSIONS);
     const marks: Record<string, RemoteEdit> = {};
     for (const tabId of tabIds) {
-      const last = latestTouching(noteId, versions, tabId);
+      const last = latestTouching(noteId, versions, tabId, version);
       if (last) {
         marks[tabId] = {
           author: last.author,
@@ -171,11 +172,21 @@ function ownVersion(noteId: string, version: number): void {
   versions.add(version);
 }
 
-function latestTouching(noteId: string, versions: readonly VersionInfo[], tabId: string): VersionInfo | undefined {
+/**
+ * The newest version up to `upTo` (the one whose change the engine applied) that changed
+ * `tabId` and is not this app's own save. A later version may be this app's save of the change
+ * merged into the person's edits, read before its `saved` event came: never the change's author.
+ */
+function latestTouching(
+  noteId: string,
+  versions: readonly VersionInfo[],
+  tabId: string,
+  upTo: number,
+): VersionInfo | undefined {
   const mine = own.get(noteId);
   for (let i = versions.length - 1; i >= 0; i--) {
     const v = versions[i] as VersionInfo;
-    if (v.changed_tab_ids.includes(tabId) && !mine?.has(v.version)) return v;
+    if (v.version <= upTo && v.changed_tab_ids.includes(tabId) && !mine?.has(v.version)) return v;
   }
   return undefined;
 }

@@ -7,7 +7,12 @@ import type { Version } from "./Version";
 /**
  * What the engine tells its subscribers.
  */
-export type EngineEvent = { "kind": "status" } & NoteStatus | { "kind": "remote_applied", note_id: NoteId, tab_ids: Array<TabId>, } | { "kind": "conflict_shown", note_id: NoteId, tab_id: TabId, } | { "kind": "saved", note_id: NoteId, tab_id: TabId, version: Version, replayed: boolean, 
+export type EngineEvent = { "kind": "status" } & NoteStatus | { "kind": "remote_applied", note_id: NoteId, tab_ids: Array<TabId>, 
+/**
+ * The server's version whose change this is: a later version may already be this
+ * app's own save of it (merged into the person's edits), never the change's author.
+ */
+version: Version, } | { "kind": "conflict_shown", note_id: NoteId, tab_id: TabId, } | { "kind": "saved", note_id: NoteId, tab_id: TabId, version: Version, replayed: boolean, 
 /**
  * The saved content holds another writer's change the editor has not shown yet (it
  * was merged into the person's edits): the editor is not based on this version until

@@ -779,8 +779,8 @@ export function installDevBackend(): void {
       const n = get(noteId);
       const tab = tabOf(n, tabId);
       if (tab.type === "markdown") tab.data = text ?? `${tab.data}\n- Added by the agent at ${new Date().toLocaleTimeString()}`;
-      commit(n, CLAUDE, `replaced the text of "${tab.label}"`, [tabId]);
-      send({ kind: "remote_applied", note_id: noteId, tab_ids: [tabId] });
+      const version = commit(n, CLAUDE, `replaced the text of "${tab.label}"`, [tabId]);
+      send({ kind: "remote_applied", note_id: noteId, tab_ids: [tabId], version });
       sendStatus(n);
     },
     conflict: demoConflict,

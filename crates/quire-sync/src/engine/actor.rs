@@ -243,11 +243,12 @@ fn notify(
     waiters: &mut HashMap<String, oneshot::Sender<Result<WriteOutcome>>>,
 ) {
     match notice {
-        Notice::RemoteApplied { tab_ids } => publish(
+        Notice::RemoteApplied { tab_ids, version } => publish(
             inner,
             EngineEvent::RemoteApplied {
                 note_id: note_id.clone(),
                 tab_ids,
+                version,
             },
         ),
         Notice::ConflictShown { tab_id } => publish(

@@ -276,6 +276,9 @@ pub enum EngineEvent {
     RemoteApplied {
         note_id: NoteId,
         tab_ids: Vec<TabId>,
+        /// The server's version whose change this is: a later version may already be this
+        /// app's own save of it (merged into the person's edits), never the change's author.
+        version: Version,
     },
     ConflictShown {
         note_id: NoteId,

@@ -43,7 +43,10 @@ pub(super) fn on_fetched(s: &mut NoteSync, note: Note, fx: &mut Vec<Effect>) {
     });
     s.own_unread = own.into_iter().filter(|v| *v > note.version).collect();
     if before.is_some() && !changed.is_empty() && !only_own {
-        fx.push(Effect::Notify(Notice::RemoteApplied { tab_ids: changed }));
+        fx.push(Effect::Notify(Notice::RemoteApplied {
+            tab_ids: changed,
+            version: note.version,
+        }));
     }
     reconcile(s, fx);
 }
@@ -168,6 +171,7 @@ fn merge_in(
     }));
     fx.push(Effect::Notify(Notice::RemoteApplied {
         tab_ids: vec![tab_id.clone()],
+        version,
     }));
 }
 

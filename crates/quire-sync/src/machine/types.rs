@@ -378,9 +378,11 @@ pub struct SaveRequest {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Notice {
-    /// Remote writes changed these clean tabs: the UI shows the new content.
+    /// Remote writes changed these clean tabs: the UI shows the new content. `version` is the
+    /// server's version that brought the change (a later one may be this app's own save of it).
     RemoteApplied {
         tab_ids: Vec<TabId>,
+        version: Version,
     },
     ConflictShown {
         tab_id: TabId,
