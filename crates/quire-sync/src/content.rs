@@ -1,7 +1,7 @@
 //! A tab's content as the engine carries it: the model's [`TabData`] with its kind on the wire
 //! (`{"type": "markdown", "data": "..."}`), and how a person's edit becomes an operation.
 
-use quire_model::bytes::{char_count, common_prefix, common_suffix};
+use quire_model::bytes::{char_count, common_prefix, common_suffix, utf16_len};
 use quire_model::{Op, TabData, TabId, TabKind, TextSplice};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -30,13 +30,49 @@ impl Content {
 
 /// As [`RawContent`], written from the content in place: no copy of a 10 MiB text (the local
 /// store writes drafts with every edit).
+/// While the local store prepares a row, a long text is written as a placeholder and taken by
+/// reference ([`crate::local::share_text`]).
 impl Serialize for Content {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match crate::local::share_text(&self.0) {
+            Some(placeholder) => {
+                use serde::ser::SerializeStruct;
+                let mut raw = serializer.serialize_struct("RawContent", 2)?;
+                raw.serialize_field("type", &TabKind::Markdown)?;
+                raw.serialize_field("data", &placeholder)?;
+                raw.end()
+            }
+            None => ContentOf(&self.0).serialize(serializer),
+        }
+    }
+}
+
+/// A tab's data written as a [`Content`], without making one (which would copy the data).
+pub(crate) struct ContentOf<'a>(pub &'a TabData);
+
+impl Serialize for ContentOf<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut raw = serializer.serialize_struct("RawContent", 2)?;
         raw.serialize_field("type", &self.0.kind())?;
-        raw.serialize_field("data", &self.0.content())?;
+        raw.serialize_field("data", &DataOf(self.0))?;
         raw.end()
+    }
+}
+
+/// A tab's `data` as written; while the local store prepares a row, a long text it knows is
+/// written as a placeholder and taken by reference ([`crate::local::share_equal_text`]).
+pub(crate) struct DataOf<'a>(pub &'a TabData);
+
+impl Serialize for DataOf<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            TabData::Markdown(text) => match crate::local::share_equal_text(text) {
+                Some(placeholder) => placeholder.serialize(serializer),
+                None => text.serialize(serializer),
+            },
+            other => other.content().serialize(serializer),
+        }
     }
 }
 
@@ -176,27 +212,32 @@ fn byte_at_utf16(text: &str, from: usize, units: usize) -> Option<usize> {
     if bytes.get(..units).is_some_and(<[u8]>::is_ascii) {
         return Some(from + units);
     }
+    // Whole blocks, counted at memory speed, while the place lies beyond them.
     let mut counted = 0usize;
-    // ASCII runs count a unit a byte; the rest character by character.
     let mut i = 0;
-    while counted < units {
-        let b = *bytes.get(i)?;
-        if b < 0x80 {
-            let run = bytes[i..]
-                .iter()
-                .take(units - counted)
-                .take_while(|b| **b < 0x80)
-                .count();
-            i += run;
-            counted += run;
-            continue;
+    for block in bytes.chunks_exact(UTF16_BLOCK) {
+        let n = utf16_len(block);
+        if counted + n >= units {
+            break;
         }
-        let ch = text[from + i..].chars().next()?;
+        counted += n;
+        i += UTF16_BLOCK;
+    }
+    // A character the last block cut is counted already (by its first byte).
+    while bytes.get(i).is_some_and(|b| b & 0xC0 == 0x80) {
+        i += 1;
+    }
+    // Then a character at a time.
+    while counted < units {
+        let ch = text.get(from + i..)?.chars().next()?;
         counted += ch.len_utf16();
         i += ch.len_utf8();
     }
     (counted == units).then_some(from + i)
 }
+
+/// The bytes [`byte_at_utf16`] counts at a time.
+const UTF16_BLOCK: usize = 4096;
 
 #[cfg(test)]
 mod tests {
@@ -279,6 +320,35 @@ mod tests {
         assert_eq!(
             splice_utf16(&long, 100_001, 0, "!").map(|t| t.ends_with("\u{e9}!")),
             Some(true)
+        );
+    }
+
+    /// Counted by blocks, a place in a long text is the one counted a character at a time, with
+    /// characters of every width cut by the blocks' edges.
+    #[test]
+    fn a_place_in_a_long_text_is_found_by_blocks_as_by_characters() {
+        let text: String = "a\u{e9}\u{20ac}\u{1F600}bc\n"
+            .repeat(UTF16_BLOCK / 5)
+            .chars()
+            .collect();
+        let mut units = 0;
+        let mut places = vec![(0, Some(0))];
+        for (at, ch) in text.char_indices() {
+            // Inside a surrogate pair: no place.
+            if ch.len_utf16() == 2 {
+                places.push((units + 1, None));
+            }
+            units += ch.len_utf16();
+            places.push((units, Some(at + ch.len_utf8())));
+        }
+        places.push((units + 1, None));
+        for (u, want) in places {
+            assert_eq!(byte_at_utf16(&text, 0, u), want, "{u} units");
+        }
+        assert_eq!(
+            byte_at_utf16(&text, 10, 8),
+            Some(23),
+            "from the first b: b, c, newline, then a, é, € and 😀 (8 units, 13 bytes)"
         );
     }
 

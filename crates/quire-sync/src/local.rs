@@ -16,11 +16,12 @@ use quire_model::{Note, NoteId, TabId, Timestamp, Version};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
-use crate::content::{Content, is_editable};
+use crate::content::{ContentOf, DataOf, is_editable};
 use crate::machine::{ArchiveReason, BaseAt, Draft, Outgoing, Persist, TabState};
 
 mod texts;
 use texts::Prepared;
+pub(crate) use texts::{share as share_text, share_equal as share_equal_text};
 
 /// How many of the newest versions seen keep their tabs' contents.
 pub const SEEN_KEPT: i64 = 64;
@@ -121,6 +122,59 @@ CREATE INDEX text_refs_key ON text_refs (key);
 
 /// Who holds texts (see `texts.rs`): a Note's base, a draft, a tab seen at a version. A Note's
 /// ID has no `:`, so each names one row.
+/// A Note written as its `Serialize` writes it (the same members, in the same order), with each
+/// tab's data as [`DataOf`] writes it: the text of a save just acknowledged is not copied and
+/// hashed again as the new base.
+struct NoteOut<'a>(&'a Note);
+
+impl Serialize for NoteOut<'_> {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let note = self.0;
+        let mut out = serializer.serialize_struct("Note", 5)?;
+        out.serialize_field("id", &note.id)?;
+        out.serialize_field("title", &note.title)?;
+        out.serialize_field("version", &note.version)?;
+        out.serialize_field("tabs", &TabsOut(&note.tabs))?;
+        out.serialize_field("seq", &note.seq)?;
+        out.end()
+    }
+}
+
+struct TabsOut<'a>(&'a [quire_model::Tab]);
+
+impl Serialize for TabsOut<'_> {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeSeq, SerializeStruct};
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for tab in self.0 {
+            struct TabOut<'a>(&'a quire_model::Tab);
+            impl Serialize for TabOut<'_> {
+                fn serialize<S: serde::Serializer>(
+                    &self,
+                    serializer: S,
+                ) -> std::result::Result<S::Ok, S::Error> {
+                    let tab = self.0;
+                    let mut out = serializer.serialize_struct("RawTab", 4)?;
+                    out.serialize_field("id", &tab.id)?;
+                    out.serialize_field("type", &tab.data.kind())?;
+                    out.serialize_field("label", &tab.label)?;
+                    out.serialize_field("data", &DataOf(&tab.data))?;
+                    out.end()
+                }
+            }
+            seq.serialize_element(&TabOut(tab))?;
+        }
+        seq.end()
+    }
+}
+
 fn base_owner(note_id: &NoteId) -> String {
     format!("base:{note_id}")
 }
@@ -285,7 +339,7 @@ impl LocalStore {
                         .iter()
                         .map(|t| (t.id.as_str(), t.label.as_str()))
                         .collect();
-                    let base = Prepared::new("base", note.as_ref())?;
+                    let base = Prepared::new("base", &NoteOut(note), &mut self.recent)?;
                     let base = texts::write(
                         &tx,
                         &base_owner(note_id),
@@ -314,7 +368,7 @@ impl LocalStore {
                     let json = texts::write(
                         &tx,
                         &owner,
-                        Prepared::new("draft", d.as_ref())?,
+                        Prepared::new("draft", d.as_ref(), &mut self.recent)?,
                         &mut released,
                         &mut self.recent,
                     )?;
@@ -535,7 +589,7 @@ fn remember(
         }
     }
     for tab in note.tabs.iter().filter(|t| is_editable(t.kind())) {
-        let content = Prepared::new("seen tab", &Content::new(tab.data.clone()))?;
+        let content = Prepared::new("seen tab", &ContentOf(&tab.data), recent)?;
         let same = match last.remove(tab.id.as_str()) {
             Some((at, Some(json))) => {
                 json == content.json

@@ -122,20 +122,23 @@ impl Cursor<'_> {
                 _ => break,
             }
         }
-        while target.saturating_sub(self.at) >= BLOCK as u64 {
-            let Some(block) = bytes.get(self.byte..self.byte + BLOCK) else {
-                break;
-            };
-            let mut chars = block.iter().filter(|&&b| (b as i8) >= -0x40).count() as u64;
-            let mut end = self.byte + BLOCK;
-            if !self.text.is_char_boundary(end) {
-                while !self.text.is_char_boundary(end) {
-                    end -= 1;
+        // Large blocks, then small ones (a block of n bytes holds at most n characters).
+        for block_len in [ASCII_RUN, BLOCK] {
+            while target.saturating_sub(self.at) >= block_len as u64 {
+                let Some(block) = bytes.get(self.byte..self.byte + block_len) else {
+                    break;
+                };
+                let mut chars = crate::bytes::char_count(block) as u64;
+                let mut end = self.byte + block_len;
+                if !self.text.is_char_boundary(end) {
+                    while !self.text.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    chars -= 1;
                 }
-                chars -= 1;
+                self.byte = end;
+                self.at += chars;
             }
-            self.byte = end;
-            self.at += chars;
         }
         while self.at < target {
             self.byte += self.text.get(self.byte..)?.chars().next()?.len_utf8();

@@ -17,8 +17,11 @@
 //! Rows written before (schema 3 and older) hold their strings inline and own no text; they are
 //! read as they are.
 
+use std::cell::RefCell;
 use std::collections::VecDeque;
+use std::sync::{Arc, OnceLock, Weak};
 
+use quire_model::TabData;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -34,19 +37,130 @@ pub const TEXT_OUT_MIN: usize = 64 * 1024;
 /// At most this many splices between a text and the whole text it is made from.
 pub const MAX_DEPTH: i64 = 64;
 
+/// A splice of at most this many bytes (removed and inserted) is taken without looking further.
+const CLOSE_ENOUGH: usize = 4096;
+
 /// How many texts [`Recent`] keeps.
 const RECENT_KEPT: usize = 3;
 
-/// The texts written lately, whole, with their depth: what the next text is made from.
+/// How many keys of shared texts [`Recent`] remembers.
+const KEYS_KEPT: usize = 16;
+
+/// The texts written lately, whole, with their depth: what the next text is made from; and the
+/// keys of the shared texts ([`Body::Shared`]) met lately, so that a draft's base and pending
+/// save, the same texts keystroke after keystroke, are not hashed again.
 #[derive(Default)]
-pub struct Recent(VecDeque<(String, String, i64)>);
+pub struct Recent {
+    texts: VecDeque<(String, Body, i64)>,
+    /// A key by the text it was computed on. The `Weak` keeps that allocation from being reused
+    /// for another text (and an `Arc`'s content never changes while a `Weak` to it is held), so
+    /// the same address is the same text.
+    keys: VecDeque<(Weak<TabData>, String)>,
+}
 
 impl Recent {
-    fn put(&mut self, key: String, text: String, depth: i64) {
-        self.0.retain(|(k, _, _)| *k != key);
-        self.0.push_front((key, text, depth));
-        self.0.truncate(RECENT_KEPT);
+    fn put(&mut self, key: String, text: Body, depth: i64) {
+        self.texts.retain(|(k, _, _)| *k != key);
+        self.texts.push_front((key, text, depth));
+        self.texts.truncate(RECENT_KEPT);
     }
+
+    /// `body`'s key, computed once for a shared text.
+    fn key(&mut self, body: &Body) -> String {
+        let Body::Shared(data) = body else {
+            return key_of(body.as_str());
+        };
+        if let Some((_, key)) = self
+            .keys
+            .iter()
+            .find(|(seen, _)| std::ptr::eq(seen.as_ptr(), Arc::as_ptr(data)))
+        {
+            return key.clone();
+        }
+        let key = key_of(body.as_str());
+        self.keys.push_front((Arc::downgrade(data), key.clone()));
+        self.keys.truncate(KEYS_KEPT);
+        key
+    }
+}
+
+/// A long string as it is written: taken out of the value (`Owned`), or a Markdown content's
+/// text by reference (`Shared`: see [`share`]), with no copy of it.
+#[derive(Clone)]
+pub enum Body {
+    Owned(String),
+    Shared(Arc<TabData>),
+}
+
+impl Body {
+    fn as_str(&self) -> &str {
+        match self {
+            Body::Owned(text) => text,
+            Body::Shared(data) => match &**data {
+                TabData::Markdown(text) => text,
+                // `share` takes Markdown texts only.
+                _ => "",
+            },
+        }
+    }
+}
+
+/// While [`Prepared::new`] runs: the texts [`share`] and [`share_equal`] took, by index, and the
+/// shared texts whose keys are known (what `share_equal` looks among).
+struct Sharing {
+    taken: Vec<Arc<TabData>>,
+    known: Vec<Arc<TabData>>,
+}
+
+impl Sharing {
+    fn take(&mut self, data: &Arc<TabData>) -> String {
+        self.taken.push(data.clone());
+        format!("{}{}", placeholder_tag(), self.taken.len() - 1)
+    }
+}
+
+thread_local! {
+    static SHARED: RefCell<Option<Sharing>> = const { RefCell::new(None) };
+}
+
+/// What a shared text is written as while its value is prepared: a string no content can hold
+/// by chance (a random tag of this process), then the text's index.
+fn placeholder_tag() -> &'static str {
+    static TAG: OnceLock<String> = OnceLock::new();
+    TAG.get_or_init(|| format!("\u{0}quire-text-{}:", uuid::Uuid::now_v7().simple()))
+}
+
+/// For a content's `Serialize`: while [`Prepared::new`] runs on this thread, a Markdown text of
+/// [`TEXT_OUT_MIN`] bytes or more is taken by reference (no copy into the JSON value, and its
+/// key is computed once however many drafts hold it), and the string to write in its place is
+/// returned. `None` otherwise: the content writes its text.
+pub fn share(data: &Arc<TabData>) -> Option<String> {
+    let TabData::Markdown(text) = &**data else {
+        return None;
+    };
+    if text.len() < TEXT_OUT_MIN {
+        return None;
+    }
+    SHARED.with(|shared| Some(shared.borrow_mut().as_mut()?.take(data)))
+}
+
+/// As [`share`], for a text held by value (a Note's tab): taken by reference when it is one of
+/// the shared texts whose key is known (a save's text, when its Note is written as the base: one
+/// comparison instead of a copy and a hash).
+pub fn share_equal(text: &str) -> Option<String> {
+    if text.len() < TEXT_OUT_MIN {
+        return None;
+    }
+    SHARED.with(|shared| {
+        let mut shared = shared.borrow_mut();
+        let sharing = shared.as_mut()?;
+        let same = sharing
+            .known
+            .iter()
+            .find(|d| matches!(&***d, TabData::Markdown(t) if t.len() == text.len() && t == text))?
+            .clone();
+        Some(sharing.take(&same))
+    })
 }
 
 /// A value as it is written: its JSON without the long strings, and each of those with where it
@@ -59,19 +173,35 @@ pub struct Prepared {
 struct Text {
     pointer: String,
     key: String,
-    body: String,
+    body: Body,
 }
 
 impl Prepared {
-    pub fn new<T: Serialize>(what: &'static str, v: &T) -> Result<Self> {
-        let mut value = serde_json::to_value(v).map_err(corrupt(what))?;
+    pub fn new<T: Serialize>(what: &'static str, v: &T, recent: &mut Recent) -> Result<Self> {
+        let known = recent
+            .keys
+            .iter()
+            .filter_map(|(d, _)| d.upgrade())
+            .collect();
+        SHARED.with(|shared| {
+            *shared.borrow_mut() = Some(Sharing {
+                taken: Vec::new(),
+                known,
+            })
+        });
+        let value = serde_json::to_value(v);
+        let shared = SHARED
+            .with(|shared| shared.borrow_mut().take())
+            .map(|s| s.taken)
+            .unwrap_or_default();
+        let mut value = value.map_err(corrupt(what))?;
         let mut taken = Vec::new();
-        take_long_strings(&mut value, &mut String::new(), &mut taken);
+        take_long_strings(&mut value, &mut String::new(), &shared, &mut taken);
         let texts = taken
             .into_iter()
             .map(|(pointer, body)| Text {
                 pointer,
-                key: key_of(&body),
+                key: recent.key(&body),
                 body,
             })
             .collect();
@@ -102,21 +232,36 @@ fn key_of(text: &str) -> String {
     )
 }
 
-/// Moves every string of [`TEXT_OUT_MIN`] bytes or more out of `value`, with its JSON Pointer.
-/// It leaves `null`, not an empty string: a release of the app from before these texts reads such
-/// a row as corrupt (and says so), never as a tab emptied.
-fn take_long_strings(value: &mut Value, pointer: &mut String, out: &mut Vec<(String, String)>) {
+/// Moves every string of [`TEXT_OUT_MIN`] bytes or more out of `value`, and every placeholder of
+/// a text in `shared`, with its JSON Pointer. It leaves `null`, not an empty string: a release of
+/// the app from before these texts reads such a row as corrupt (and says so), never as a tab
+/// emptied.
+fn take_long_strings(
+    value: &mut Value,
+    pointer: &mut String,
+    shared: &[Arc<TabData>],
+    out: &mut Vec<(String, Body)>,
+) {
     match value {
-        Value::String(s) if s.len() >= TEXT_OUT_MIN => {
-            out.push((pointer.clone(), std::mem::take(s)));
-            *value = Value::Null;
+        Value::String(s) => {
+            let placed = s
+                .strip_prefix(placeholder_tag())
+                .and_then(|i| i.parse::<usize>().ok())
+                .and_then(|i| shared.get(i));
+            if let Some(data) = placed {
+                out.push((pointer.clone(), Body::Shared(data.clone())));
+                *value = Value::Null;
+            } else if s.len() >= TEXT_OUT_MIN {
+                out.push((pointer.clone(), Body::Owned(std::mem::take(s))));
+                *value = Value::Null;
+            }
         }
         Value::Array(items) => {
             for (i, item) in items.iter_mut().enumerate() {
                 let len = pointer.len();
                 pointer.push('/');
                 pointer.push_str(&i.to_string());
-                take_long_strings(item, pointer, out);
+                take_long_strings(item, pointer, shared, out);
                 pointer.truncate(len);
             }
         }
@@ -126,7 +271,7 @@ fn take_long_strings(value: &mut Value, pointer: &mut String, out: &mut Vec<(Str
                 pointer.push('/');
                 // RFC 6901: `~` is `~0`, `/` is `~1`.
                 pointer.push_str(&name.replace('~', "~0").replace('/', "~1"));
-                take_long_strings(item, pointer, out);
+                take_long_strings(item, pointer, shared, out);
                 pointer.truncate(len);
             }
         }
@@ -152,7 +297,7 @@ pub fn write(
             .optional()?;
         let depth = match depth {
             Some(depth) => depth,
-            None => insert(conn, &text.key, &text.body, recent)?,
+            None => insert(conn, &text.key, text.body.as_str(), recent)?,
         };
         conn.prepare_cached("INSERT INTO text_refs (owner, pointer, key) VALUES (?1, ?2, ?3)")?
             .execute(params![owner, text.pointer, text.key])?;
@@ -168,7 +313,8 @@ pub fn write(
 /// stored at.
 fn insert(conn: &Connection, key: &str, body: &str, recent: &Recent) -> Result<i64> {
     let mut best: Option<(&str, i64, (usize, usize, &str))> = None;
-    for (from, old, _) in &recent.0 {
+    // Newest first: a keystroke's text is most often the newest text and that keystroke.
+    for (from, old, _) in &recent.texts {
         let depth: Option<i64> = conn
             .prepare_cached("SELECT depth FROM texts WHERE key = ?1")?
             .query_row([from], |r| r.get(0))
@@ -176,9 +322,14 @@ fn insert(conn: &Connection, key: &str, body: &str, recent: &Recent) -> Result<i
         let Some(depth) = depth.filter(|d| *d < MAX_DEPTH) else {
             continue;
         };
-        let splice = splice_between(old, body);
+        let splice = splice_between(old.as_str(), body);
         if best.is_none_or(|(_, _, (_, r, i))| splice.1 + splice.2.len() < r + i.len()) {
             best = Some((from, depth, splice));
+        }
+        // Small enough: comparing the other recent texts (each a pass over the whole) would
+        // save at most this much.
+        if best.is_some_and(|(_, _, (_, r, i))| r + i.len() <= CLOSE_ENOUGH) {
+            break;
         }
     }
     if let Some((from, depth, (at, removed, inserted))) = best
@@ -315,6 +466,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
+    use crate::content::Content;
     use serde_json::json;
 
     #[test]
@@ -325,7 +477,7 @@ mod tests {
             "a/b~c": [1, long.clone(), {"inner": long.clone()}],
             "just_under": "y".repeat(TEXT_OUT_MIN - 1),
         });
-        let prepared = Prepared::new("test", &value).unwrap();
+        let prepared = Prepared::new("test", &value, &mut Recent::default()).unwrap();
         assert_eq!(
             prepared.refs(),
             vec![
@@ -362,7 +514,7 @@ mod tests {
         assert_eq!(read::<Value>(&conn, "test", "o", &json).unwrap(), value);
 
         // Another owner of the same text: still one; the text goes with its last owner.
-        let other = Prepared::new("test", &json!({"t": long})).unwrap();
+        let other = Prepared::new("test", &json!({"t": long}), &mut recent).unwrap();
         write(&conn, "p", other, &mut released, &mut recent).unwrap();
         assert_eq!(count("texts"), 1);
         release(&conn, "o", &mut released).unwrap();
@@ -374,6 +526,112 @@ mod tests {
         assert_eq!(count("text_refs"), 0);
     }
 
+    /// A content's long text is taken by reference, not copied, and its key computed once
+    /// however many rows hold it; it reads back whole, and the same value written outside the
+    /// store holds its text.
+    #[test]
+    fn a_contents_text_is_taken_by_reference_and_hashed_once() {
+        let long = Content::new(TabData::Markdown("é and more\n".repeat(TEXT_OUT_MIN / 8)));
+        let short = Content::new(TabData::Markdown("short".to_owned()));
+        let value = json!({"n": 1});
+        let draft = (&long, &short, &long, &value);
+        let mut recent = Recent::default();
+        let prepared = Prepared::new("test", &draft, &mut recent).unwrap();
+        assert_eq!(prepared.texts.len(), 2, "both places of the long text");
+        for text in &prepared.texts {
+            assert!(
+                matches!(&text.body, Body::Shared(d) if Arc::ptr_eq(d, &long.0)),
+                "{} is the content itself",
+                text.pointer
+            );
+            assert_eq!(text.key, key_of(text.body.as_str()));
+        }
+        assert_eq!(recent.keys.len(), 1, "one key for the one text");
+        Prepared::new("test", &draft, &mut recent).unwrap();
+        assert_eq!(recent.keys.len(), 1, "known the second time");
+        assert!(
+            !prepared.json.contains("quire-text"),
+            "no placeholder is written: {}",
+            prepared.json
+        );
+
+        let conn = store();
+        let mut released = Vec::new();
+        let json = write(&conn, "o", prepared, &mut released, &mut recent).unwrap();
+        let back: Value = read(&conn, "test", "o", &json).unwrap();
+        assert_eq!(back, serde_json::to_value(draft).unwrap());
+        assert_eq!(back[0]["data"], json!(long.0.content()));
+        assert_eq!(back[1]["data"], "short");
+    }
+
+    /// A Note's long text that is a shared text whose key is known (the text of a save just
+    /// acknowledged, written as the new base) is taken by reference: compared, not copied and
+    /// hashed. The Note is written as its own `Serialize` writes it.
+    #[test]
+    fn a_notes_text_known_as_shared_is_taken_by_reference() {
+        use super::super::NoteOut;
+        use quire_model::{Note, Tab, TabId};
+        let text = "une ligne\n".repeat(TEXT_OUT_MIN / 8);
+        let saved = Content::new(TabData::Markdown(text.clone()));
+        let mut note = Note::new(
+            "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f50".parse().unwrap(),
+            "T".into(),
+        );
+        note.tabs = vec![
+            Tab {
+                id: TabId::new("markdown"),
+                label: "Text".into(),
+                data: TabData::Markdown(text.clone()),
+            },
+            Tab {
+                id: TabId::new("other"),
+                label: "Other".into(),
+                data: TabData::Markdown(format!("{text}!")),
+            },
+        ];
+        assert_eq!(
+            serde_json::to_string(&NoteOut(&note)).unwrap(),
+            serde_json::to_string(&note).unwrap()
+        );
+        let mut recent = Recent::default();
+        Prepared::new("test", &saved, &mut recent).unwrap();
+        let prepared = Prepared::new("base", &NoteOut(&note), &mut recent).unwrap();
+        let bodies: Vec<_> = prepared
+            .texts
+            .iter()
+            .map(|t| {
+                (
+                    t.pointer.as_str(),
+                    matches!(&t.body, Body::Shared(d) if Arc::ptr_eq(d, &saved.0)),
+                )
+            })
+            .collect();
+        assert_eq!(bodies, [("/tabs/0/data", true), ("/tabs/1/data", false)]);
+        let conn = store();
+        let json = write(&conn, "o", prepared, &mut Vec::new(), &mut recent).unwrap();
+        assert_eq!(read::<Note>(&conn, "base", "o", &json).unwrap(), note);
+    }
+
+    /// A string that looks like a placeholder is only one while a value is prepared, and only
+    /// with this process's tag.
+    #[test]
+    fn a_string_like_a_placeholder_is_written_as_it_is() {
+        let forged = json!(["\u{0}quire-text-0123:0", format!("{}0", placeholder_tag())]);
+        let mut recent = Recent::default();
+        let prepared = Prepared::new("test", &forged, &mut recent).unwrap();
+        assert!(prepared.texts.is_empty());
+        let back: Value = serde_json::from_str(&prepared.json).unwrap();
+        assert_eq!(back, forged);
+        let outside = Content::new(TabData::Markdown("x".repeat(TEXT_OUT_MIN)));
+        assert_eq!(
+            serde_json::to_value(&outside).unwrap()["data"]
+                .as_str()
+                .map(str::len),
+            Some(TEXT_OUT_MIN),
+            "outside the store a content writes its text"
+        );
+    }
+
     fn store() -> Connection {
         let conn = Connection::open_in_memory().unwrap();
         conn.execute_batch(super::super::TEXTS_SCHEMA).unwrap();
@@ -383,7 +641,7 @@ mod tests {
     /// Writes `text` as all that owner `o` holds, and collects what that releases.
     fn hold(conn: &Connection, recent: &mut Recent, text: &str) -> String {
         let mut released = Vec::new();
-        let prepared = Prepared::new("test", &json!({ "t": text })).unwrap();
+        let prepared = Prepared::new("test", &json!({ "t": text }), recent).unwrap();
         let json = write(conn, "o", prepared, &mut released, recent).unwrap();
         collect(conn, released).unwrap();
         json
