@@ -8,7 +8,8 @@
 //! example), over real HTTP, the engine on its own local store (`synchronous=FULL`). Each edit is
 //! one character typed at the end of the text, handed over as what changed (`hand_over`, as the
 //! editor does), then saved at once (`flush`), then waited for until the engine calls the tab
-//! saved. Prints p50 and p99 of the whole and of its three parts, per size.
+//! saved. Prints p50 and p99 of the whole and of its three parts, per size, and the slowest
+//! edits (their index, the whole and the three parts).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -49,6 +50,8 @@ async fn run(engine: &Engine, bytes: usize, edits: usize) -> anyhow::Result<()> 
         Samples::with_capacity(edits),
         Samples::with_capacity(edits),
     );
+    // Each edit's whole time and parts, for the slowest edits' line.
+    let mut each = Vec::with_capacity(edits);
     for i in 0..edits {
         let typed = if i % 10 == 9 { "\n" } else { "x" };
         let t0 = Instant::now();
@@ -74,7 +77,14 @@ async fn run(engine: &Engine, bytes: usize, edits: usize) -> anyhow::Result<()> 
         flush.push(t2 - t1);
         saved.push(t3 - t2);
         whole.push(t3 - t0);
+        each.push((t3 - t0, i, t1 - t0, t2 - t1, t3 - t2));
     }
+    each.sort_by_key(|e| std::cmp::Reverse(e.0));
+    let slowest: Vec<String> = each
+        .iter()
+        .take(4)
+        .map(|(w, i, h, f, s)| format!("#{i} {} ({}/{}/{})", ms(*w), ms(*h), ms(*f), ms(*s)))
+        .collect();
     let (w, h, f, s) = (whole.stats(), hand.stats(), flush.stats(), saved.stats());
     println!(
         "{bytes} bytes, {edits} edits: keystroke to ack p50 {} / p99 {} ms; \
@@ -88,6 +98,7 @@ async fn run(engine: &Engine, bytes: usize, edits: usize) -> anyhow::Result<()> 
         ms(f.p99),
         ms(s.p99),
     );
+    println!("  slowest edits: {}", slowest.join(", "));
     Ok(())
 }
 

@@ -10,9 +10,10 @@
 //!
 //! A new text that differs a little from one written or read lately ([`Recent`]) is kept as
 //! that text and a splice (`base`, `at`, `removed`, and what it inserts as `body`), at most
-//! [`MAX_DEPTH`] splices from a whole text: a keystroke writes the keystroke, and the newest
-//! versions seen of a long tab cost their changes, not their size. A text made from another
-//! holds it (an owner `text:<key>`). Each text read back is checked against its key.
+//! [`MAX_DEPTH`] splices from a whole text (then as one splice of that whole text, every change
+//! since it): a keystroke writes the keystroke, and the newest versions seen of a long tab cost
+//! their changes, not their size. A text made from another holds it (an owner `text:<key>`).
+//! Each text read back is checked against its key.
 //!
 //! Rows written before (schema 3 and older) hold their strings inline and own no text; they are
 //! read as they are.
@@ -291,11 +292,7 @@ pub fn write(
 ) -> Result<String> {
     release(conn, owner, released)?;
     for text in prepared.texts {
-        let depth: Option<i64> = conn
-            .prepare_cached("SELECT depth FROM texts WHERE key = ?1")?
-            .query_row([&text.key], |r| r.get(0))
-            .optional()?;
-        let depth = match depth {
+        let depth = match depth_of(conn, &text.key)? {
             Some(depth) => depth,
             None => insert(conn, &text.key, text.body.as_str(), recent)?,
         };
@@ -307,21 +304,29 @@ pub fn write(
 }
 
 /// Stores `body` under `key`: as a splice of the [`Recent`] text it differs least from, when
-/// that is under half its size and the chain stays within [`MAX_DEPTH`]; whole otherwise.
-/// Returns its depth. A recent text is a base only while the store holds it (its last holder may
-/// have let it go since, or the transaction that wrote it rolled back), at the depth it is
-/// stored at.
+/// that is under half its size and the chain stays within [`MAX_DEPTH`]; when the chain of the
+/// recent text is full, as one splice of the whole text at its foot (every change since that
+/// text, while that is under half its size); whole otherwise. Returns its depth. A recent text
+/// is a base only while the store holds it (its last holder may have let it go since, or the
+/// transaction that wrote it rolled back), at the depth it is stored at.
+///
+/// A long text typed in is written whole once, then only as splices until half of it has
+/// changed: writing 10 MiB again every [`MAX_DEPTH`] keystrokes (and freeing the 10 MiB it
+/// replaced) cost that keystroke 70-90 ms.
 fn insert(conn: &Connection, key: &str, body: &str, recent: &Recent) -> Result<i64> {
+    let small = |removed: usize, inserted: &str| (removed + inserted.len()) * 2 < body.len();
     let mut best: Option<(&str, i64, (usize, usize, &str))> = None;
+    // The first recent text found whose chain is full.
+    let mut full: Option<&str> = None;
     // Newest first: a keystroke's text is most often the newest text and that keystroke.
     for (from, old, _) in &recent.texts {
-        let depth: Option<i64> = conn
-            .prepare_cached("SELECT depth FROM texts WHERE key = ?1")?
-            .query_row([from], |r| r.get(0))
-            .optional()?;
-        let Some(depth) = depth.filter(|d| *d < MAX_DEPTH) else {
+        let Some(depth) = depth_of(conn, from)? else {
             continue;
         };
+        if depth >= MAX_DEPTH {
+            full.get_or_insert(from);
+            continue;
+        }
         let splice = splice_between(old.as_str(), body);
         if best.is_none_or(|(_, _, (_, r, i))| splice.1 + splice.2.len() < r + i.len()) {
             best = Some((from, depth, splice));
@@ -332,20 +337,75 @@ fn insert(conn: &Connection, key: &str, body: &str, recent: &Recent) -> Result<i
             break;
         }
     }
-    if let Some((from, depth, (at, removed, inserted))) = best
-        && (removed + inserted.len()) * 2 < body.len()
+    if let Some((from, depth, splice)) = best
+        && small(splice.1, splice.2)
     {
-        conn.prepare_cached(
-            "INSERT INTO texts (key, body, base, at, removed, depth) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        )?
-        .execute(params![key, inserted, from, at as i64, removed as i64, depth + 1])?;
-        conn.prepare_cached("INSERT INTO text_refs (owner, pointer, key) VALUES (?1, '', ?2)")?
-            .execute(params![text_owner(key), from])?;
-        return Ok(depth + 1);
+        return insert_splice(conn, key, from, depth + 1, splice);
+    }
+    if let Some(full) = full
+        && let Some((root, whole)) = foot_of(conn, full)?
+    {
+        let splice = splice_between(&whole, body);
+        if small(splice.1, splice.2) {
+            return insert_splice(conn, key, &root, 1, splice);
+        }
     }
     conn.prepare_cached("INSERT INTO texts (key, body, depth) VALUES (?1, ?2, 0)")?
         .execute(params![key, body])?;
     Ok(0)
+}
+
+/// The depth `key` is stored at, if the store holds it.
+fn depth_of(conn: &Connection, key: &str) -> Result<Option<i64>> {
+    Ok(conn
+        .prepare_cached("SELECT depth FROM texts WHERE key = ?1")?
+        .query_row([key], |r| r.get(0))
+        .optional()?)
+}
+
+/// Stores `key` as the splice `(at, removed, inserted)` of the text `from`, `depth` splices
+/// from a whole text; it holds `from`.
+fn insert_splice(
+    conn: &Connection,
+    key: &str,
+    from: &str,
+    depth: i64,
+    (at, removed, inserted): (usize, usize, &str),
+) -> Result<i64> {
+    conn.prepare_cached(
+        "INSERT INTO texts (key, body, base, at, removed, depth) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute(params![
+        key,
+        inserted,
+        from,
+        at as i64,
+        removed as i64,
+        depth
+    ])?;
+    conn.prepare_cached("INSERT INTO text_refs (owner, pointer, key) VALUES (?1, '', ?2)")?
+        .execute(params![text_owner(key), from])?;
+    Ok(depth)
+}
+
+/// The whole text at the foot of `key`'s chain of splices: its key and its text, when it reads
+/// back as its key says (else None: the new text is then written whole, never made from it).
+fn foot_of(conn: &Connection, key: &str) -> Result<Option<(String, String)>> {
+    let mut at = key.to_owned();
+    for _ in 0..=MAX_DEPTH {
+        let row: Option<(Option<String>, Option<String>)> = conn
+            .prepare_cached(
+                "SELECT base, CASE WHEN base IS NULL THEN body END FROM texts WHERE key = ?1",
+            )?
+            .query_row([&at], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        match row {
+            Some((Some(base), _)) => at = base,
+            Some((None, Some(whole))) if key_of(&whole) == at => return Ok(Some((at, whole))),
+            _ => return Ok(None),
+        }
+    }
+    Ok(None)
 }
 
 /// The owner that a text made from another is: it holds that other text.
@@ -681,26 +741,30 @@ mod tests {
         assert_eq!(deepest, MAX_DEPTH, "never more splices than {MAX_DEPTH}");
         assert_eq!(
             stats(&conn),
-            (1, 1, 0),
-            "once every recent text is {MAX_DEPTH} splices deep, a whole text, and the chain goes"
+            (2, 1, 1),
+            "once every recent text is {MAX_DEPTH} splices deep, one splice of the whole text \
+             at the foot of the chain, and the chain goes"
         );
-        let inserted: i64 = conn
+        // Every change since the whole text: characters 100 to 100 + 7 * (edits - 1), two
+        // bytes each, and nothing else.
+        let edits = MAX_DEPTH + 3;
+        let (at, removed, inserted): (i64, i64, i64) = conn
             .query_row(
-                "SELECT COALESCE(MAX(length(body)), 0) FROM texts WHERE base IS NOT NULL",
+                "SELECT at, removed, length(CAST(body AS BLOB)) FROM texts WHERE base IS NOT NULL",
                 [],
-                |r| r.get(0),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
             )
             .unwrap();
-        assert_eq!(inserted, 0);
+        let span = 2 * (7 * (edits - 1) + 1);
+        assert_eq!((at, removed, inserted), (200, span, span));
         hold(&conn, &mut recent, &format!("{}x", as_string(&text)));
         let inserted: i64 = conn
-            .query_row(
-                "SELECT MAX(length(body)) FROM texts WHERE base IS NOT NULL",
-                [],
-                |r| r.get(0),
-            )
+            .query_row("SELECT length(body) FROM texts WHERE depth = 2", [], |r| {
+                r.get(0)
+            })
             .unwrap();
         assert_eq!(inserted, 1, "a splice holds its change");
+        assert_eq!(stats(&conn), (3, 1, 2));
 
         // The text's last holder lets go: it goes, and so does every text it was made from.
         let mut released = Vec::new();
@@ -711,6 +775,54 @@ mod tests {
             .query_row("SELECT COUNT(*) FROM text_refs", [], |r| r.get(0))
             .unwrap();
         assert_eq!(refs, 0);
+    }
+
+    /// Once the chain is full, a text that has drifted from the whole text at its foot by half
+    /// its size or more is written whole, and so is one whose foot does not read back as its key.
+    #[test]
+    fn a_full_chain_far_from_its_foot_or_on_a_bad_foot_ends_in_a_whole_text() {
+        let conn = store();
+        let mut recent = Recent::default();
+        let mut text: Vec<char> = "a".repeat(TEXT_OUT_MIN).chars().collect();
+        let as_string = |t: &Vec<char>| t.iter().collect::<String>();
+        hold(&conn, &mut recent, &as_string(&text));
+        // Each edit rewrites the next 500 characters: small, but far from the foot in the end.
+        let mut i = 0;
+        while stats(&conn).2 < MAX_DEPTH {
+            text[i * 500..(i + 1) * 500].fill('b');
+            hold(&conn, &mut recent, &as_string(&text));
+            i += 1;
+        }
+        for _ in 0..3 {
+            text[i * 500..(i + 1) * 500].fill('b');
+            hold(&conn, &mut recent, &as_string(&text));
+            i += 1;
+        }
+        assert_eq!(stats(&conn), (1, 1, 0), "written whole, the chain gone");
+        let foot = as_string(&text);
+
+        // A foot that does not read back as its key is never built on (here it differs by one
+        // character near the edits: a splice on it would be small, and read back wrong).
+        let mut j = 0;
+        while stats(&conn).2 < MAX_DEPTH {
+            text[j * 7 + 1] = 'c';
+            hold(&conn, &mut recent, &as_string(&text));
+            j += 1;
+        }
+        conn.execute(
+            "UPDATE texts SET body = ?1 WHERE base IS NULL",
+            [format!("z{}", &foot[1..])],
+        )
+        .unwrap();
+        for _ in 0..3 {
+            text[j * 7 + 1] = 'd';
+            hold(&conn, &mut recent, &as_string(&text));
+            j += 1;
+        }
+        assert_eq!(stats(&conn), (1, 1, 0), "written whole on a bad foot");
+        let json = hold(&conn, &mut recent, &as_string(&text));
+        let back: Value = read(&conn, "test", "o", &json).unwrap();
+        assert_eq!(back["t"], as_string(&text));
     }
 
     /// A recent text no holder keeps any more is gone from the store: a text close to it is
