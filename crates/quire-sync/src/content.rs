@@ -29,9 +29,8 @@ impl Content {
 }
 
 /// As [`RawContent`], written from the content in place: no copy of a 10 MiB text (the local
-/// store writes drafts with every edit).
-/// While the local store prepares a row, a long text is written as a placeholder and taken by
-/// reference ([`crate::local::share_text`]).
+/// store writes drafts with every edit). While the local store prepares a row, a long text is
+/// written as a placeholder and taken by reference ([`crate::local::share_text`]).
 impl Serialize for Content {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match crate::local::share_text(&self.0) {

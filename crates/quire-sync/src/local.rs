@@ -120,8 +120,6 @@ CREATE TABLE text_refs (
 CREATE INDEX text_refs_key ON text_refs (key);
 "#;
 
-/// Who holds texts (see `texts.rs`): a Note's base, a draft, a tab seen at a version. A Note's
-/// ID has no `:`, so each names one row.
 /// A Note written as its `Serialize` writes it (the same members, in the same order), with each
 /// tab's data as [`DataOf`] writes it: the text of a save just acknowledged is not copied and
 /// hashed again as the new base.
@@ -151,30 +149,31 @@ impl Serialize for TabsOut<'_> {
         &self,
         serializer: S,
     ) -> std::result::Result<S::Ok, S::Error> {
-        use serde::ser::{SerializeSeq, SerializeStruct};
-        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
-        for tab in self.0 {
-            struct TabOut<'a>(&'a quire_model::Tab);
-            impl Serialize for TabOut<'_> {
-                fn serialize<S: serde::Serializer>(
-                    &self,
-                    serializer: S,
-                ) -> std::result::Result<S::Ok, S::Error> {
-                    let tab = self.0;
-                    let mut out = serializer.serialize_struct("RawTab", 4)?;
-                    out.serialize_field("id", &tab.id)?;
-                    out.serialize_field("type", &tab.data.kind())?;
-                    out.serialize_field("label", &tab.label)?;
-                    out.serialize_field("data", &DataOf(&tab.data))?;
-                    out.end()
-                }
-            }
-            seq.serialize_element(&TabOut(tab))?;
-        }
-        seq.end()
+        serializer.collect_seq(self.0.iter().map(TabOut))
     }
 }
 
+/// A tab written as its `Serialize` writes it, with its data as [`DataOf`] writes it.
+struct TabOut<'a>(&'a quire_model::Tab);
+
+impl Serialize for TabOut<'_> {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let tab = self.0;
+        let mut out = serializer.serialize_struct("RawTab", 4)?;
+        out.serialize_field("id", &tab.id)?;
+        out.serialize_field("type", &tab.data.kind())?;
+        out.serialize_field("label", &tab.label)?;
+        out.serialize_field("data", &DataOf(&tab.data))?;
+        out.end()
+    }
+}
+
+/// Who holds texts (see `texts.rs`): a Note's base, a draft, a tab seen at a version. A Note's
+/// ID has no `:`, so each names one row.
 fn base_owner(note_id: &NoteId) -> String {
     format!("base:{note_id}")
 }
