@@ -13,7 +13,7 @@ use quire_model::{
 use rusqlite::{Connection, OptionalExtension};
 
 use super::cache::{Keys, KeysChange, NoteCache, PendingKey};
-use super::read::{self, Located, StoredStrip, StripEntry};
+use super::read::{self, Located, Root, StoredStrip, StripEntry};
 use super::search;
 use super::sheet_text::{SheetText, TabText};
 use super::splice::{self, NewSplice};
@@ -319,8 +319,14 @@ fn append_version(
         layout_at: if same_layout { current.layout_at } else { next },
         texts: HashMap::new(),
         hashes: HashMap::new(),
+        roots: HashMap::new(),
     };
-    let (splices, written, alike) = splices(
+    let Found {
+        splices,
+        written,
+        alike,
+        mut roots,
+    } = splices(
         conn,
         current,
         &located.note,
@@ -358,12 +364,44 @@ fn append_version(
             located.hashes.insert(tab.id.clone(), hash);
         }
     }
+    // The roots of long Markdown texts' chains: a text written whole is its own (copied once,
+    // for the rebase of its chain when it is full); one spliced or kept stands on the root it
+    // stood on, or on the one its rebase read. A restore's contents stand on other chains.
+    for (i, tab) in located.note.tabs.iter().enumerate() {
+        let TabData::Markdown(text) = &tab.data else {
+            continue;
+        };
+        if text.len() < ROOT_MIN {
+            continue;
+        }
+        let (at, depth) = (located.data_at[i], located.depth[i]);
+        let root = if at == next && depth == 0 {
+            located.hashes.get(&tab.id).map(|&hash| Root {
+                at,
+                text: Arc::from(text.as_str()),
+                hash,
+            })
+        } else if let Some(root) = roots.remove(&tab.id) {
+            Some(root)
+        } else if restored_from.is_none() {
+            current.roots.get(&tab.id).cloned()
+        } else {
+            None
+        };
+        if let Some(root) = root {
+            located.roots.insert(tab.id.clone(), root);
+        }
+    }
     Ok((located, alike))
 }
 
 /// Per Markdown tab spliced on its text before the write: how many bytes that text and the new
 /// one share at their start and at their end (the splice found them; search need not).
 type Alike = HashMap<TabId, (usize, usize)>;
+
+/// Markdown texts shorter than this are not kept as a chain's root: reading their row again
+/// costs little.
+const ROOT_MIN: usize = 64 * 1024;
 
 /// A spliced tab's splice, where one is worth storing, per tab of the Note (in strip order).
 type Splices<'a> = Vec<Option<NewSplice<'a>>>;
@@ -372,9 +410,19 @@ type Splices<'a> = Vec<Option<NewSplice<'a>>>;
 /// is then written from it, not serialised again, and the writer keeps it for the next write.
 type Written = Option<Arc<TabText>>;
 
+/// What [`splices`] found for a new version's tabs.
+struct Found<'a> {
+    splices: Splices<'a>,
+    /// The JSON texts of the new contents of big Sheet tabs.
+    written: Vec<Written>,
+    alike: Alike,
+    /// The roots of the full chains it rebased.
+    roots: HashMap<TabId, Root>,
+}
+
 /// For each tab of `note` whose content is new at its version: the splice of the content
 /// before it (in `current`) that stores it, where one is worth it. Sets the spliced tabs'
-/// `depth`. With them, the JSON texts of the new contents of big Sheet tabs.
+/// `depth`.
 fn splices<'a>(
     conn: &Connection,
     current: &Located,
@@ -382,10 +430,11 @@ fn splices<'a>(
     data_at: &[Version],
     depth: &mut [u32],
     ends_kept: Option<&HashMap<TabId, (usize, usize)>>,
-) -> Result<(Splices<'a>, Vec<Written>, Alike)> {
+) -> Result<Found<'a>> {
     let mut splices = Vec::with_capacity(note.tabs.len());
     let mut written = Vec::with_capacity(note.tabs.len());
     let mut alike = Alike::new();
+    let mut roots = HashMap::new();
     for (i, tab) in note.tabs.iter().enumerate() {
         let kept = ends_kept
             .and_then(|k| k.get(&tab.id))
@@ -397,7 +446,10 @@ fn splices<'a>(
             {
                 match (&before.data, &tab.data) {
                     (TabData::Markdown(old), TabData::Markdown(new)) => {
-                        let rebased = rebase(conn, current.nid, &tab.id, base, old, new, kept)?;
+                        let (rebased, root) = rebase(conn, current, &tab.id, base, old, new, kept)?;
+                        if let Some(root) = root {
+                            roots.insert(tab.id.clone(), root);
+                        }
                         (rebased.map(|s| (s, 1)), None)
                     }
                     _ => (None, None),
@@ -423,23 +475,31 @@ fn splices<'a>(
         splices.push(spliced.map(|(s, _)| s));
         written.push(text);
     }
-    Ok((splices, written, alike))
+    Ok(Found {
+        splices,
+        written,
+        alike,
+        roots,
+    })
 }
 
 /// A full chain's next Markdown text `new` as one splice of the whole text at the chain's root
 /// (depth 1), where that is worth storing: the chain's splices and the change from `old` (the
 /// text at `at`, the chain's top) composed, see [`splice::rebased`]. `None`: store it whole.
+/// The root is the one `current` keeps, else read from its row; it comes back with the splice,
+/// for the writer to keep.
 fn rebase(
     conn: &Connection,
-    nid: i64,
+    current: &Located,
     tab: &TabId,
     at: Version,
     old: &str,
     new: &str,
     kept: (usize, usize),
-) -> Result<Option<NewSplice<'static>>> {
-    let Some((root, root_text, mut chain)) = read::markdown_chain(conn, nid, tab, at)? else {
-        return Ok(None);
+) -> Result<(Option<NewSplice<'static>>, Option<Root>)> {
+    let known = current.roots.get(tab);
+    let Some((root, mut chain)) = read::markdown_chain(conn, current.nid, tab, at, known)? else {
+        return Ok((None, None));
     };
     let (keep, cut, put) = splice::diff_kept(old, new, kept);
     chain.push(splice::Splice {
@@ -450,7 +510,8 @@ fn rebase(
         base_hash: None,
         more: Vec::new(),
     });
-    Ok(splice::rebased(root, &root_text, &chain, new))
+    let spliced = splice::rebased(root.at, &root.text, root.hash, &chain, new);
+    Ok((spliced, Some(root)))
 }
 
 /// The splice of `before` (stored at `base`, `chain` splices deep) that gives `after`, if one
@@ -659,6 +720,7 @@ pub(super) fn create_note(
         note,
         texts: HashMap::new(),
         hashes: HashMap::new(),
+        roots: HashMap::new(),
     };
     insert_version(
         conn,

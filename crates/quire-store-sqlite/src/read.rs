@@ -103,6 +103,21 @@ pub(super) struct Located {
     /// The hash (`splice::hash`) of long Markdown texts, where the writer took it when it
     /// wrote them; empty for a Note read from the file.
     pub hashes: HashMap<TabId, u64>,
+    /// The whole text at the foot of long Markdown tabs' chains of splices, where the writer
+    /// wrote or read it; empty for a Note read from the file.
+    pub roots: HashMap<TabId, Root>,
+}
+
+/// The whole Markdown text a tab's chain of splices stands on: the text of the tab at version
+/// `at` (which never changes: history is not rewritten), and its `splice::hash`. The writer
+/// keeps it for the next rebase of a full chain ([`markdown_chain`]), so that it neither reads
+/// nor parses the whole text's row (10 MiB of JSON, every [`splice::MAX_CHAIN`] saves of a
+/// 10 MiB Note).
+#[derive(Debug, Clone)]
+pub(super) struct Root {
+    pub at: Version,
+    pub text: Arc<str>,
+    pub hash: u64,
 }
 
 impl Located {
@@ -281,12 +296,20 @@ enum Walked {
     Whole(serde_json::Value),
     Chain {
         root: Version,
-        text: String,
+        text: Foot,
         splices: Vec<Splice>,
         /// The splices under `text` (0: the walk reached a whole text; more: it stopped at a
         /// text the readers kept).
         under: u32,
     },
+}
+
+/// The text a walk down a chain of splices stands on.
+enum Foot {
+    /// Read from the row that holds it whole.
+    Read(String),
+    /// Kept by the readers or the writer.
+    Kept(Arc<str>),
 }
 
 /// The text of the tab at a version, and its depth, if the readers keep it (see `rebuilt`).
@@ -314,12 +337,14 @@ fn walk(
             }
         } else if let Some(value) = written.data.get(tab.as_str()) {
             break match (kind, value) {
-                (TabKind::Markdown, serde_json::Value::String(text)) => text.clone(),
+                (TabKind::Markdown, serde_json::Value::String(text)) => Foot::Read(text.clone()),
                 (TabKind::Markdown, _) => {
                     return Err(corrupt(format!("version {cursor} holds no text")).into());
                 }
                 // The JSON text the writer spliced: the content as the store writes it.
-                _ => serde_json::to_string(&TabData::from_value(kind, value.clone())?.content())?,
+                _ => Foot::Read(serde_json::to_string(
+                    &TabData::from_value(kind, value.clone())?.content(),
+                )?),
             };
         }
         // A tab's chain passes through a row once: its splice is taken, not copied.
@@ -340,7 +365,7 @@ fn walk(
         if let Some((text, under)) = kept(cursor) {
             return Ok(Walked::Chain {
                 root: cursor,
-                text: text.as_ref().to_owned(),
+                text: Foot::Kept(text),
                 splices,
                 under,
             });
@@ -355,16 +380,23 @@ fn walk(
 }
 
 /// The splices (oldest first) under the Markdown text of tab `tab` at version `at`, and the
-/// version and text of the whole text they stand on; `None` if that text is stored whole.
+/// whole text they stand on; `None` if that text is stored whole. The walk stops at `known`, if
+/// the chain stands on it, else reads the whole text's row.
 pub(super) fn markdown_chain(
     conn: &Connection,
     nid: i64,
     tab: &TabId,
     at: Version,
-) -> Result<Option<(Version, String, Vec<Splice>)>> {
+    known: Option<&Root>,
+) -> Result<Option<(Root, Vec<Splice>)>> {
     let mut rows = Rows::new();
+    let kept = |v: Version| {
+        known
+            .filter(|root| root.at == v)
+            .map(|root| (Arc::clone(&root.text), 0))
+    };
     Ok(
-        match walk(conn, nid, &mut rows, tab, TabKind::Markdown, at, &|_| None)? {
+        match walk(conn, nid, &mut rows, tab, TabKind::Markdown, at, &kept)? {
             Walked::Whole(_) => None,
             Walked::Chain {
                 root,
@@ -373,7 +405,20 @@ pub(super) fn markdown_chain(
                 ..
             } => {
                 splices.reverse();
-                Some((root, text, splices))
+                let root = match text {
+                    // Only `known` is kept here: its hash is the kept text's.
+                    Foot::Kept(text) => Root {
+                        at: root,
+                        hash: known.map_or_else(|| splice::hash(&text), |known| known.hash),
+                        text,
+                    },
+                    Foot::Read(text) => Root {
+                        at: root,
+                        hash: splice::hash(&text),
+                        text: Arc::from(text),
+                    },
+                };
+                Some((root, splices))
             }
         },
     )
@@ -402,7 +447,10 @@ fn content_at(
         } => (text, splices, under),
     };
     let depth = under + splices.len() as u32;
-    let mut text = base;
+    let mut text = match base {
+        Foot::Read(text) => text,
+        Foot::Kept(text) => text.as_ref().to_owned(),
+    };
     for (i, splice) in splices.iter().enumerate().rev() {
         // The version whose row holds this splice: the one it rebuilds.
         let made = if i == 0 { at } else { splices[i - 1].base };
@@ -514,6 +562,7 @@ fn assemble(
         layout_at,
         texts: HashMap::new(),
         hashes: HashMap::new(),
+        roots: HashMap::new(),
     })
 }
 

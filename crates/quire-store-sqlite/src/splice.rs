@@ -135,6 +135,18 @@ pub(super) fn of_hunks<'a>(
     hunks: Vec<Hunk<Cow<'a, str>>>,
     depth: u32,
 ) -> Option<NewSplice<'a>> {
+    of_hunks_hashed(base, old, None, new_len, hunks, depth)
+}
+
+/// [`of_hunks`], told `old`'s [`hash`] if it is known.
+fn of_hunks_hashed<'a>(
+    base: Version,
+    old: &str,
+    old_hash: Option<u64>,
+    new_len: usize,
+    hunks: Vec<Hunk<Cow<'a, str>>>,
+    depth: u32,
+) -> Option<NewSplice<'a>> {
     if !may_splice(new_len, depth) {
         return None;
     }
@@ -153,7 +165,7 @@ pub(super) fn of_hunks<'a>(
         keep: first.at,
         cut: first.cut,
         put: first.put,
-        base_hash: hash(old),
+        base_hash: quire_store::search::known_or_hash(old, old_hash),
         more: hunks.collect(),
     })
 }
@@ -168,10 +180,11 @@ pub(super) fn of_hunks<'a>(
 /// there. Made by [`compose`]: the chain's own ranges, no diff of the texts.
 ///
 /// The splice is checked before it is returned: applied to `root`, it gives `new` (else `None`,
-/// and the writer stores the text whole).
+/// and the writer stores the text whole). `root_hash`: `root`'s [`hash`].
 pub(super) fn rebased(
     base: Version,
     root: &str,
+    root_hash: u64,
     chain: &[Splice],
     new: &str,
 ) -> Option<NewSplice<'static>> {
@@ -180,7 +193,7 @@ pub(super) fn rebased(
     }
     let hunks = compose(root.len(), chain)?;
     let cost: usize = hunks.iter().map(|h| h.put.len() + HUNK_COST).sum();
-    if cost > new.len() / 4 || rebuild(root, hunks.iter().map(Hunk::range))?.as_str() != new {
+    if cost > new.len() / 4 || !rebuilds(root, hunks.iter().map(Hunk::range), new) {
         return None;
     }
     let hunks = (hunks.into_iter())
@@ -190,7 +203,39 @@ pub(super) fn rebased(
             put: Cow::Owned(h.put),
         })
         .collect();
-    of_hunks(base, root, new.len(), hunks, 0)
+    of_hunks_hashed(base, root, Some(root_hash), new.len(), hunks, 0)
+}
+
+/// Whether `text` with the `ranges` `(at, cut, put)` replaced is `new` (as [`rebuild`] would
+/// make it), compared piece by piece: nothing is copied.
+fn rebuilds<'p>(
+    text: &str,
+    ranges: impl Iterator<Item = (usize, usize, &'p str)>,
+    new: &str,
+) -> bool {
+    let new = new.as_bytes();
+    // Whether `piece` is what `new` holds at `*out`; moves `*out` past it.
+    let next = |out: &mut usize, piece: &str| {
+        let end = *out + piece.len();
+        let same = new.get(*out..end) == Some(piece.as_bytes());
+        *out = end;
+        same
+    };
+    let (mut from, mut out) = (0, 0);
+    for (at, cut, put) in ranges {
+        let Some(kept) = text.get(from..at) else {
+            return false;
+        };
+        if !next(&mut out, kept) || !next(&mut out, put) {
+            return false;
+        }
+        let Some(end) = at.checked_add(cut) else {
+            return false;
+        };
+        from = end;
+    }
+    text.get(from..)
+        .is_some_and(|rest| next(&mut out, rest) && out == new.len())
 }
 
 /// `text` with the `ranges` `(at, cut, put)` replaced; `None` if one is not inside the text, on
@@ -608,18 +653,22 @@ mod tests {
         let mut new = root.clone();
         new.insert_str(100, "more");
         let chain = [splice_of(&root, &new)];
-        let spliced = rebased(Version(4), &root, &chain, &new).expect("worth storing");
+        let spliced = rebased(Version(4), &root, hash(&root), &chain, &new).expect("worth storing");
         assert_eq!(
             (spliced.base, spliced.keep, spliced.cut),
             (Version(4), 100, 0)
         );
         assert_eq!(spliced.base_hash, hash(&root));
-        assert!(rebased(Version(4), &root, &chain, &format!("{new}?")).is_none());
+        assert!(rebased(Version(4), &root, hash(&root), &chain, &format!("{new}?")).is_none());
+        // The same length, one byte other: refused too.
+        let other = new.replacen("more", "mare", 1);
+        assert!(rebased(Version(4), &root, hash(&root), &chain, &other).is_none());
         let rewritten = "other words\n".repeat(220);
         assert!(
             rebased(
                 Version(4),
                 &root,
+                hash(&root),
                 &[splice_of(&root, &rewritten)],
                 &rewritten
             )
@@ -662,6 +711,12 @@ mod tests {
                 text = new;
             }
             let hunks = compose(root.len(), &chain).expect("the chain fits");
+            prop_assert!(rebuilds(&root, hunks.iter().map(Hunk::range), &text));
+            let (longer, shorter) = (format!("{text}a"), text.get(1..).unwrap_or("").to_owned());
+            prop_assert!(!rebuilds(&root, hunks.iter().map(Hunk::range), &longer));
+            if !text.is_empty() && text.is_char_boundary(1) {
+                prop_assert!(!rebuilds(&root, hunks.iter().map(Hunk::range), &shorter));
+            }
             prop_assert_eq!(rebuild(&root, hunks.iter().map(Hunk::range)), Some(text));
             for pair in hunks.windows(2) {
                 prop_assert!(pair[0].at + pair[0].cut < pair[1].at || (pair[0].at + pair[0].cut == pair[1].at && pair[1].cut > 0));

@@ -908,4 +908,96 @@ mod tests {
         );
         cache
     }
+
+    /// A full chain of splices on a long text is rebased on the whole text under it without
+    /// reading that text's row again: the writer keeps the text it wrote whole, and the one its
+    /// first rebase after a restart read. Shown by changing the row under the writer (on its
+    /// own connection, so its cache stays): the rebase still stores one splice on that version,
+    /// where a text read from the row would not rebuild the new text and be stored whole.
+    #[test]
+    fn a_full_chain_is_rebased_on_the_root_the_writer_kept() {
+        let (_dir, conn) = open();
+        let mut cache = NoteCache::default();
+        let a = note(3);
+        let (job, created) = create(&a);
+        commit_batch(&conn, &mut cache, &mut vec![job]);
+        created.blocking_recv().unwrap().unwrap();
+        let mut doc: String = (0..2_000)
+            .map(|n| format!("line {n} of a long text\n"))
+            .collect();
+        assert!(doc.len() > 40 * 1024);
+        doc.push_str(&"x".repeat(64 * 1024));
+        let nid: i64 = conn
+            .query_row("SELECT nid FROM notes", [], |r| r.get(0))
+            .unwrap();
+        let key = |v: u64| (nid << 32) | v as i64;
+        // Types one more character and saves the whole text (the store finds the splice).
+        let save = |cache: &mut NoteCache, doc: &mut String, version: &mut u64| {
+            doc.push('!');
+            let req = request(&a, *version, &format!("k{version}"), text(doc));
+            *version = commit_alone(&conn, cache, req).unwrap().version.0;
+            *version
+        };
+        let mut version = 1;
+        // Version 2 holds the text whole.
+        assert_eq!(save(&mut cache, &mut doc, &mut version), 2);
+        // What a row holds: its whole text, or the version its splice stands on.
+        let stored = |v: u64| -> (bool, Option<u64>) {
+            conn.query_row(
+                "SELECT data IS NOT NULL AND data LIKE '%line 0%', \
+                 json_extract(deltas, '$.markdown.base') FROM versions WHERE key = ?1",
+                [key(v)],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap()
+        };
+        assert_eq!(stored(2), (true, None));
+        let original: String = conn
+            .query_row("SELECT data FROM versions WHERE key = ?1", [key(2)], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        let other = original.replace("line 7 of", "LINE 7 of");
+        let change_root = |data: &str| {
+            conn.execute(
+                "UPDATE versions SET data = ?2 WHERE key = ?1",
+                rusqlite::params![key(2), data],
+            )
+            .unwrap();
+        };
+        // 32 splices (versions 3 to 34), then the chain is full.
+        for _ in 0..32 {
+            save(&mut cache, &mut doc, &mut version);
+        }
+        assert_eq!((version, stored(34).1), (34, Some(33)));
+        change_root(&other);
+        assert_eq!(save(&mut cache, &mut doc, &mut version), 35);
+        assert_eq!(
+            stored(35),
+            (false, Some(2)),
+            "rebased on the text written whole"
+        );
+        change_root(&original);
+
+        // A restart: the writer knows no text; its first rebase reads the row and keeps it.
+        let mut cache = NoteCache::default();
+        for _ in 0..32 {
+            save(&mut cache, &mut doc, &mut version);
+        }
+        assert_eq!(
+            (version, stored(67).1),
+            (67, Some(2)),
+            "rebased on the row read"
+        );
+        change_root(&other);
+        for _ in 0..32 {
+            save(&mut cache, &mut doc, &mut version);
+        }
+        assert_eq!(version, 99);
+        assert_eq!(
+            stored(99),
+            (false, Some(2)),
+            "rebased on the text read before"
+        );
+    }
 }

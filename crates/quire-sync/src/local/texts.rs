@@ -47,6 +47,9 @@ const RECENT_KEPT: usize = 3;
 /// How many keys of shared texts [`Recent`] remembers.
 const KEYS_KEPT: usize = 16;
 
+/// How many whole texts at the foot of chains [`Recent`] keeps.
+const FEET_KEPT: usize = 2;
+
 /// The texts written lately, whole, with their depth: what the next text is made from; and the
 /// keys of the shared texts ([`Body::Shared`]) met lately, so that a draft's base and pending
 /// save, the same texts keystroke after keystroke, are not hashed again.
@@ -57,9 +60,27 @@ pub struct Recent {
     /// for another text (and an `Arc`'s content never changes while a `Weak` to it is held), so
     /// the same address is the same text.
     keys: VecDeque<(Weak<TabData>, String)>,
+    /// Whole texts written or read lately, by key: the feet that a full chain's next text is
+    /// made from, without reading and hashing the foot's row again (10 MiB every
+    /// [`MAX_DEPTH`] keystrokes in a 10 MiB text). A key is its text's hash, so a text kept
+    /// under its key is that key's text wherever the store has it.
+    feet: VecDeque<(String, Body)>,
 }
 
 impl Recent {
+    fn put_foot(&mut self, key: &str, text: Body) {
+        self.feet.retain(|(k, _)| k != key);
+        self.feet.push_front((key.to_owned(), text));
+        self.feet.truncate(FEET_KEPT);
+    }
+
+    fn foot(&self, key: &str) -> Option<&Body> {
+        self.feet
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, text)| text)
+    }
+
     fn put(&mut self, key: String, text: Body, depth: i64) {
         self.texts.retain(|(k, _, _)| *k != key);
         self.texts.push_front((key, text, depth));
@@ -94,6 +115,14 @@ pub enum Body {
 }
 
 impl Body {
+    /// The same text, shared: cloned without copying it.
+    fn into_shared(self) -> Body {
+        match self {
+            Body::Owned(text) => Body::Shared(Arc::new(TabData::Markdown(text))),
+            shared => shared,
+        }
+    }
+
     fn as_str(&self) -> &str {
         match self {
             Body::Owned(text) => text,
@@ -292,13 +321,21 @@ pub fn write(
 ) -> Result<String> {
     release(conn, owner, released)?;
     for text in prepared.texts {
-        let depth = match depth_of(conn, &text.key)? {
-            Some(depth) => depth,
-            None => insert(conn, &text.key, text.body.as_str(), recent)?,
+        let (depth, body) = match depth_of(conn, &text.key)? {
+            Some(depth) => (depth, text.body),
+            None => match insert(conn, &text.key, text.body.as_str(), recent)? {
+                // Written whole: the foot of the chains to come.
+                0 => {
+                    let body = text.body.into_shared();
+                    recent.put_foot(&text.key, body.clone());
+                    (0, body)
+                }
+                depth => (depth, text.body),
+            },
         };
         conn.prepare_cached("INSERT INTO text_refs (owner, pointer, key) VALUES (?1, ?2, ?3)")?
             .execute(params![owner, text.pointer, text.key])?;
-        recent.put(text.key, text.body, depth);
+        recent.put(text.key, body, depth);
     }
     Ok(prepared.json)
 }
@@ -313,7 +350,7 @@ pub fn write(
 /// A long text typed in is written whole once, then only as splices until half of it has
 /// changed: writing 10 MiB again every [`MAX_DEPTH`] keystrokes (and freeing the 10 MiB it
 /// replaced) cost that keystroke 70-90 ms.
-fn insert(conn: &Connection, key: &str, body: &str, recent: &Recent) -> Result<i64> {
+fn insert(conn: &Connection, key: &str, body: &str, recent: &mut Recent) -> Result<i64> {
     let small = |removed: usize, inserted: &str| (removed + inserted.len()) * 2 < body.len();
     let mut best: Option<(&str, i64, (usize, usize, &str))> = None;
     // The first recent text found whose chain is full.
@@ -342,10 +379,11 @@ fn insert(conn: &Connection, key: &str, body: &str, recent: &Recent) -> Result<i
     {
         return insert_splice(conn, key, from, depth + 1, splice);
     }
+    let full = full.map(str::to_owned);
     if let Some(full) = full
-        && let Some((root, whole)) = foot_of(conn, full)?
+        && let Some((root, whole)) = foot_of(conn, &full, recent)?
     {
-        let splice = splice_between(&whole, body);
+        let splice = splice_between(whole.as_str(), body);
         if small(splice.1, splice.2) {
             return insert_splice(conn, key, &root, 1, splice);
         }
@@ -390,22 +428,35 @@ fn insert_splice(
 
 /// The whole text at the foot of `key`'s chain of splices: its key and its text, when it reads
 /// back as its key says (else None: the new text is then written whole, never made from it).
-fn foot_of(conn: &Connection, key: &str) -> Result<Option<(String, String)>> {
+/// Taken from `recent` when it keeps it; else read, checked, and kept there.
+fn foot_of(conn: &Connection, key: &str, recent: &mut Recent) -> Result<Option<(String, Body)>> {
     let mut at = key.to_owned();
     for _ in 0..=MAX_DEPTH {
-        let row: Option<(Option<String>, Option<String>)> = conn
-            .prepare_cached(
-                "SELECT base, CASE WHEN base IS NULL THEN body END FROM texts WHERE key = ?1",
-            )?
-            .query_row([&at], |r| Ok((r.get(0)?, r.get(1)?)))
+        let row: Option<Option<String>> = conn
+            .prepare_cached("SELECT base FROM texts WHERE key = ?1")?
+            .query_row([&at], |r| r.get(0))
             .optional()?;
         match row {
-            Some((Some(base), _)) => at = base,
-            Some((None, Some(whole))) if key_of(&whole) == at => return Ok(Some((at, whole))),
-            _ => return Ok(None),
+            Some(Some(base)) => at = base,
+            Some(None) => break,
+            None => return Ok(None),
         }
     }
-    Ok(None)
+    if let Some(kept) = recent.foot(&at) {
+        return Ok(Some((at, kept.clone())));
+    }
+    let whole: Option<String> = conn
+        .prepare_cached("SELECT body FROM texts WHERE key = ?1 AND base IS NULL")?
+        .query_row([&at], |r| r.get(0))
+        .optional()?;
+    Ok(match whole {
+        Some(whole) if key_of(&whole) == at => {
+            let whole = Body::Owned(whole).into_shared();
+            recent.put_foot(&at, whole.clone());
+            Some((at, whole))
+        }
+        _ => None,
+    })
 }
 
 /// The owner that a text made from another is: it holds that other text.
@@ -801,8 +852,9 @@ mod tests {
         assert_eq!(stats(&conn), (1, 1, 0), "written whole, the chain gone");
         let foot = as_string(&text);
 
-        // A foot that does not read back as its key is never built on (here it differs by one
-        // character near the edits: a splice on it would be small, and read back wrong).
+        // A foot read from the store that does not read back as its key is never built on (here
+        // it differs by one character near the edits: a splice on it would be small, and read
+        // back wrong). The foot kept in memory is forgotten, as by a restart.
         let mut j = 0;
         while stats(&conn).2 < MAX_DEPTH {
             text[j * 7 + 1] = 'c';
@@ -814,6 +866,7 @@ mod tests {
             [format!("z{}", &foot[1..])],
         )
         .unwrap();
+        recent.feet.clear();
         for _ in 0..3 {
             text[j * 7 + 1] = 'd';
             hold(&conn, &mut recent, &as_string(&text));
@@ -823,6 +876,63 @@ mod tests {
         let json = hold(&conn, &mut recent, &as_string(&text));
         let back: Value = read(&conn, "test", "o", &json).unwrap();
         assert_eq!(back["t"], as_string(&text));
+    }
+
+    /// The whole text at a full chain's foot is kept in memory, written or read: the next
+    /// text is made from it without reading its row. Shown by changing that row under the
+    /// store: the new text is still one splice of the foot (a foot read from the row would not
+    /// match its key, and the text would be written whole), and reading it back fails loudly.
+    /// A foot read once is kept too.
+    #[test]
+    fn a_full_chains_foot_is_kept_and_not_read_again() {
+        let conn = store();
+        let mut recent = Recent::default();
+        let mut text: Vec<char> = "a".repeat(TEXT_OUT_MIN).chars().collect();
+        let as_string = |t: &Vec<char>| t.iter().collect::<String>();
+        hold(&conn, &mut recent, &as_string(&text));
+        let foot = as_string(&text);
+        let mut j = 0;
+        let mut fill = |conn: &Connection, recent: &mut Recent, text: &mut Vec<char>| {
+            while stats(conn).2 < MAX_DEPTH {
+                text[j * 7 + 1] = 'c';
+                hold(conn, recent, &as_string(text));
+                j += 1;
+            }
+            // Until no recent text is under a full chain.
+            let mut json = String::new();
+            for _ in 0..RECENT_KEPT {
+                text[j * 7 + 1] = 'd';
+                j += 1;
+                json = hold(conn, recent, &as_string(text));
+            }
+            json
+        };
+        let bad_foot = |conn: &Connection, body: &str| {
+            conn.execute("UPDATE texts SET body = ?1 WHERE base IS NULL", [body])
+                .unwrap();
+        };
+        // Written whole, so kept: the row is not read.
+        bad_foot(&conn, &format!("z{}", &foot[1..]));
+        let json = fill(&conn, &mut recent, &mut text);
+        assert_eq!(stats(&conn), (2, 1, 1), "one splice of the kept foot");
+        assert!(read::<Value>(&conn, "test", "o", &json).is_err());
+        bad_foot(&conn, &foot);
+        let back: Value = read(&conn, "test", "o", &json).unwrap();
+        assert_eq!(back["t"], as_string(&text));
+
+        // Forgotten (a restart), then read once at the next full chain, and kept.
+        recent.feet.clear();
+        let json = fill(&conn, &mut recent, &mut text);
+        assert_eq!(stats(&conn), (2, 1, 1), "one splice of the foot read");
+        let back: Value = read(&conn, "test", "o", &json).unwrap();
+        assert_eq!(back["t"], as_string(&text));
+        bad_foot(&conn, &format!("z{}", &foot[1..]));
+        fill(&conn, &mut recent, &mut text);
+        assert_eq!(
+            stats(&conn),
+            (2, 1, 1),
+            "one splice of the foot read before"
+        );
     }
 
     /// A recent text no holder keeps any more is gone from the store: a text close to it is
