@@ -348,6 +348,60 @@ fn edit_debounce_save() {
     assert!(s.is_settled());
 }
 
+/// The next edit after an acknowledged save starts its draft on the very content saved (no copy
+/// of it out of the Note the engine holds), while the server is still at the version that save
+/// made; once another version is read, on the server's content.
+#[test]
+fn the_next_draft_stands_on_the_content_just_saved_while_it_is_the_servers() {
+    let mine = text("mine");
+    let s = run(
+        "save, then type again",
+        opened(),
+        &md(),
+        vec![
+            S(
+                edit(md(), mine.clone()),
+                &["draft md", "timer debounce md#1"],
+                Dirty,
+            ),
+            sent(1, 1, 3, "mine"),
+            committed(4),
+            typed("mine!", 2),
+        ],
+    );
+    let draft = &s.drafts[&md()];
+    assert!(
+        std::sync::Arc::ptr_eq(&draft.base.0, &mine.0),
+        "the saved content itself"
+    );
+    assert_eq!(
+        (draft.base_version, &draft.mine),
+        (Version(4), &text("mine!"))
+    );
+
+    // Saved again, then another writer's version is read: the next draft's base is that.
+    let s = run(
+        "save, another version, type",
+        s,
+        &md(),
+        vec![
+            sent(2, 2, 4, "mine!"),
+            committed(5),
+            S(
+                fetched(note(6, "theirs", "a")),
+                &["base v6", "remote markdown@6"],
+                Clean,
+            ),
+            typed("theirs?", 3),
+        ],
+    );
+    let draft = &s.drafts[&md()];
+    assert_eq!(
+        (draft.base_version, &draft.base),
+        (Version(6), &text("theirs"))
+    );
+}
+
 #[test]
 fn typing_back_to_the_base_sends_nothing() {
     run(

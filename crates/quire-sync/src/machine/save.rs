@@ -76,7 +76,11 @@ pub(super) fn on_edit(
     let Some(tab) = server.tab(&tab_id) else {
         return;
     };
-    let current = Content::new(tab.data.clone());
+    // The tab's content at the server's version: this app's own save that made it, if so.
+    let current = match &s.last_saved {
+        Some((id, version, saved)) if *id == tab_id && *version == server.version => saved.clone(),
+        _ => Content::new(tab.data.clone()),
+    };
     // An edit made on a base older than this app's own save (it was typed while the save was on
     // the wire) already contains what was saved: nothing else changed the tab, so it is judged
     // against the server's state, not as a conflict with itself.
@@ -179,6 +183,7 @@ pub(super) fn on_saved(s: &mut NoteSync, tab_id: TabId, result: WriteResult, fx:
     d.base_version = result.version;
     d.last_error = None;
     s.own_saved.insert(tab_id.clone(), result.version);
+    s.last_saved = Some((tab_id.clone(), result.version, pending.content.clone()));
     if let Some(server) = &mut s.server
         && result.version > server.version
     {
