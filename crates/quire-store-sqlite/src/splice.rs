@@ -213,29 +213,17 @@ fn rebuilds<'p>(
     ranges: impl Iterator<Item = (usize, usize, &'p str)>,
     new: &str,
 ) -> bool {
-    let new = new.as_bytes();
-    // Whether `piece` is what `new` holds at `*out`; moves `*out` past it.
-    let next = |out: &mut usize, piece: &str| {
-        let end = *out + piece.len();
-        let same = new.get(*out..end) == Some(piece.as_bytes());
-        *out = end;
-        same
-    };
-    let (mut from, mut out) = (0, 0);
-    for (at, cut, put) in ranges {
-        let Some(kept) = text.get(from..at) else {
-            return false;
-        };
-        if !next(&mut out, kept) || !next(&mut out, put) {
-            return false;
+    let mut rest = new.as_bytes();
+    let fits = replaced(text, ranges, |piece| {
+        match rest.strip_prefix(piece.as_bytes()) {
+            Some(after) => {
+                rest = after;
+                true
+            }
+            None => false,
         }
-        let Some(end) = at.checked_add(cut) else {
-            return false;
-        };
-        from = end;
-    }
-    text.get(from..)
-        .is_some_and(|rest| next(&mut out, rest) && out == new.len())
+    });
+    fits && rest.is_empty()
 }
 
 /// `text` with the `ranges` `(at, cut, put)` replaced; `None` if one is not inside the text, on
@@ -245,14 +233,36 @@ fn rebuild<'p>(
     ranges: impl Iterator<Item = (usize, usize, &'p str)>,
 ) -> Option<String> {
     let mut out = String::with_capacity(text.len());
+    let fits = replaced(text, ranges, |piece| {
+        out.push_str(piece);
+        true
+    });
+    fits.then_some(out)
+}
+
+/// Hands `text` with the `ranges` `(at, cut, put)` replaced to `each`, piece by piece, in order:
+/// the bytes kept before a range, what the range puts, ..., the bytes kept after the last.
+/// False if a range is not inside the text, on character boundaries, after the one before it,
+/// or `each` returns false (it is then given nothing more).
+fn replaced<'p>(
+    text: &str,
+    ranges: impl Iterator<Item = (usize, usize, &'p str)>,
+    mut each: impl FnMut(&str) -> bool,
+) -> bool {
     let mut from = 0;
     for (at, cut, put) in ranges {
-        out.push_str(text.get(from..at)?);
-        out.push_str(put);
-        from = at.checked_add(cut)?;
+        let Some(kept) = text.get(from..at) else {
+            return false;
+        };
+        if !each(kept) || !each(put) {
+            return false;
+        }
+        let Some(end) = at.checked_add(cut) else {
+            return false;
+        };
+        from = end;
     }
-    out.push_str(text.get(from..)?);
-    Some(out)
+    text.get(from..).is_some_and(each)
 }
 
 /// A text made of a root text's byte ranges and new text, in order.
