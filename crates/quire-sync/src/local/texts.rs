@@ -430,6 +430,29 @@ fn insert_splice(
 /// back as its key says (else None: the new text is then written whole, never made from it).
 /// Taken from `recent` when it keeps it; else read, checked, and kept there.
 fn foot_of(conn: &Connection, key: &str, recent: &mut Recent) -> Result<Option<(String, Body)>> {
+    let Some(foot) = foot_key(conn, key)? else {
+        return Ok(None);
+    };
+    if let Some(kept) = recent.foot(&foot) {
+        return Ok(Some((foot, kept.clone())));
+    }
+    let whole: Option<String> = conn
+        .prepare_cached("SELECT body FROM texts WHERE key = ?1 AND base IS NULL")?
+        .query_row([&foot], |r| r.get(0))
+        .optional()?;
+    Ok(match whole {
+        Some(whole) if key_of(&whole) == foot => {
+            let whole = Body::Owned(whole).into_shared();
+            recent.put_foot(&foot, whole.clone());
+            Some((foot, whole))
+        }
+        _ => None,
+    })
+}
+
+/// The key of the whole text at the foot of `key`'s chain of splices, if the store holds the
+/// chain down to it within [`MAX_DEPTH`] splices.
+fn foot_key(conn: &Connection, key: &str) -> Result<Option<String>> {
     let mut at = key.to_owned();
     for _ in 0..=MAX_DEPTH {
         let row: Option<Option<String>> = conn
@@ -438,25 +461,11 @@ fn foot_of(conn: &Connection, key: &str, recent: &mut Recent) -> Result<Option<(
             .optional()?;
         match row {
             Some(Some(base)) => at = base,
-            Some(None) => break,
+            Some(None) => return Ok(Some(at)),
             None => return Ok(None),
         }
     }
-    if let Some(kept) = recent.foot(&at) {
-        return Ok(Some((at, kept.clone())));
-    }
-    let whole: Option<String> = conn
-        .prepare_cached("SELECT body FROM texts WHERE key = ?1 AND base IS NULL")?
-        .query_row([&at], |r| r.get(0))
-        .optional()?;
-    Ok(match whole {
-        Some(whole) if key_of(&whole) == at => {
-            let whole = Body::Owned(whole).into_shared();
-            recent.put_foot(&at, whole.clone());
-            Some((at, whole))
-        }
-        _ => None,
-    })
+    Ok(None)
 }
 
 /// The owner that a text made from another is: it holds that other text.
@@ -768,13 +777,58 @@ mod tests {
         .unwrap()
     }
 
+    fn as_string(text: &[char]) -> String {
+        text.iter().collect()
+    }
+
+    /// Sets character `*next * 7 + 1` of `text` to `to`, holds the text and moves `next` on;
+    /// returns the holder's JSON.
+    fn edit_and_hold(
+        conn: &Connection,
+        recent: &mut Recent,
+        text: &mut [char],
+        next: &mut usize,
+        to: char,
+    ) -> String {
+        text[*next * 7 + 1] = to;
+        *next += 1;
+        hold(conn, recent, &as_string(text))
+    }
+
+    /// Edits `text` (see [`edit_and_hold`]) until the store's deepest chain is full.
+    fn fill_chain(conn: &Connection, recent: &mut Recent, text: &mut [char], next: &mut usize) {
+        while stats(conn).2 < MAX_DEPTH {
+            edit_and_hold(conn, recent, text, next, 'c');
+        }
+    }
+
+    /// Then one edit per recent text, so that no recent text under a chain with room is left;
+    /// returns the last one's JSON.
+    fn past_full_chain(
+        conn: &Connection,
+        recent: &mut Recent,
+        text: &mut [char],
+        next: &mut usize,
+    ) -> String {
+        let mut json = String::new();
+        for _ in 0..RECENT_KEPT {
+            json = edit_and_hold(conn, recent, text, next, 'd');
+        }
+        json
+    }
+
+    /// Writes `body` in place of the whole text at the foot of the store's chain.
+    fn set_foot(conn: &Connection, body: &str) {
+        conn.execute("UPDATE texts SET body = ?1 WHERE base IS NULL", [body])
+            .unwrap();
+    }
+
     #[test]
     fn a_text_close_to_a_recent_one_is_kept_as_its_splice_and_goes_with_its_last_holder() {
         let conn = store();
         let mut recent = Recent::default();
         // Two-byte characters: every splice must fall between characters.
         let mut text: Vec<char> = "é".repeat(TEXT_OUT_MIN).chars().collect();
-        let as_string = |t: &Vec<char>| t.iter().collect::<String>();
         hold(&conn, &mut recent, &as_string(&text));
         let mut deepest = 0;
         for i in 0..(MAX_DEPTH as usize + 3) {
@@ -835,7 +889,6 @@ mod tests {
         let conn = store();
         let mut recent = Recent::default();
         let mut text: Vec<char> = "a".repeat(TEXT_OUT_MIN).chars().collect();
-        let as_string = |t: &Vec<char>| t.iter().collect::<String>();
         hold(&conn, &mut recent, &as_string(&text));
         // Each edit rewrites the next 500 characters: small, but far from the foot in the end.
         let mut i = 0;
@@ -856,22 +909,10 @@ mod tests {
         // it differs by one character near the edits: a splice on it would be small, and read
         // back wrong). The foot kept in memory is forgotten, as by a restart.
         let mut j = 0;
-        while stats(&conn).2 < MAX_DEPTH {
-            text[j * 7 + 1] = 'c';
-            hold(&conn, &mut recent, &as_string(&text));
-            j += 1;
-        }
-        conn.execute(
-            "UPDATE texts SET body = ?1 WHERE base IS NULL",
-            [format!("z{}", &foot[1..])],
-        )
-        .unwrap();
+        fill_chain(&conn, &mut recent, &mut text, &mut j);
+        set_foot(&conn, &format!("z{}", &foot[1..]));
         recent.feet.clear();
-        for _ in 0..3 {
-            text[j * 7 + 1] = 'd';
-            hold(&conn, &mut recent, &as_string(&text));
-            j += 1;
-        }
+        past_full_chain(&conn, &mut recent, &mut text, &mut j);
         assert_eq!(stats(&conn), (1, 1, 0), "written whole on a bad foot");
         let json = hold(&conn, &mut recent, &as_string(&text));
         let back: Value = read(&conn, "test", "o", &json).unwrap();
@@ -888,46 +929,30 @@ mod tests {
         let conn = store();
         let mut recent = Recent::default();
         let mut text: Vec<char> = "a".repeat(TEXT_OUT_MIN).chars().collect();
-        let as_string = |t: &Vec<char>| t.iter().collect::<String>();
         hold(&conn, &mut recent, &as_string(&text));
         let foot = as_string(&text);
         let mut j = 0;
-        let mut fill = |conn: &Connection, recent: &mut Recent, text: &mut Vec<char>| {
-            while stats(conn).2 < MAX_DEPTH {
-                text[j * 7 + 1] = 'c';
-                hold(conn, recent, &as_string(text));
-                j += 1;
-            }
-            // Until no recent text is under a full chain.
-            let mut json = String::new();
-            for _ in 0..RECENT_KEPT {
-                text[j * 7 + 1] = 'd';
-                j += 1;
-                json = hold(conn, recent, &as_string(text));
-            }
-            json
-        };
-        let bad_foot = |conn: &Connection, body: &str| {
-            conn.execute("UPDATE texts SET body = ?1 WHERE base IS NULL", [body])
-                .unwrap();
+        let mut fill = |recent: &mut Recent, text: &mut Vec<char>| {
+            fill_chain(&conn, recent, text, &mut j);
+            past_full_chain(&conn, recent, text, &mut j)
         };
         // Written whole, so kept: the row is not read.
-        bad_foot(&conn, &format!("z{}", &foot[1..]));
-        let json = fill(&conn, &mut recent, &mut text);
+        set_foot(&conn, &format!("z{}", &foot[1..]));
+        let json = fill(&mut recent, &mut text);
         assert_eq!(stats(&conn), (2, 1, 1), "one splice of the kept foot");
         assert!(read::<Value>(&conn, "test", "o", &json).is_err());
-        bad_foot(&conn, &foot);
+        set_foot(&conn, &foot);
         let back: Value = read(&conn, "test", "o", &json).unwrap();
         assert_eq!(back["t"], as_string(&text));
 
         // Forgotten (a restart), then read once at the next full chain, and kept.
         recent.feet.clear();
-        let json = fill(&conn, &mut recent, &mut text);
+        let json = fill(&mut recent, &mut text);
         assert_eq!(stats(&conn), (2, 1, 1), "one splice of the foot read");
         let back: Value = read(&conn, "test", "o", &json).unwrap();
         assert_eq!(back["t"], as_string(&text));
-        bad_foot(&conn, &format!("z{}", &foot[1..]));
-        fill(&conn, &mut recent, &mut text);
+        set_foot(&conn, &format!("z{}", &foot[1..]));
+        fill(&mut recent, &mut text);
         assert_eq!(
             stats(&conn),
             (2, 1, 1),
