@@ -83,11 +83,11 @@ pub struct NoteSync {
     /// version was typed on what that save sent (the editor handed it over), so that content
     /// is its ancestor, not the older version's.
     own_saved: BTreeMap<TabId, Version>,
-    /// The content of this app's last acknowledged save, with its tab and the version it made:
-    /// the tab's content at that version, shared, so that the next edit's draft takes it as
-    /// its base instead of copying it out of `server` (10 MiB a keystroke in a 10 MiB text,
-    /// and its key computed again).
-    last_saved: Option<(TabId, Version, Content)>,
+    /// The content of this app's last acknowledged save, with its tab: the tab's content at
+    /// the version that save made (its `own_saved`, set with it), shared, so that the next
+    /// edit's draft takes it as its base instead of copying it out of `server` (10 MiB a
+    /// keystroke in a 10 MiB text, and its key computed again).
+    last_saved: Option<(TabId, Content)>,
     /// Offline: the number of failed attempts in a row; sends wait for the retry timer.
     offline: Option<u32>,
     waiting_retry: bool,

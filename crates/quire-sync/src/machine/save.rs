@@ -78,7 +78,9 @@ pub(super) fn on_edit(
     };
     // The tab's content at the server's version: this app's own save that made it, if so.
     let current = match &s.last_saved {
-        Some((id, version, saved)) if *id == tab_id && *version == server.version => saved.clone(),
+        Some((id, saved)) if *id == tab_id && s.own_saved(&tab_id) == server.version => {
+            saved.clone()
+        }
         _ => Content::new(tab.data.clone()),
     };
     // An edit made on a base older than this app's own save (it was typed while the save was on
@@ -183,7 +185,7 @@ pub(super) fn on_saved(s: &mut NoteSync, tab_id: TabId, result: WriteResult, fx:
     d.base_version = result.version;
     d.last_error = None;
     s.own_saved.insert(tab_id.clone(), result.version);
-    s.last_saved = Some((tab_id.clone(), result.version, pending.content.clone()));
+    s.last_saved = Some((tab_id.clone(), pending.content.clone()));
     if let Some(server) = &mut s.server
         && result.version > server.version
     {
