@@ -506,6 +506,13 @@ mod tests {
         (Job::CreateNote(Box::new(new), reply), verdict)
     }
 
+    /// Creates Note `id` in a batch of its own and waits for it.
+    fn create_alone(conn: &Connection, cache: &mut NoteCache, id: &NoteId) {
+        let (job, created) = create(id);
+        commit_batch(conn, cache, &mut vec![job]);
+        created.blocking_recv().unwrap().unwrap();
+    }
+
     fn request(id: &NoteId, expected: u64, key: &str, ops: Vec<Op>) -> WriteRequest {
         WriteRequest {
             note_id: id.clone(),
@@ -744,9 +751,7 @@ mod tests {
         let (_dir, conn) = open();
         let mut cache = NoteCache::default();
         let a = note(1);
-        let (job, created) = create(&a);
-        commit_batch(&conn, &mut cache, &mut vec![job]);
-        created.blocking_recv().unwrap().unwrap();
+        create_alone(&conn, &mut cache, &a);
         let (invalid, verdict) = write(
             &a,
             1,
@@ -779,9 +784,7 @@ mod tests {
         let (_new_dir, new) = open();
         let mut cache = NoteCache::default();
         let a = note(1);
-        let (job, created) = create(&a);
-        commit_batch(&new, &mut cache, &mut vec![job]);
-        created.blocking_recv().unwrap().unwrap();
+        create_alone(&new, &mut cache, &a);
         let req = request(&a, 1, "old", text("first"));
         let first = commit_alone(&new, &mut cache, req.clone()).unwrap();
         let columns = "key, author, created_at, summary, changed_tab_ids, title, seq, strip, \
@@ -919,9 +922,7 @@ mod tests {
         let (_dir, conn) = open();
         let mut cache = NoteCache::default();
         let a = note(3);
-        let (job, created) = create(&a);
-        commit_batch(&conn, &mut cache, &mut vec![job]);
-        created.blocking_recv().unwrap().unwrap();
+        create_alone(&conn, &mut cache, &a);
         let mut doc: String = (0..2_000)
             .map(|n| format!("line {n} of a long text\n"))
             .collect();
