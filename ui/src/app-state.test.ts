@@ -50,6 +50,8 @@ let tokens = 0;
 let refuseChanges = false;
 /** When set, `edit_tab`'s reply: it resolves when the test says (events may arrive first). */
 let editReply: Promise<TabStatus> | null = null;
+/** When set, the next `open_note`'s reply: it resolves when the test says. */
+let openReply: Promise<NoteView> | null = null;
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -64,6 +66,7 @@ beforeEach(() => {
   engineText = "";
   refuseChanges = false;
   editReply = null;
+  openReply = null;
   mockIPC((cmd, args) => {
     calls.push({ cmd, args: (args ?? {}) as Record<string, unknown> });
     switch (cmd) {
@@ -82,8 +85,11 @@ beforeEach(() => {
         }
         return { status: editStatus, token: ++tokens };
       }
-      case "open_note":
-        return server;
+      case "open_note": {
+        const reply = openReply ?? server;
+        openReply = null;
+        return reply;
+      }
       case "history":
         return histories[(args as { noteId: string }).noteId] ?? history;
       case "list_notes":
@@ -193,6 +199,35 @@ describe("edits carry their base version", () => {
     localEdit("markdown", () => "ALPHA!!");
     await vi.advanceTimersByTimeAsync(1);
     expect(editCalls().at(-1)).toEqual(["ALPHA!!", 5]);
+  });
+});
+
+describe("a read of the engine", () => {
+  it("does not replace an edit the engine took while the read was on the wire, and reads again", async () => {
+    contentFor("markdown");
+    let took!: (s: TabStatus) => void;
+    editReply = new Promise((resolve) => (took = resolve));
+    let answer!: (v: NoteView) => void;
+    openReply = new Promise((resolve) => (answer = resolve));
+    localEdit("markdown", () => "alpha!");
+    await vi.advanceTimersByTimeAsync(1);
+    expect(editCalls()).toEqual([["alpha!", 3]]);
+    // A read starts with the edit on the wire; the engine answers it from before the edit, and
+    // then takes the edit (its commands run side by side); the answer arrives last.
+    const reading = refreshView();
+    took(status("markdown"));
+    await vi.advanceTimersByTimeAsync(0);
+    answer(view(3, "alpha"));
+    await reading;
+    // Nothing typed since, every edit taken: but the read is older than the edit.
+    const kept = app.get().content.markdown;
+    expect(kept).toMatchObject({ data: "alpha!", rev: 0 });
+    // Read again: the engine shows the edit now.
+    server = view(3, "alpha!");
+    const opens = calls.filter((c) => c.cmd === "open_note").length;
+    await vi.advanceTimersByTimeAsync(200);
+    expect(calls.filter((c) => c.cmd === "open_note").length).toBe(opens + 1);
+    expect(app.get().content.markdown).toMatchObject({ data: "alpha!", rev: 0, version: 3 });
   });
 });
 

@@ -180,7 +180,7 @@ describe("EditSessions", () => {
     expect(t.sessions.mayReplace("n1", "markdown", fresh)).toBe(true);
   });
 
-  it("is not quiet while a hand-over is in flight", async () => {
+  it("does not let a read that started while a hand-over was in flight replace the editor's content", async () => {
     const t = setup();
     t.holdSends();
     t.sessions.edit("n1", "markdown", () => "x");
@@ -190,7 +190,24 @@ describe("EditSessions", () => {
     expect(t.sessions.mayReplace("n1", "markdown", mark)).toBe(false);
     t.releaseSend();
     await vi.advanceTimersByTimeAsync(0);
-    expect(t.sessions.mayReplace("n1", "markdown", mark)).toBe(true);
+    // Taken now, and nothing typed since: but the engine may have answered the read before it
+    // took "x" (its commands run side by side), so the read may not hold it.
+    expect(t.sessions.isQuiet("n1", "markdown")).toBe(true);
+    expect(t.sessions.mayReplace("n1", "markdown", mark)).toBe(false);
+    // A read started once the hand-over ended may replace.
+    const fresh = t.sessions.mark("n1", "markdown");
+    expect(t.sessions.mayReplace("n1", "markdown", fresh)).toBe(true);
+  });
+
+  it("does not let a read that started before an unsent edit was handed over replace it", async () => {
+    const t = setup();
+    t.sessions.edit("n1", "markdown", () => "x");
+    // Marked with the edit unsent (the hand-over goes on the next tick)...
+    const mark = t.sessions.mark("n1", "markdown");
+    await vi.advanceTimersByTimeAsync(0);
+    expect(t.sent).toHaveLength(1);
+    // ...the read may have been answered before the engine took it.
+    expect(t.sessions.mayReplace("n1", "markdown", mark)).toBe(false);
   });
 
   it("gives a remounted editor the person's newer content", async () => {

@@ -2,7 +2,7 @@
 // `edit_tab`, which keeps the draft on disk, debounces and saves it. Until the engine has taken
 // an edit, this module holds it: it retries a refused hand-over, and it tells whether content
 // read from the engine may replace what an editor shows (never while the person has edits the
-// engine has not seen).
+// engine has not seen, nor from a read that started before the engine took the last of them).
 //
 // Hand-over is immediate (the next tick) for content up to IMMEDIATE_MAX_CHARS, coalesced for
 // larger content. Immediacy matters for safety, not speed: `edit_tab` carries no base version,
@@ -38,7 +38,11 @@ const RETRY_MIN_MS = 1000;
 const RETRY_MAX_MS = 15000;
 
 class TabSession {
-  /** Bumped by every local edit: a read that started before an edit must not replace it. */
+  /**
+   * Bumped by every local edit, and as every hand-over ends: a read that started before an edit
+   * must not replace it, nor one that started before the engine took it (the engine may have
+   * answered the read first, with the content from before the edit).
+   */
   epoch = 0;
   pending: (() => unknown) | null = null;
   firstPendingAt = 0;
@@ -151,6 +155,7 @@ export class EditSessions {
       }
     } finally {
       s.inFlight--;
+      s.epoch++;
     }
     if (s.pending !== null && s.timer === null && !s.stalled) this.schedule(s, 0);
     this.reportUnsent(s.noteId);

@@ -204,6 +204,9 @@ export async function refreshView(changed?: string[]): Promise<void> {
   const s = app.get();
   if (s.open?.noteId !== noteId) return;
   const content: Record<string, TabContent> = { ...s.content };
+  // Tabs whose read may predate an edit the engine took while it was on the wire, with nothing
+  // typed since: read again (an edit typed since is read again after its own hand-over).
+  const again: string[] = [];
   for (const tab of view.tabs) {
     const mark = marks[tab.id] ?? edits.mark(noteId, tab.id);
     const cur = content[tab.id];
@@ -221,9 +224,12 @@ export async function refreshView(changed?: string[]): Promise<void> {
         // The editor takes it (and calls `adopted`) on its next render, unless the person types first.
         content[tab.id] = { data: read.data, epoch: mark, rev: cur.rev + 1, version: read.version };
       }
+    } else if (edits.isQuiet(noteId, tab.id)) {
+      again.push(tab.id);
     }
   }
   app.set({ open: { ...s.open, view, loading: false, error: null }, content });
+  if (again.length > 0) refreshViewSoon(again);
   noteSeen(s.open.noteId, view.version);
   reapplyStatus();
   settleRoute();
