@@ -107,7 +107,8 @@
 //                              mark another writer's change (data-author)
 //   command-palette / command-palette-input / command-palette-item (data-command: the command's
 //                              ID; aria-disabled when it cannot run now) / command-palette-shortcut
-//                              Ctrl+Shift+P (⇧⌘P on macOS): every action with its shortcut
+//                              Ctrl+Shift+P (⇧⌘P on macOS): every action with its shortcut; its
+//                              list (#palette-list) carries data-query, the query it was ranked for
 //   search-dialog / search-input / search-result (data-note-id, data-tab-id; matched words in
 //                              <mark>)   Ctrl+Shift+F: content search; a result opens its tab
 //                              with the match selected

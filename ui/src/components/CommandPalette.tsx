@@ -59,7 +59,7 @@ export function CommandPalette() {
           onKeyDown={onKeyDown}
         />
       </div>
-      <ul class="switcher-list" id="palette-list" role="listbox" ref={listRef}>
+      <ul class="switcher-list" id="palette-list" role="listbox" ref={listRef} data-query={query}>
         {list.map((c, i) => (
           <li
             key={c.id}

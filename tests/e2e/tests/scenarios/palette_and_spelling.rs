@@ -22,10 +22,13 @@ async fn open_palette(app: &App) -> Result<WebElement> {
 async fn run_command(app: &App, words: &str, expect: &str) -> Result<()> {
     let input = open_palette(app).await?;
     input.send_keys(words).await?;
+    // The first command of the list ranked for all of `words`: the keys may still be arriving
+    // when `send_keys` returns, and the list of a prefix ("add s") ranks another first.
     let first = app
-        .wait_for(&By::Css(
-            "[data-testid=\"command-palette-item\"][aria-selected=\"true\"]",
-        ))
+        .wait_for(&By::Css(format!(
+            "#palette-list[data-query=\"{words}\"] \
+             [data-testid=\"command-palette-item\"][aria-selected=\"true\"]"
+        )))
         .await?;
     let id = first.attr("data-command").await?.unwrap_or_default();
     ensure!(id == expect, "{words:?} chose {id:?}, not {expect:?}");
