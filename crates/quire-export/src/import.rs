@@ -112,7 +112,7 @@ fn read_tab(
     Ok(match entry.kind {
         TabKind::Markdown => {
             let file = text(&entry.path)?.unwrap_or_default();
-            TabData::Markdown(strip_front_matter(&file).unwrap_or(&file).to_owned())
+            TabData::Markdown(strip_front_matter(&file).unwrap_or(&file).into())
         }
         TabKind::Sheet => {
             if entry.sheets.is_empty() {
@@ -217,7 +217,7 @@ pub fn read_markdown(
     let mut tabs = ImportedNote::fixed();
     for tab in &mut tabs {
         if let TabData::Markdown(t) = &mut tab.data {
-            *t = text.to_owned();
+            *t = text.into();
         }
     }
     if let Some((csv_name, bytes)) = csv {
@@ -331,7 +331,7 @@ mod tests {
         for (name, text, want) in cases {
             let note = read_markdown(name, text.as_bytes(), None).expect("reads");
             assert_eq!(note.title, want, "{name}");
-            assert_eq!(note.tabs[0].data, TabData::Markdown(text.to_owned()));
+            assert_eq!(note.tabs[0].data, TabData::Markdown(text.to_owned().into()));
             assert_eq!(note.tabs.len(), 3);
         }
         let err = read_markdown("bad.md", b"\xff\xfe", None).expect_err("not UTF-8");

@@ -120,7 +120,7 @@ fn note() -> impl Strategy<Value = Note> {
             note.version = Version(7);
             for tab in &mut note.tabs {
                 match &mut tab.data {
-                    TabData::Markdown(t) => *t = text.clone(),
+                    TabData::Markdown(t) => *t = text.clone().into(),
                     TabData::Sources(list) => {
                         *list = sources
                             .iter()

@@ -15,6 +15,7 @@ mod numbers;
 mod op;
 mod revert;
 mod tab;
+mod text;
 mod time;
 #[cfg(feature = "ts")]
 pub mod ts;
@@ -32,6 +33,7 @@ pub use tab::{
     Cell, Deck, FileMeta, Layout, Row, Sheet, SheetTab, Slide, Source, Tab, TabData, Theme,
     same_cell,
 };
+pub use text::Text;
 pub use time::Timestamp;
 pub use url_norm::{UrlError, normalize_url, web_url};
 

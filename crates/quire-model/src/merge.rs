@@ -942,7 +942,7 @@ pub fn merge_data(base: &TabData, mine: &TabData, theirs: &TabData) -> Option<Ta
     }
     Some(match (base, mine, theirs) {
         (TabData::Markdown(base), TabData::Markdown(mine), TabData::Markdown(theirs)) => {
-            TabData::Markdown(merge_lines(base, mine, theirs)?)
+            TabData::Markdown(merge_lines(base, mine, theirs)?.into())
         }
         (TabData::Sheet(base), TabData::Sheet(mine), TabData::Sheet(theirs)) => {
             let merge = merge_sheets(base, mine, theirs);

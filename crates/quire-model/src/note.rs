@@ -1,6 +1,6 @@
 use serde::{Deserialize, Serialize};
 
-use crate::{NoteId, Tab, TabData, TabId, Version};
+use crate::{NoteId, Tab, TabData, TabId, Text, Version};
 
 /// A Note: a title and a strip of tabs, at one version.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -43,7 +43,7 @@ impl Note {
                 Tab {
                     id: TabId::new(TabId::MARKDOWN),
                     label: "Note".to_owned(),
-                    data: TabData::Markdown(String::new()),
+                    data: TabData::Markdown(Text::default()),
                 },
                 Tab {
                     id: TabId::new(TabId::FILES),

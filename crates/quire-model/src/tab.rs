@@ -3,7 +3,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{TabId, TabKind};
+use crate::{TabId, TabKind, Text};
 
 /// One tab instance in a Note's strip. On the wire: `{id, type, label, data}`, where `data`'s
 /// shape follows `type` (a Markdown tab's `data` is its text, a JSON string). Written in place
@@ -30,7 +30,7 @@ impl Tab {
 /// The content of a tab, one variant per kind.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TabData {
-    Markdown(String),
+    Markdown(Text),
     Sheet(SheetTab),
     Slides(Deck),
     Sources(Vec<Source>),

@@ -12,7 +12,7 @@ fn data(kind: TabKind, v: Value) -> TabData {
 }
 
 fn text(t: &str) -> TabData {
-    TabData::Markdown(t.to_owned())
+    TabData::Markdown(t.into())
 }
 
 fn sheet(cells: Value) -> TabData {

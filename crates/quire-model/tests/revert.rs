@@ -18,7 +18,7 @@ fn write(n: &Note, changes: Value) -> Note {
 
 fn text(n: &Note, id: &str) -> String {
     match &n.tab(&TabId::new(id)).unwrap().data {
-        TabData::Markdown(t) => t.clone(),
+        TabData::Markdown(t) => t.to_string(),
         other => panic!("{other:?}"),
     }
 }

@@ -498,7 +498,7 @@ mod tests {
             .replace("line 2000 of", "LINE 2000 of")
             .replace("line 500 of", "LINE 500 of");
         let text = |note: &Note| match &note.tab(&tab_id).expect("tab").data {
-            quire_model::TabData::Markdown(t) => t.clone(),
+            quire_model::TabData::Markdown(t) => t.to_string(),
             other => panic!("{other:?}"),
         };
         assert_eq!(store.inner.rebuilt.len(), 0);

@@ -509,7 +509,7 @@ fn assemble(
             tabs.push(Tab {
                 id: entry.id,
                 label: entry.label,
-                data: TabData::Markdown(text.as_ref().to_owned()),
+                data: TabData::Markdown(text.as_ref().to_owned().into()),
             });
             data_at.push(entry.data_at);
             depth.push(chain);

@@ -623,7 +623,7 @@ mod tests {
                 .unwrap()
                 .note;
             match &note.tab(&TabId::new(TabId::MARKDOWN)).unwrap().data {
-                quire_model::TabData::Markdown(t) => (note.version, t.clone()),
+                quire_model::TabData::Markdown(t) => (note.version, t.to_string()),
                 other => panic!("{other:?}"),
             }
         };

@@ -173,7 +173,7 @@ fn random_ops(rng: &mut Rng, note: &Note) -> Vec<Op> {
         .collect();
     let other = (!others.is_empty()).then(|| others[rng.below(others.len())].clone());
     let text = match &note.tab(&markdown_id()).expect("markdown").data {
-        quire_model::TabData::Markdown(t) => t.clone(),
+        quire_model::TabData::Markdown(t) => t.to_string(),
         _ => String::new(),
     };
     match (rng.below(9), other) {

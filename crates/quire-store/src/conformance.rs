@@ -278,7 +278,7 @@ async fn markdown(store: &dyn Store, id: &NoteId) -> String {
         .expect("markdown tab")
         .data
     {
-        TabData::Markdown(t) => t.clone(),
+        TabData::Markdown(t) => t.to_string(),
         other => panic!("markdown tab holds {other:?}"),
     }
 }

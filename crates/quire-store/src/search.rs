@@ -1223,7 +1223,10 @@ mod tests {
         assert!(before.iter().all(|c| c.len() <= CHUNK_MAX * 2));
         assert_eq!(before.concat(), text);
         let edited = text.replacen("line 9000 of", "line 9000 (edited) of", 1);
-        let (was, now) = (TabData::Markdown(text), TabData::Markdown(edited));
+        let (was, now) = (
+            TabData::Markdown(text.into()),
+            TabData::Markdown(edited.into()),
+        );
         let (remove, add) = changes(&was, &now, false, TextHints::default());
         assert!(
             remove.len() <= 2 && add.len() <= 2,
@@ -1242,7 +1245,10 @@ mod tests {
             .map(|i| format!("line {i} of the cached note, with some words\n"))
             .collect();
         let first = text.replacen("line 100 of", "line 100 (first) of", 1);
-        let (a, b) = (TabData::Markdown(text), TabData::Markdown(first));
+        let (a, b) = (
+            TabData::Markdown(text.into()),
+            TabData::Markdown(first.into()),
+        );
         assert_eq!(applied(&a, &b), hashes(&b));
         let TabData::Markdown(first) = &b else {
             unreachable!()
@@ -1260,7 +1266,7 @@ mod tests {
             add.len()
         );
         assert!(add.iter().any(|c| c.contains("(second)")));
-        let c = TabData::Markdown(second);
+        let c = TabData::Markdown(second.into());
         assert_eq!(applied(&b, &c), hashes(&c));
     }
 
@@ -1281,7 +1287,10 @@ mod tests {
             ),
         ] {
             assert!(text.len() >= ENDS_MIN_TEXT);
-            let (a, b) = (TabData::Markdown(text.clone()), TabData::Markdown(edited));
+            let (a, b) = (
+                TabData::Markdown(text.clone().into()),
+                TabData::Markdown(edited.into()),
+            );
             assert_eq!(applied(&a, &b), hashes(&b));
         }
     }
@@ -1330,7 +1339,7 @@ mod tests {
             .expect("an id");
         let mut old = Note::new(id, "Budget".to_owned());
         let md = old.tabs[0].id.clone();
-        old.tabs[0].data = TabData::Markdown("hello world".to_owned());
+        old.tabs[0].data = TabData::Markdown("hello world".into());
         let fresh = plan(None, &old, None);
         assert_eq!(fresh.tabs.len(), 3);
         assert_eq!(fresh.tabs[0].add.len(), 1);
@@ -1339,7 +1348,7 @@ mod tests {
         assert!(fresh.tabs[1].add.is_empty() && fresh.tabs[2].add.is_empty());
 
         let mut new = old.clone();
-        new.tabs[0].data = TabData::Markdown("hello there".to_owned());
+        new.tabs[0].data = TabData::Markdown("hello there".into());
         let edit = plan(Some(&old), &new, Some(std::slice::from_ref(&md)));
         assert_eq!(edit.title, None);
         assert_eq!(edit.tabs.len(), 1);
@@ -1531,10 +1540,10 @@ mod tests {
                 copies in 1usize..4,
                 edits in prop::collection::vec(edit(), 1..6),
             ) {
-                let mut was = TabData::Markdown(markdown(&lines, copies));
+                let mut was = TabData::Markdown(markdown(&lines, copies).into());
                 for (at, cut, put) in &edits {
                     let TabData::Markdown(text) = &was else { unreachable!() };
-                    let now = TabData::Markdown(spliced(text, *at, *cut, put));
+                    let now = TabData::Markdown(spliced(text, *at, *cut, put).into());
                     prop_assert_eq!(applied(&was, &now), hashes(&now));
                     let TabData::Markdown(new_text) = &now else { unreachable!() };
                     if new_text.len() >= ENDS_MIN_TEXT || text.len() >= ENDS_MIN_TEXT {

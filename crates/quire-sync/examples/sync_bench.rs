@@ -41,8 +41,8 @@ fn main() -> anyhow::Result<()> {
             note_id: note_id.clone(),
             tab_id: TabId::new("markdown"),
             base_version: Version(3),
-            base: Content::new(TabData::Markdown(text.clone())),
-            mine: Content::new(TabData::Markdown(mine)),
+            base: Content::new(TabData::Markdown(text.clone().into())),
+            mine: Content::new(TabData::Markdown(mine.into())),
             pending: None,
             theirs: None,
             last_error: None,
@@ -61,7 +61,7 @@ fn main() -> anyhow::Result<()> {
     // 2. The pure step for one keystroke.
     let mut server = Note::new(note_id.clone(), "Bench".to_owned());
     server.version = Version(3);
-    server.tabs[0].data = TabData::Markdown(text.clone());
+    server.tabs[0].data = TabData::Markdown(text.clone().into());
     let mut s = NoteSync::new(
         note_id.clone(),
         Config::default(),
@@ -80,7 +80,7 @@ fn main() -> anyhow::Result<()> {
             s,
             Event::Edited {
                 tab_id: TabId::new("markdown"),
-                content: Content::new(TabData::Markdown(mine)),
+                content: Content::new(TabData::Markdown(mine.into())),
                 now: Timestamp(i as i64),
             },
         );

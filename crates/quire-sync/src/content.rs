@@ -149,7 +149,7 @@ impl Content {
         match &*self.0 {
             TabData::Markdown(text) => Op::ReplaceText {
                 tab_id: tab_id.clone(),
-                text: text.clone(),
+                text: text.to_string(),
             },
             other => Op::ReplaceTabData {
                 tab_id: tab_id.clone(),
@@ -256,11 +256,17 @@ mod tests {
     /// Contents are equal by what they hold, one shared value to itself at once.
     #[test]
     fn contents_are_equal_by_what_they_hold() {
-        let a = Content::new(TabData::Markdown("text".repeat(1000)));
+        let a = Content::new(TabData::Markdown("text".repeat(1000).into()));
         assert_eq!(a, a.clone());
-        assert_eq!(a, Content::new(TabData::Markdown("text".repeat(1000))));
-        assert_ne!(a, Content::new(TabData::Markdown("text".repeat(999))));
-        assert_ne!(a, Content::new(TabData::Markdown(String::new())));
+        assert_eq!(
+            a,
+            Content::new(TabData::Markdown("text".repeat(1000).into()))
+        );
+        assert_ne!(
+            a,
+            Content::new(TabData::Markdown("text".repeat(999).into()))
+        );
+        assert_ne!(a, Content::new(TabData::Markdown(String::new().into())));
     }
 
     /// The splice a save sends counts characters, found at memory speed: the same as counted

@@ -50,7 +50,7 @@ impl TabMerge {
     /// The merged content with one choice per clash.
     pub fn resolve(&self, choices: &[ClashChoice]) -> Result<Content, MergeError> {
         Ok(Content::new(match self {
-            TabMerge::Markdown(m) => TabData::Markdown(m.resolve(choices)?),
+            TabMerge::Markdown(m) => TabData::Markdown(m.resolve(choices)?.into()),
             TabMerge::Sheet(m) => TabData::Sheet(m.resolve(choices)?),
             TabMerge::Slides(m) => TabData::Slides(m.resolve(choices)?),
         }))
@@ -63,7 +63,7 @@ impl TabMerge {
         let (data, lines) = match self {
             TabMerge::Markdown(m) => {
                 let lines = m.lines_for(&refs)?;
-                (TabData::Markdown(joined(&lines)), lines)
+                (TabData::Markdown(joined(&lines).into()), lines)
             }
             TabMerge::Sheet(m) => (TabData::Sheet(m.apply(&refs)?), Vec::new()),
             TabMerge::Slides(m) => (TabData::Slides(m.apply(&refs)?), Vec::new()),

@@ -101,7 +101,7 @@ async fn the_engine_saves_over_https_to_a_server_its_ca_file_trusts() {
     let stored = rest.get_note(&note).await.unwrap();
     assert_eq!(
         stored.note.tab(&markdown).unwrap().data,
-        quire_model::TabData::Markdown("Saved through TLS".to_owned())
+        quire_model::TabData::Markdown("Saved through TLS".into())
     );
     engine.shutdown();
 }

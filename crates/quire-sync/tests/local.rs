@@ -17,7 +17,7 @@ fn note_id(n: u8) -> NoteId {
 }
 
 fn draft(note: &NoteId, tab: &str, mine: &str, pending: Option<&str>) -> Draft {
-    let text = |s: &str| Content::new(TabData::Markdown(s.to_owned()));
+    let text = |s: &str| Content::new(TabData::Markdown(s.to_owned().into()));
     Draft {
         note_id: note.clone(),
         tab_id: TabId::new(tab),
@@ -196,10 +196,10 @@ fn the_tabs_of_recent_bases_are_kept_by_version() {
     let at = |version: u64, text: &str| {
         let mut n = Note::new(a.clone(), "Alpha".to_owned());
         n.version = Version(version);
-        n.tabs[0].data = TabData::Markdown(text.to_owned());
+        n.tabs[0].data = TabData::Markdown(text.to_owned().into());
         n
     };
-    let text = |s: &str| BaseAt::Known(Content::new(TabData::Markdown(s.to_owned())));
+    let text = |s: &str| BaseAt::Known(Content::new(TabData::Markdown(s.to_owned().into())));
     {
         let mut store = LocalStore::open(&path).unwrap();
         for n in [at(2, "one"), at(3, "one"), at(5, "two")] {
@@ -253,11 +253,11 @@ fn long_texts_are_kept_once_and_come_back_whole() {
     let path = dir.path().join("sync.db");
     let a = note_id(0);
     let long = |n: usize| format!("{n}: {}", "line of a long research log\n".repeat(4096));
-    let markdown = |s: String| Content::new(TabData::Markdown(s));
+    let markdown = |s: String| Content::new(TabData::Markdown(s.into()));
     let note_at = |version: u64, text: String| {
         let mut note = Note::new(a.clone(), "Log".to_owned());
         note.version = Version(version);
-        note.tabs[0].data = TabData::Markdown(text);
+        note.tabs[0].data = TabData::Markdown(text.into());
         note
     };
     let texts = |path: &std::path::Path| -> i64 {

@@ -5,7 +5,9 @@
 use std::time::Duration;
 
 use quire_api::WriteResult;
-use quire_model::{Note, NoteId, Op, Sheet, SheetTab, Tab, TabData, TabId, Timestamp, Version};
+use quire_model::{
+    Note, NoteId, Op, Sheet, SheetTab, Tab, TabData, TabId, Text, Timestamp, Version,
+};
 use quire_sync::Content;
 use quire_sync::machine::{
     BaseAt, Config, Draft, Effect, Event, Failure, NoteSync, Notice, OnConflict, Outgoing,
@@ -31,7 +33,7 @@ fn sheet() -> TabId {
 fn note(version: u64, text: &str, cell: &str) -> Note {
     let mut n = Note::new(note_id(), "Plan".to_owned());
     n.version = Version(version);
-    n.tabs[0].data = TabData::Markdown(text.to_owned());
+    n.tabs[0].data = TabData::Markdown(text.to_owned().into());
     n.tabs.push(Tab {
         id: sheet(),
         label: "Numbers".to_owned(),
@@ -52,7 +54,7 @@ fn without_sheet(mut n: Note) -> Note {
 }
 
 fn text(s: &str) -> Content {
-    Content::new(TabData::Markdown(s.to_owned()))
+    Content::new(TabData::Markdown(s.to_owned().into()))
 }
 
 fn cell(s: &str) -> Content {
@@ -399,6 +401,38 @@ fn the_next_draft_stands_on_the_content_just_saved_while_it_is_the_servers() {
     assert_eq!(
         (draft.base_version, &draft.base),
         (Version(6), &text("theirs"))
+    );
+}
+
+#[test]
+fn the_note_held_after_a_save_shares_the_text_saved() {
+    // A 10 MiB text would otherwise be copied into the Note on every acknowledged keystroke,
+    // and then compared byte by byte to find that the local store already knows it.
+    let mine = text("mine");
+    let s = run(
+        "save",
+        opened(),
+        &md(),
+        vec![
+            S(
+                edit(md(), mine.clone()),
+                &["draft md", "timer debounce md#1"],
+                Dirty,
+            ),
+            sent(1, 1, 3, "mine"),
+            committed(4),
+        ],
+    );
+    let held = s.server.as_ref().expect("the Note held");
+    assert_eq!(held.version, Version(4));
+    let (TabData::Markdown(held), TabData::Markdown(saved)) =
+        (&held.tab(&md()).expect("markdown").data, &*mine.0)
+    else {
+        panic!("markdown tabs");
+    };
+    assert!(
+        Text::ptr_eq(held, saved),
+        "the saved text itself, not a copy"
     );
 }
 
@@ -1444,7 +1478,7 @@ fn a_change_of_other_lines_in_the_same_tab_is_merged_not_a_conflict() {
     assert!(s.is_unseen(&md()), "the editor has not shown HELLO yet");
     assert_eq!(
         s.server.as_ref().unwrap().tab(&md()).unwrap().data,
-        TabData::Markdown("HELLO\nmine".to_owned())
+        TabData::Markdown("HELLO\nmine".to_owned().into())
     );
 }
 

@@ -15,7 +15,7 @@ use crate::bounds::{self, Grid};
 use crate::error::{BATCH, OpError, OpErrorCode};
 use crate::op::{Op, OpOutcome};
 use crate::tab::{Tab, TabData};
-use crate::{Note, TabId, Timestamp, limits};
+use crate::{Note, TabId, Text, Timestamp, limits};
 
 /// What `apply` needs from the outside world: the time and who is writing.
 #[derive(Debug, Clone, Copy)]
@@ -239,7 +239,7 @@ impl<'a> Draft<'a> {
                 true => Tab {
                     id: tab.id.clone(),
                     label: tab.label.clone(),
-                    data: TabData::Markdown(String::new()),
+                    data: TabData::Markdown(Text::default()),
                 },
                 false => tab.clone(),
             })

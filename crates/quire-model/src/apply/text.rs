@@ -320,7 +320,7 @@ fn markdown<'d, 'a>(
         return Err(wrong_kind(tab, op, "a markdown"));
     }
     match &mut tab.data {
-        TabData::Markdown(text) => Ok((text, lent)),
+        TabData::Markdown(text) => Ok((text.make_mut(), lent)),
         _ => Err(OpError::invalid("tab_id", "not a markdown tab")),
     }
 }

@@ -444,7 +444,7 @@ mod tests {
         let mut note = note_with(0, 0);
         for tab in &mut note.tabs {
             if let TabData::Markdown(t) = &mut tab.data {
-                *t = text.to_owned();
+                *t = text.into();
             }
         }
         note

@@ -118,7 +118,7 @@ impl Body {
     /// The same text, shared: cloned without copying it.
     fn into_shared(self) -> Body {
         match self {
-            Body::Owned(text) => Body::Shared(Arc::new(TabData::Markdown(text))),
+            Body::Owned(text) => Body::Shared(Arc::new(TabData::Markdown(text.into()))),
             shared => shared,
         }
     }
@@ -174,10 +174,10 @@ pub fn share(data: &Arc<TabData>) -> Option<String> {
     SHARED.with(|shared| Some(shared.borrow_mut().as_mut()?.take(data)))
 }
 
-/// As [`share`], for a text held by value (a Note's tab): taken by reference when it is one of
-/// the shared texts whose key is known (a save's text, when its Note is written as the base: one
-/// comparison instead of a copy and a hash).
-pub fn share_equal(text: &str) -> Option<String> {
+/// As [`share`], for a text held by a Note's tab: taken by reference when it is one of the
+/// shared texts whose key is known (a save's text, when its Note is written as the base: the
+/// same shared text, found without reading it, instead of a copy and a hash).
+pub fn share_equal(text: &quire_model::Text) -> Option<String> {
     if text.len() < TEXT_OUT_MIN {
         return None;
     }
@@ -651,8 +651,10 @@ mod tests {
     /// store holds its text.
     #[test]
     fn a_contents_text_is_taken_by_reference_and_hashed_once() {
-        let long = Content::new(TabData::Markdown("é and more\n".repeat(TEXT_OUT_MIN / 8)));
-        let short = Content::new(TabData::Markdown("short".to_owned()));
+        let long = Content::new(TabData::Markdown(
+            "é and more\n".repeat(TEXT_OUT_MIN / 8).into(),
+        ));
+        let short = Content::new(TabData::Markdown("short".to_owned().into()));
         let value = json!({"n": 1});
         let draft = (&long, &short, &long, &value);
         let mut recent = Recent::default();
@@ -692,7 +694,7 @@ mod tests {
         use super::super::NoteOut;
         use quire_model::{Note, Tab, TabId};
         let text = "une ligne\n".repeat(TEXT_OUT_MIN / 8);
-        let saved = Content::new(TabData::Markdown(text.clone()));
+        let saved = Content::new(TabData::Markdown(text.clone().into()));
         let mut note = Note::new(
             "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f50".parse().unwrap(),
             "T".into(),
@@ -701,12 +703,12 @@ mod tests {
             Tab {
                 id: TabId::new("markdown"),
                 label: "Text".into(),
-                data: TabData::Markdown(text.clone()),
+                data: TabData::Markdown(text.clone().into()),
             },
             Tab {
                 id: TabId::new("other"),
                 label: "Other".into(),
-                data: TabData::Markdown(format!("{text}!")),
+                data: TabData::Markdown(format!("{text}!").into()),
             },
         ];
         assert_eq!(
@@ -742,7 +744,7 @@ mod tests {
         assert!(prepared.texts.is_empty());
         let back: Value = serde_json::from_str(&prepared.json).unwrap();
         assert_eq!(back, forged);
-        let outside = Content::new(TabData::Markdown("x".repeat(TEXT_OUT_MIN)));
+        let outside = Content::new(TabData::Markdown("x".repeat(TEXT_OUT_MIN).into()));
         assert_eq!(
             serde_json::to_value(&outside).unwrap()["data"]
                 .as_str()

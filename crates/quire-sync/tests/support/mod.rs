@@ -115,7 +115,7 @@ pub fn rest(server: &ServerProcess) -> Client {
 pub async fn markdown_on_server(server: &ServerProcess, note: &NoteId) -> String {
     let n = rest(server).get_note(note).await.unwrap();
     match &n.note.tab(&TabId::new("markdown")).unwrap().data {
-        quire_model::TabData::Markdown(t) => t.clone(),
+        quire_model::TabData::Markdown(t) => t.to_string(),
         other => panic!("markdown tab holds {other:?}"),
     }
 }
