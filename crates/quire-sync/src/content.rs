@@ -2,7 +2,7 @@
 //! (`{"type": "markdown", "data": "..."}`), and how a person's edit becomes an operation.
 
 use quire_model::bytes::{char_count, common_prefix, common_suffix, utf16_len};
-use quire_model::{Op, TabData, TabId, TabKind, TextSplice};
+use quire_model::{Op, TabData, TabId, TabKind, Text, TextSplice};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
@@ -132,7 +132,7 @@ impl Content {
         if let (TabData::Markdown(old), TabData::Markdown(new)) = (&*base.0, &*self.0)
             && new.len() >= SPLICE_FROM
         {
-            let splice = text_splice(old, new);
+            let splice = text_splice_of(old, new);
             if splice.insert.len() <= new.len() / 2 {
                 return Op::SpliceText {
                     tab_id: tab_id.clone(),
@@ -165,7 +165,20 @@ const SPLICE_FROM: usize = 4096;
 /// The one splice (in characters) turning `old` into `new`: the common prefix and suffix kept,
 /// the middle replaced.
 fn text_splice(old: &str, new: &str) -> TextSplice {
-    let (at, removed, inserted) = splice_between(old, new);
+    in_characters(old, splice_between(old, new))
+}
+
+/// As [`text_splice`], taking the splice `new` was made with when it was made from `old` (a
+/// keystroke handed over: see [`splice_utf16`]) instead of comparing the two whole.
+fn text_splice_of(old: &Text, new: &Text) -> TextSplice {
+    match new.splice_from(old) {
+        Some(splice) => in_characters(old, splice),
+        None => text_splice(old, new),
+    }
+}
+
+/// A splice of `old` in bytes, as a `TextSplice` counts it (in characters).
+fn in_characters(old: &str, (at, removed, inserted): (usize, usize, &str)) -> TextSplice {
     TextSplice {
         at: char_count(&old.as_bytes()[..at]) as u64,
         delete: char_count(&old.as_bytes()[at..at + removed]) as u64,
@@ -200,15 +213,11 @@ pub fn is_editable(kind: TabKind) -> bool {
 
 /// `text` with `removed` UTF-16 code units at UTF-16 offset `at` replaced by `insert`: a change
 /// as an editor in the web view counts it. `None` when the range is not in the text or cuts a
-/// character (half a surrogate pair).
-pub fn splice_utf16(text: &str, at: usize, removed: usize, insert: &str) -> Option<String> {
+/// character (half a surrogate pair). The new text remembers the splice ([`Text::spliced`]).
+pub fn splice_utf16(text: &Text, at: usize, removed: usize, insert: &str) -> Option<Text> {
     let start = byte_at_utf16(text, 0, at)?;
-    let end = start + byte_at_utf16(&text[start..], 0, removed)?;
-    let mut out = String::with_capacity(text.len() - (end - start) + insert.len());
-    out.push_str(&text[..start]);
-    out.push_str(insert);
-    out.push_str(&text[end..]);
-    Some(out)
+    let end = start + byte_at_utf16(text.get(start..)?, 0, removed)?;
+    text.spliced(start, end - start, insert)
 }
 
 /// The byte offset in `text` that lies `units` UTF-16 code units after byte `from`, if that is
@@ -316,7 +325,7 @@ mod tests {
 
     #[test]
     fn a_splice_counted_in_utf16_lands_between_the_same_characters() {
-        let text = "ab\u{e9}c\u{1F600}d";
+        let text = &Text::from("ab\u{e9}c\u{1F600}d");
         // UTF-16: a b é c (2 units) d.
         assert_eq!(
             splice_utf16(text, 0, 0, "x").as_deref(),
@@ -339,11 +348,30 @@ mod tests {
         assert_eq!(splice_utf16(text, 4, 1, ""), None, "half a surrogate pair");
         assert_eq!(splice_utf16(text, 8, 0, "x"), None, "past the end");
         assert_eq!(splice_utf16(text, 6, 2, ""), None, "past the end");
-        let long = "x".repeat(100_000) + "\u{e9}";
+        let long = Text::from("x".repeat(100_000) + "\u{e9}");
         assert_eq!(
             splice_utf16(&long, 100_001, 0, "!").map(|t| t.ends_with("\u{e9}!")),
             Some(true)
         );
+    }
+
+    #[test]
+    fn a_handed_over_keystroke_is_saved_as_the_splice_it_was_made_with() {
+        let old = Text::from("\u{e9}t\u{e9} ".repeat(2_000));
+        // A keystroke: the same splice as comparing the two finds.
+        let typed = splice_utf16(&old, 4_001, 0, "x").expect("in the text");
+        assert_eq!(text_splice_of(&old, &typed), text_splice(&old, &typed));
+        assert_eq!(text_splice_of(&old, &typed).at, 4_001);
+        // A word selected and typed over with itself: comparing finds no change, the hand-over's
+        // own splice says what was done. It is taken, so nothing was compared.
+        let over = splice_utf16(&old, 4, 3, "\u{e9}t\u{e9}").expect("in the text");
+        assert_eq!(over, old);
+        let s = text_splice_of(&old, &over);
+        assert_eq!((s.at, s.delete, s.insert.as_str()), (4, 3, "\u{e9}t\u{e9}"));
+        assert_eq!(text_splice(&old, &over).delete, 0);
+        // From another text, even an equal one: compared.
+        let other = Text::from(old.to_string());
+        assert_eq!(text_splice_of(&other, &over).delete, 0);
     }
 
     /// Counted by blocks, a place in a long text is the one counted a character at a time, with

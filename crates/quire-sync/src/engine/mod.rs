@@ -484,7 +484,7 @@ impl Engine {
                 };
                 let new = splice_utf16(text, change.at, change.removed, &change.insert)
                     .ok_or(EngineError::ChangeRefused("a range outside the text"))?;
-                Content::new(TabData::Markdown(new.into()))
+                Content::new(TabData::Markdown(new))
             }
         };
         let taken = content.0.clone();

@@ -123,6 +123,17 @@ impl Body {
         }
     }
 
+    /// The Markdown text it shares, if it does.
+    fn shared_text(&self) -> Option<&quire_model::Text> {
+        match self {
+            Body::Shared(data) => match &**data {
+                TabData::Markdown(text) => Some(text),
+                _ => None,
+            },
+            Body::Owned(_) => None,
+        }
+    }
+
     fn as_str(&self) -> &str {
         match self {
             Body::Owned(text) => text,
@@ -323,7 +334,7 @@ pub fn write(
     for text in prepared.texts {
         let (depth, body) = match depth_of(conn, &text.key)? {
             Some(depth) => (depth, text.body),
-            None => match insert(conn, &text.key, text.body.as_str(), recent)? {
+            None => match insert(conn, &text.key, &text.body, recent)? {
                 // Written whole: the foot of the chains to come.
                 0 => {
                     let body = text.body.into_shared();
@@ -350,7 +361,8 @@ pub fn write(
 /// A long text typed in is written whole once, then only as splices until half of it has
 /// changed: writing 10 MiB again every [`MAX_DEPTH`] keystrokes (and freeing the 10 MiB it
 /// replaced) cost that keystroke 70-90 ms.
-fn insert(conn: &Connection, key: &str, body: &str, recent: &mut Recent) -> Result<i64> {
+fn insert(conn: &Connection, key: &str, new: &Body, recent: &mut Recent) -> Result<i64> {
+    let body = new.as_str();
     let small = |removed: usize, inserted: &str| (removed + inserted.len()) * 2 < body.len();
     let mut best: Option<(&str, i64, (usize, usize, &str))> = None;
     // The first recent text found whose chain is full.
@@ -364,7 +376,7 @@ fn insert(conn: &Connection, key: &str, body: &str, recent: &mut Recent) -> Resu
             full.get_or_insert(from);
             continue;
         }
-        let splice = splice_between(old.as_str(), body);
+        let splice = splice_of(old, new);
         if best.is_none_or(|(_, _, (_, r, i))| splice.1 + splice.2.len() < r + i.len()) {
             best = Some((from, depth, splice));
         }
@@ -383,7 +395,7 @@ fn insert(conn: &Connection, key: &str, body: &str, recent: &mut Recent) -> Resu
     if let Some(full) = full
         && let Some((root, whole)) = foot_of(conn, &full, recent)?
     {
-        let splice = splice_between(whole.as_str(), body);
+        let splice = splice_of(&whole, new);
         if small(splice.1, splice.2) {
             return insert_splice(conn, key, &root, 1, splice);
         }
@@ -391,6 +403,17 @@ fn insert(conn: &Connection, key: &str, body: &str, recent: &mut Recent) -> Resu
     conn.prepare_cached("INSERT INTO texts (key, body, depth) VALUES (?1, ?2, 0)")?
         .execute(params![key, body])?;
     Ok(0)
+}
+
+/// The splice that makes `new` from `old` (see [`splice_between`]): the one `new` was made with,
+/// when it was made from `old` (a keystroke: no comparison of the two), else found by comparing.
+fn splice_of<'a>(old: &Body, new: &'a Body) -> (usize, usize, &'a str) {
+    if let (Some(old), Some(new)) = (old.shared_text(), new.shared_text())
+        && let Some(splice) = new.splice_from(old)
+    {
+        return splice;
+    }
+    splice_between(old.as_str(), new.as_str())
 }
 
 /// The depth `key` is stored at, if the store holds it.
@@ -684,6 +707,41 @@ mod tests {
         assert_eq!(back, serde_json::to_value(draft).unwrap());
         assert_eq!(back[0]["data"], json!(long.0.content()));
         assert_eq!(back[1]["data"], "short");
+    }
+
+    /// A text made by a keystroke handed over is stored as the splice it was made with, not one
+    /// found by comparing it with the text before (which would also find this one, elsewhere).
+    #[test]
+    fn a_keystrokes_text_is_stored_as_the_splice_it_was_made_with() {
+        let unit = "é and more\n";
+        let old = Content::new(TabData::Markdown(unit.repeat(TEXT_OUT_MIN / 8).into()));
+        let TabData::Markdown(old_text) = &*old.0 else {
+            unreachable!()
+        };
+        // The unit typed again at the start: comparing finds it inserted at the end.
+        let new_text = crate::content::splice_utf16(old_text, 0, 0, unit).unwrap();
+        assert_eq!(
+            splice_between(old_text, &new_text),
+            (old_text.len(), 0, unit)
+        );
+        let new = Content::new(TabData::Markdown(new_text.clone()));
+        let conn = store();
+        let (mut released, mut recent) = (Vec::new(), Recent::default());
+        let mut json = String::new();
+        for (owner, content) in [("o", &old), ("p", &new)] {
+            let prepared = Prepared::new("test", content, &mut recent).unwrap();
+            json = write(&conn, owner, prepared, &mut released, &mut recent).unwrap();
+        }
+        let row: (i64, i64, String) = conn
+            .query_row(
+                "SELECT at, removed, body FROM texts WHERE key = ?1",
+                [key_of(&new_text)],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        assert_eq!(row, (0, 0, unit.to_owned()));
+        let back: Value = read(&conn, "test", "p", &json).unwrap();
+        assert_eq!(back["data"], json!(new_text.as_str()));
     }
 
     /// A Note's long text that is a shared text whose key is known (the text of a save just
