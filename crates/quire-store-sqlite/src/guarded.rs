@@ -378,7 +378,7 @@ fn append_version(
         let root = if at == next && depth == 0 {
             located.hashes.get(&tab.id).map(|&hash| Root {
                 at,
-                text: Arc::from(text.as_str()),
+                text: text.clone(),
                 hash,
             })
         } else if let Some(root) = roots.remove(&tab.id) {

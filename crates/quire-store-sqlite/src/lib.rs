@@ -522,7 +522,10 @@ mod tests {
         let v5 = text(&first.note);
         let mut wrong = v5.clone();
         wrong.replace_range(0..4, "LINE");
-        store.inner.rebuilt.put(&id, &tab_id, Version(5), &wrong, 3);
+        store
+            .inner
+            .rebuilt
+            .put(&id, &tab_id, Version(5), &wrong.into(), 3);
         let edit = Change::Ops(vec![Op::EditText {
             tab_id: tab_id.clone(),
             edits: vec![TextEdit {
@@ -539,7 +542,10 @@ mod tests {
             refused.to_string().contains("cannot be rebuilt"),
             "{refused}"
         );
-        store.inner.rebuilt.put(&id, &tab_id, Version(5), &v5, 3);
+        store
+            .inner
+            .rebuilt
+            .put(&id, &tab_id, Version(5), &v5.clone().into(), 3);
         let v6 = store.get_note(&id).await.expect("built on the kept text");
         assert_eq!(text(&v6.note), v5.replace("line 1000 of", "LINE 1000 of"));
 

@@ -5,7 +5,7 @@ use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
 use quire_model::{
-    AuthorKind, Note, NoteId, NoteSummary, Tab, TabData, TabId, TabKind, Timestamp, Version,
+    AuthorKind, Note, NoteId, NoteSummary, Tab, TabData, TabId, TabKind, Text, Timestamp, Version,
 };
 use rusqlite::{Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
@@ -116,7 +116,7 @@ pub(super) struct Located {
 #[derive(Debug, Clone)]
 pub(super) struct Root {
     pub at: Version,
-    pub text: Arc<str>,
+    pub text: Text,
     pub hash: u64,
 }
 
@@ -309,11 +309,11 @@ enum Foot {
     /// Read from the row that holds it whole.
     Read(String),
     /// Kept by the readers or the writer.
-    Kept(Arc<str>),
+    Kept(Text),
 }
 
 /// The text of the tab at a version, and its depth, if the readers keep it (see `rebuilt`).
-type KeptText<'k> = &'k dyn Fn(Version) -> Option<(Arc<str>, u32)>;
+type KeptText<'k> = &'k dyn Fn(Version) -> Option<(Text, u32)>;
 
 /// Follows the splices of tab `tab` down from version `at` to the whole content under them, or
 /// to a text under `at` that `kept` has.
@@ -393,7 +393,7 @@ pub(super) fn markdown_chain(
     let kept = |v: Version| {
         known
             .filter(|root| root.at == v)
-            .map(|root| (Arc::clone(&root.text), 0))
+            .map(|root| (root.text.clone(), 0))
     };
     Ok(
         match walk(conn, nid, &mut rows, tab, TabKind::Markdown, at, &kept)? {
@@ -415,7 +415,7 @@ pub(super) fn markdown_chain(
                     Foot::Read(text) => Root {
                         at: root,
                         hash: splice::hash(&text),
-                        text: Arc::from(text),
+                        text: Text::new(text),
                     },
                 };
                 Some((root, splices))
@@ -449,7 +449,7 @@ fn content_at(
     let depth = under + splices.len() as u32;
     let mut text = match base {
         Foot::Read(text) => text,
-        Foot::Kept(text) => text.as_ref().to_owned(),
+        Foot::Kept(text) => text.into_string(),
     };
     for (i, splice) in splices.iter().enumerate().rev() {
         // The version whose row holds this splice: the one it rebuilds.
@@ -509,7 +509,7 @@ fn assemble(
             tabs.push(Tab {
                 id: entry.id,
                 label: entry.label,
-                data: TabData::Markdown(text.as_ref().to_owned().into()),
+                data: TabData::Markdown(text),
             });
             data_at.push(entry.data_at);
             depth.push(chain);

@@ -12,9 +12,9 @@
 //! rows only, so a kept text is the text, for as long as the store is open. The Note's ID, not
 //! its row number: SQLite may give an erased Note's row number to a new one.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
-use quire_model::{NoteId, TabId, Version};
+use quire_model::{NoteId, TabId, Text, Version};
 
 /// Texts shorter than this are rebuilt on every read: cheap, and not worth the memory.
 pub(super) const MIN_BYTES: usize = 64 * 1024;
@@ -31,36 +31,35 @@ struct Kept {
     note: NoteId,
     tab: TabId,
     at: Version,
-    text: Arc<str>,
+    text: Text,
     /// The splices it was rebuilt through.
     depth: u32,
 }
 
 impl Rebuilt {
     /// The text of tab `tab` of Note `note` stored at version `at`, and its depth, if kept.
-    pub(super) fn get(&self, note: &NoteId, tab: &TabId, at: Version) -> Option<(Arc<str>, u32)> {
+    pub(super) fn get(&self, note: &NoteId, tab: &TabId, at: Version) -> Option<(Text, u32)> {
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         let i = kept
             .iter()
             .position(|k| k.at == at && &k.tab == tab && &k.note == note)?;
         let hit = kept.remove(i);
-        let found = (Arc::clone(&hit.text), hit.depth);
+        let found = (hit.text.clone(), hit.depth);
         kept.push(hit);
         Some(found)
     }
 
     /// Keeps a text rebuilt through `depth` splices, if it is long enough to be worth it;
     /// forgets the least recently read texts beyond [`MAX_BYTES`].
-    pub(super) fn put(&self, note: &NoteId, tab: &TabId, at: Version, text: &str, depth: u32) {
+    pub(super) fn put(&self, note: &NoteId, tab: &TabId, at: Version, text: &Text, depth: u32) {
         if depth == 0 || text.len() < MIN_BYTES || text.len() > MAX_BYTES {
             return;
         }
-        // Copied before the lock is taken: the other readers wait only for the list.
         let entry = Kept {
             note: note.clone(),
             tab: tab.clone(),
             at,
-            text: Arc::from(text),
+            text: text.clone(),
             depth,
         };
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
@@ -93,7 +92,7 @@ mod tests {
     fn a_text_is_kept_by_note_tab_and_version() {
         let cache = Rebuilt::default();
         let tab = TabId::new(TabId::MARKDOWN);
-        let long = "x".repeat(MIN_BYTES);
+        let long = Text::from("x".repeat(MIN_BYTES));
         cache.put(&id(1), &tab, Version(3), &long, 2);
         assert_eq!(
             cache
@@ -114,11 +113,17 @@ mod tests {
     fn short_whole_and_too_many_texts_are_not_kept() {
         let cache = Rebuilt::default();
         let tab = TabId::new(TabId::MARKDOWN);
-        cache.put(&id(1), &tab, Version(2), &"x".repeat(MIN_BYTES - 1), 1);
-        cache.put(&id(1), &tab, Version(3), &"x".repeat(MIN_BYTES), 0);
+        cache.put(
+            &id(1),
+            &tab,
+            Version(2),
+            &"x".repeat(MIN_BYTES - 1).into(),
+            1,
+        );
+        cache.put(&id(1), &tab, Version(3), &"x".repeat(MIN_BYTES).into(), 0);
         assert_eq!(cache.len(), 0);
         // 8 MiB each: the oldest go once they hold more than 64 MiB together.
-        let big = "y".repeat(8 << 20);
+        let big = Text::from("y".repeat(8 << 20));
         for v in 1..=10 {
             cache.put(&id(1), &tab, Version(v), &big, 1);
         }
