@@ -331,7 +331,7 @@ mod tests {
         for (name, text, want) in cases {
             let note = read_markdown(name, text.as_bytes(), None).expect("reads");
             assert_eq!(note.title, want, "{name}");
-            assert_eq!(note.tabs[0].data, TabData::Markdown(text.to_owned().into()));
+            assert_eq!(note.tabs[0].data, TabData::Markdown(text.into()));
             assert_eq!(note.tabs.len(), 3);
         }
         let err = read_markdown("bad.md", b"\xff\xfe", None).expect_err("not UTF-8");

@@ -39,7 +39,7 @@ fn request(expected: u64, key: Option<&str>, change: Change) -> WriteRequest {
 fn note(version: u64, text: &str) -> Note {
     let mut note = Note::new(note_id(), "Plans".to_owned());
     note.version = Version(version);
-    note.tabs[0].data = TabData::Markdown(text.to_owned().into());
+    note.tabs[0].data = TabData::Markdown(text.into());
     note
 }
 

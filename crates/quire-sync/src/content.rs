@@ -162,19 +162,10 @@ impl Content {
 /// Texts shorter than this (bytes) are saved whole: a splice would save less than a page.
 const SPLICE_FROM: usize = 4096;
 
-/// The one splice (in characters) turning `old` into `new`: the common prefix and suffix kept,
-/// the middle replaced.
-fn text_splice(old: &str, new: &str) -> TextSplice {
-    in_characters(old, splice_between(old, new))
-}
-
-/// As [`text_splice`], taking the splice `new` was made with when it was made from `old` (a
-/// keystroke handed over: see [`splice_utf16`]) instead of comparing the two whole.
+/// The one splice (in characters) turning `old` into `new`: the one `new` was made with, else
+/// the common prefix and suffix kept and the middle replaced (see [`splice_between_texts`]).
 fn text_splice_of(old: &Text, new: &Text) -> TextSplice {
-    match new.splice_from(old) {
-        Some(splice) => in_characters(old, splice),
-        None => text_splice(old, new),
-    }
+    in_characters(old, splice_between_texts(old, new))
 }
 
 /// A splice of `old` in bytes, as a `TextSplice` counts it (in characters).
@@ -184,6 +175,13 @@ fn in_characters(old: &str, (at, removed, inserted): (usize, usize, &str)) -> Te
         delete: char_count(&old.as_bytes()[at..at + removed]) as u64,
         insert: inserted.to_owned(),
     }
+}
+
+/// As [`splice_between`], taking the splice `new` was made with when it was made from `old` (a
+/// keystroke handed over: see [`splice_utf16`]) instead of comparing the two whole.
+pub(crate) fn splice_between_texts<'a>(old: &Text, new: &'a Text) -> (usize, usize, &'a str) {
+    new.splice_from(old)
+        .unwrap_or_else(|| splice_between(old, new))
 }
 
 /// The splice that makes `new` from `old`: (byte offset, bytes removed, text inserted), on
@@ -262,6 +260,11 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The splice found by comparing the two whole.
+    fn text_splice(old: &str, new: &str) -> TextSplice {
+        in_characters(old, splice_between(old, new))
+    }
+
     /// Contents are equal by what they hold, one shared value to itself at once.
     #[test]
     fn contents_are_equal_by_what_they_hold() {
@@ -275,7 +278,7 @@ mod tests {
             a,
             Content::new(TabData::Markdown("text".repeat(999).into()))
         );
-        assert_ne!(a, Content::new(TabData::Markdown(String::new().into())));
+        assert_ne!(a, Content::new(TabData::Markdown(Text::default())));
     }
 
     /// The splice a save sends counts characters, found at memory speed: the same as counted

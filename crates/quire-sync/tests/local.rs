@@ -17,7 +17,7 @@ fn note_id(n: u8) -> NoteId {
 }
 
 fn draft(note: &NoteId, tab: &str, mine: &str, pending: Option<&str>) -> Draft {
-    let text = |s: &str| Content::new(TabData::Markdown(s.to_owned().into()));
+    let text = |s: &str| Content::new(TabData::Markdown(s.into()));
     Draft {
         note_id: note.clone(),
         tab_id: TabId::new(tab),
@@ -196,10 +196,10 @@ fn the_tabs_of_recent_bases_are_kept_by_version() {
     let at = |version: u64, text: &str| {
         let mut n = Note::new(a.clone(), "Alpha".to_owned());
         n.version = Version(version);
-        n.tabs[0].data = TabData::Markdown(text.to_owned().into());
+        n.tabs[0].data = TabData::Markdown(text.into());
         n
     };
-    let text = |s: &str| BaseAt::Known(Content::new(TabData::Markdown(s.to_owned().into())));
+    let text = |s: &str| BaseAt::Known(Content::new(TabData::Markdown(s.into())));
     {
         let mut store = LocalStore::open(&path).unwrap();
         for n in [at(2, "one"), at(3, "one"), at(5, "two")] {

@@ -33,7 +33,7 @@ fn sheet() -> TabId {
 fn note(version: u64, text: &str, cell: &str) -> Note {
     let mut n = Note::new(note_id(), "Plan".to_owned());
     n.version = Version(version);
-    n.tabs[0].data = TabData::Markdown(text.to_owned().into());
+    n.tabs[0].data = TabData::Markdown(text.into());
     n.tabs.push(Tab {
         id: sheet(),
         label: "Numbers".to_owned(),
@@ -54,7 +54,7 @@ fn without_sheet(mut n: Note) -> Note {
 }
 
 fn text(s: &str) -> Content {
-    Content::new(TabData::Markdown(s.to_owned().into()))
+    Content::new(TabData::Markdown(s.into()))
 }
 
 fn cell(s: &str) -> Content {
@@ -350,14 +350,12 @@ fn edit_debounce_save() {
     assert!(s.is_settled());
 }
 
-/// The next edit after an acknowledged save starts its draft on the very content saved (no copy
-/// of it out of the Note the engine holds), while the server is still at the version that save
-/// made; once another version is read, on the server's content.
-#[test]
-fn the_next_draft_stands_on_the_content_just_saved_while_it_is_the_servers() {
-    let mine = text("mine");
+/// The opened Note after `typed` was typed in its Markdown tab, saved as version 4 and
+/// acknowledged; and the content typed.
+fn saved_once(typed: &str) -> (Content, NoteSync) {
+    let mine = text(typed);
     let s = run(
-        "save, then type again",
+        "save",
         opened(),
         &md(),
         vec![
@@ -366,11 +364,20 @@ fn the_next_draft_stands_on_the_content_just_saved_while_it_is_the_servers() {
                 &["draft md", "timer debounce md#1"],
                 Dirty,
             ),
-            sent(1, 1, 3, "mine"),
+            sent(1, 1, 3, typed),
             committed(4),
-            typed("mine!", 2),
         ],
     );
+    (mine, s)
+}
+
+/// The next edit after an acknowledged save starts its draft on the very content saved (no copy
+/// of it out of the Note the engine holds), while the server is still at the version that save
+/// made; once another version is read, on the server's content.
+#[test]
+fn the_next_draft_stands_on_the_content_just_saved_while_it_is_the_servers() {
+    let (mine, s) = saved_once("mine");
+    let s = run("type again", s, &md(), vec![typed("mine!", 2)]);
     let draft = &s.drafts[&md()];
     assert!(
         std::sync::Arc::ptr_eq(&draft.base.0, &mine.0),
@@ -408,21 +415,7 @@ fn the_next_draft_stands_on_the_content_just_saved_while_it_is_the_servers() {
 fn the_note_held_after_a_save_shares_the_text_saved() {
     // A 10 MiB text would otherwise be copied into the Note on every acknowledged keystroke,
     // and then compared byte by byte to find that the local store already knows it.
-    let mine = text("mine");
-    let s = run(
-        "save",
-        opened(),
-        &md(),
-        vec![
-            S(
-                edit(md(), mine.clone()),
-                &["draft md", "timer debounce md#1"],
-                Dirty,
-            ),
-            sent(1, 1, 3, "mine"),
-            committed(4),
-        ],
-    );
+    let (mine, s) = saved_once("mine");
     let held = s.server.as_ref().expect("the Note held");
     assert_eq!(held.version, Version(4));
     let (TabData::Markdown(held), TabData::Markdown(saved)) =
@@ -1478,7 +1471,7 @@ fn a_change_of_other_lines_in_the_same_tab_is_merged_not_a_conflict() {
     assert!(s.is_unseen(&md()), "the editor has not shown HELLO yet");
     assert_eq!(
         s.server.as_ref().unwrap().tab(&md()).unwrap().data,
-        TabData::Markdown("HELLO\nmine".to_owned().into())
+        TabData::Markdown("HELLO\nmine".into())
     );
 }
 

@@ -30,7 +30,7 @@ use serde_json::Value;
 use twox_hash::XxHash3_128;
 
 use super::{LocalError, Result, corrupt};
-use crate::content::splice_between;
+use crate::content::{splice_between, splice_between_texts};
 
 /// Strings this long or longer are kept in `texts`.
 pub const TEXT_OUT_MIN: usize = 64 * 1024;
@@ -137,11 +137,8 @@ impl Body {
     fn as_str(&self) -> &str {
         match self {
             Body::Owned(text) => text,
-            Body::Shared(data) => match &**data {
-                TabData::Markdown(text) => text,
-                // `share` takes Markdown texts only.
-                _ => "",
-            },
+            // `share` takes Markdown texts only.
+            Body::Shared(_) => self.shared_text().map_or("", |text| text.as_str()),
         }
     }
 }
@@ -198,7 +195,7 @@ pub fn share_equal(text: &quire_model::Text) -> Option<String> {
         let same = sharing
             .known
             .iter()
-            .find(|d| matches!(&***d, TabData::Markdown(t) if t.len() == text.len() && t == text))?
+            .find(|d| matches!(&***d, TabData::Markdown(t) if t == text))?
             .clone();
         Some(sharing.take(&same))
     })
@@ -405,15 +402,13 @@ fn insert(conn: &Connection, key: &str, new: &Body, recent: &mut Recent) -> Resu
     Ok(0)
 }
 
-/// The splice that makes `new` from `old` (see [`splice_between`]): the one `new` was made with,
-/// when it was made from `old` (a keystroke: no comparison of the two), else found by comparing.
+/// The splice that makes `new` from `old`: as [`splice_between_texts`] finds it when both are
+/// shared texts, else by comparing them.
 fn splice_of<'a>(old: &Body, new: &'a Body) -> (usize, usize, &'a str) {
-    if let (Some(old), Some(new)) = (old.shared_text(), new.shared_text())
-        && let Some(splice) = new.splice_from(old)
-    {
-        return splice;
+    match (old.shared_text(), new.shared_text()) {
+        (Some(old), Some(new)) => splice_between_texts(old, new),
+        _ => splice_between(old.as_str(), new.as_str()),
     }
-    splice_between(old.as_str(), new.as_str())
 }
 
 /// The depth `key` is stored at, if the store holds it.
@@ -677,7 +672,7 @@ mod tests {
         let long = Content::new(TabData::Markdown(
             "é and more\n".repeat(TEXT_OUT_MIN / 8).into(),
         ));
-        let short = Content::new(TabData::Markdown("short".to_owned().into()));
+        let short = Content::new(TabData::Markdown("short".into()));
         let value = json!({"n": 1});
         let draft = (&long, &short, &long, &value);
         let mut recent = Recent::default();
