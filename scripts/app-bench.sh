@@ -115,6 +115,8 @@ launch() {
   paint_ms="$(sed -n 's/.*first paint at unix_ms=\([0-9]*\).*/\1/p' "$home/stderr")"
   navigation_ms="$(sed -n 's/.*navigation started at unix_ms=\([0-9]*\).*/\1/p' "$home/stderr")"
   mounted_ms="$(sed -n 's/.*shell mounted at unix_ms=\([0-9]*\).*/\1/p' "$home/stderr")"
+  echo "run $1: exec to navigation start $((navigation_ms - start / 1000)) ms, to the shell" \
+    "mounted $((mounted_ms - start / 1000)) ms, to the first paint $((paint_ms - start / 1000)) ms" >&2
   launch_ms=$((paint_ms - start / 1000))
   navigation_ms=$((navigation_ms - start / 1000))
   mounted_ms=$((mounted_ms - start / 1000))

@@ -3,7 +3,9 @@
 use std::borrow::Borrow;
 use std::fmt;
 use std::ops::Deref;
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, OnceLock, Weak};
+
+use crate::bytes::{char_count, utf16_len};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -17,14 +19,47 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// between it and the text it was made from is known without comparing the two
 /// ([`Text::splice_from`]): a keystroke in a long text does not compare it whole to find where
 /// it changed.
+///
+/// A long text keeps marks along it (how many characters and UTF-16 code units come before
+/// each), so a place given in either is found in a few microseconds, not by counting the text
+/// from its start ([`Text::byte_at_char`], [`Text::byte_at_utf16`], [`Text::chars_before`]).
+/// They are counted once, on first use, and a text spliced from one that has them takes them
+/// over, counting only around the splice.
 #[derive(Clone, Default)]
 pub struct Text(Arc<Inner>);
 
-#[derive(Clone, Default)]
+#[derive(Default)]
 struct Inner {
     text: String,
     origin: Option<Origin>,
+    marks: OnceLock<Vec<Mark>>,
 }
+
+/// A copy to change ([`Text::make_mut`]): what it knows of how it was made is not copied.
+impl Clone for Inner {
+    fn clone(&self) -> Self {
+        Inner {
+            text: self.text.clone(),
+            origin: None,
+            marks: OnceLock::new(),
+        }
+    }
+}
+
+/// A place in a long text: its byte offset (a character boundary), and the characters and
+/// UTF-16 code units before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Mark {
+    byte: usize,
+    chars: usize,
+    utf16: usize,
+}
+
+/// Bytes between two marks, at most (a little less: marks sit on character boundaries).
+const MARK_EVERY: usize = 16 * 1024;
+
+/// Texts shorter than this are counted from their start: no marks.
+const MARKS_FROM: usize = 64 * 1024;
 
 /// The text this one was made from (held weakly: it may be gone) and the splice, in bytes.
 #[derive(Clone)]
@@ -37,7 +72,11 @@ struct Origin {
 
 impl Text {
     pub fn new(text: String) -> Self {
-        Text(Arc::new(Inner { text, origin: None }))
+        Text(Arc::new(Inner {
+            text,
+            origin: None,
+            marks: OnceLock::new(),
+        }))
     }
 
     pub fn as_str(&self) -> &str {
@@ -48,6 +87,7 @@ impl Text {
     pub fn make_mut(&mut self) -> &mut String {
         let inner = Arc::make_mut(&mut self.0);
         inner.origin = None;
+        inner.marks = OnceLock::new();
         &mut inner.text
     }
 
@@ -69,6 +109,13 @@ impl Text {
         text.push_str(head);
         text.push_str(insert);
         text.push_str(tail);
+        let marks = OnceLock::new();
+        if let Some(old) = self.0.marks.get()
+            && text.len() >= MARKS_FROM
+        {
+            // The old text's marks, moved by the splice: counted only around it.
+            let _ = marks.set(spliced_marks(old, &text, at, removed, insert.len()));
+        }
         Some(Text(Arc::new(Inner {
             text,
             origin: Some(Origin {
@@ -77,7 +124,49 @@ impl Text {
                 removed,
                 inserted: insert.len(),
             }),
+            marks,
         })))
+    }
+
+    /// How many characters start before byte `byte` (the text's length for its end).
+    pub fn chars_before(&self, byte: usize) -> usize {
+        let byte = byte.min(self.len());
+        let mark = self.mark_before(|m| m.byte <= byte);
+        mark.chars + char_count(&self.as_bytes()[mark.byte..byte])
+    }
+
+    /// The byte where character `chars` starts (the text's length for its end); `None` past
+    /// the end.
+    pub fn byte_at_char(&self, chars: usize) -> Option<usize> {
+        let mark = self.mark_before(|m| m.chars <= chars);
+        advance(self, mark.byte, chars - mark.chars, Unit::Chars)
+    }
+
+    /// The byte `units` UTF-16 code units into the text (as an editor in a web view counts);
+    /// `None` past the end or inside a character (half a surrogate pair).
+    pub fn byte_at_utf16(&self, units: usize) -> Option<usize> {
+        let mark = self.mark_before(|m| m.utf16 <= units);
+        advance(self, mark.byte, units - mark.utf16, Unit::Utf16)
+    }
+
+    /// The last mark `before` accepts (they are in order), or the text's start.
+    fn mark_before(&self, before: impl Fn(&Mark) -> bool) -> Mark {
+        const START: Mark = Mark {
+            byte: 0,
+            chars: 0,
+            utf16: 0,
+        };
+        if self.len() < MARKS_FROM {
+            return START;
+        }
+        let marks = self
+            .0
+            .marks
+            .get_or_init(|| marks_from(&self.0.text, START, &[]));
+        match marks.partition_point(before) {
+            0 => START,
+            n => marks[n - 1],
+        }
     }
 
     /// When this text was made from `old` by [`Text::spliced`]: that splice, as (byte offset,
@@ -175,6 +264,122 @@ impl fmt::Display for Text {
     }
 }
 
+/// The marks of `text` after `from` (a mark of it): one every [`MARK_EVERY`] bytes or so, up to
+/// the first of `then`, which follow with the same gaps in both counts (marks of the text it
+/// was spliced from, moved to this one).
+fn marks_from(text: &str, from: Mark, then: &[Mark]) -> Vec<Mark> {
+    let mut out = Vec::with_capacity(text.len() / MARK_EVERY + 2);
+    let end = then.first().map_or(text.len(), |m| m.byte);
+    let mut mark = from;
+    out.push(mark);
+    loop {
+        let mut next = mark.byte + MARK_EVERY;
+        if next >= end {
+            break;
+        }
+        while !text.is_char_boundary(next) {
+            next -= 1;
+        }
+        let part = &text.as_bytes()[mark.byte..next];
+        mark = Mark {
+            byte: next,
+            chars: mark.chars + char_count(part),
+            utf16: mark.utf16 + utf16_len(part),
+        };
+        out.push(mark);
+    }
+    if let Some(first) = then.first() {
+        let part = &text.as_bytes()[mark.byte..end];
+        let (chars, utf16) = (mark.chars + char_count(part), mark.utf16 + utf16_len(part));
+        out.extend(then.iter().map(|m| Mark {
+            byte: m.byte,
+            chars: m.chars - first.chars + chars,
+            utf16: m.utf16 - first.utf16 + utf16,
+        }));
+    }
+    out
+}
+
+/// The marks of `text`, made from a text with marks `old` by replacing the `removed` bytes at
+/// byte `at` with `inserted` bytes: the old marks before the splice as they were, those after
+/// it moved, and marks counted afresh between the last before and the first after.
+fn spliced_marks(
+    old: &[Mark],
+    text: &str,
+    at: usize,
+    removed: usize,
+    inserted: usize,
+) -> Vec<Mark> {
+    let kept = old.partition_point(|m| m.byte <= at).max(1);
+    let after = kept + old[kept..].partition_point(|m| m.byte < at + removed);
+    let moved: Vec<Mark> = old[after..]
+        .iter()
+        .map(|m| Mark {
+            byte: m.byte - removed + inserted,
+            ..*m
+        })
+        .collect();
+    let mut marks = old[..kept - 1].to_vec();
+    marks.extend(marks_from(text, old[kept - 1], &moved));
+    marks
+}
+
+/// What [`advance`] counts.
+#[derive(Clone, Copy)]
+enum Unit {
+    Chars,
+    Utf16,
+}
+
+impl Unit {
+    fn count(self, bytes: &[u8]) -> usize {
+        match self {
+            Unit::Chars => char_count(bytes),
+            Unit::Utf16 => utf16_len(bytes),
+        }
+    }
+
+    fn of(self, ch: char) -> usize {
+        match self {
+            Unit::Chars => 1,
+            Unit::Utf16 => ch.len_utf16(),
+        }
+    }
+}
+
+/// The byte `n` units after byte `from` of `text`, if that is a character boundary in it.
+/// Whole blocks are counted at memory speed while the place lies beyond them, then the last
+/// characters one at a time.
+fn advance(text: &str, from: usize, n: usize, unit: Unit) -> Option<usize> {
+    let bytes = text.as_bytes().get(from..)?;
+    // ASCII all the way there (checked at memory speed): a unit a byte.
+    if bytes.get(..n).is_some_and(<[u8]>::is_ascii) {
+        return Some(from + n);
+    }
+    let (mut counted, mut i) = (0usize, 0usize);
+    // A block that ends inside a character counts it (by its first byte); the rest of it adds
+    // nothing to the next block.
+    for block in [4096, 64] {
+        while let Some(bytes) = bytes.get(i..i + block) {
+            let k = unit.count(bytes);
+            if counted + k >= n {
+                break;
+            }
+            counted += k;
+            i += block;
+        }
+    }
+    while bytes.get(i).is_some_and(|b| b & 0xC0 == 0x80) {
+        i += 1;
+    }
+    while counted < n {
+        let ch = text.get(from + i..)?.chars().next()?;
+        counted += unit.of(ch);
+        i += ch.len_utf8();
+    }
+    (counted == n).then_some(from + i)
+}
+
 impl Serialize for Text {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self)
@@ -189,6 +394,8 @@ impl<'de> Deserialize<'de> for Text {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
 
     #[test]
@@ -232,6 +439,139 @@ mod tests {
         assert!(a.spliced(3, 0, "x").is_none());
         assert!(a.spliced(12, 1, "x").is_none());
         assert!(a.spliced(usize::MAX, 2, "x").is_none());
+    }
+
+    /// Characters and UTF-16 code units before each byte that starts a character (and the end).
+    fn counted(text: &str) -> Vec<Option<(usize, usize)>> {
+        let (mut chars, mut utf16) = (0, 0);
+        let mut at = vec![None; text.len() + 1];
+        for (byte, ch) in text.char_indices() {
+            at[byte] = Some((chars, utf16));
+            chars += 1;
+            utf16 += ch.len_utf16();
+        }
+        at[text.len()] = Some((chars, utf16));
+        at
+    }
+
+    /// Every place asked of `text` (by byte, character and UTF-16 unit) is where counting from
+    /// its start puts it; and its marks, if any, are each where they say, at most
+    /// `MARK_EVERY` bytes apart, up to its end.
+    fn check_places(text: &Text, seed: &mut u64) {
+        let counts = counted(text);
+        let (total_chars, total_utf16) = counts[text.len()].unwrap();
+        let mut byte_of_utf16 = vec![None; total_utf16 + 1];
+        for (byte, count) in counts.iter().enumerate() {
+            if let Some((_, utf16)) = count {
+                byte_of_utf16[*utf16] = Some(byte);
+            }
+        }
+        if let Some(marks) = text.0.marks.get() {
+            assert_eq!(marks[0].byte, 0);
+            for pair in marks.windows(2) {
+                assert!(pair[1].byte >= pair[0].byte && pair[1].byte - pair[0].byte <= MARK_EVERY);
+            }
+            assert!(text.len() - marks[marks.len() - 1].byte <= MARK_EVERY);
+            for m in marks {
+                assert_eq!(counts[m.byte], Some((m.chars, m.utf16)), "{m:?}");
+            }
+        }
+        for _ in 0..40 {
+            let mut byte = next(seed) % (text.len() + 1);
+            while counts[byte].is_none() {
+                byte -= 1;
+            }
+            let chars = counts[byte].unwrap().0;
+            assert_eq!(text.chars_before(byte), chars);
+            assert_eq!(text.byte_at_char(chars), Some(byte));
+            let units = next(seed) % (total_utf16 + 1);
+            assert_eq!(text.byte_at_utf16(units), byte_of_utf16[units], "{units}");
+        }
+        assert_eq!(text.byte_at_char(total_chars + 1), None);
+        assert_eq!(text.byte_at_utf16(total_utf16 + 1), None);
+    }
+
+    fn next(seed: &mut u64) -> usize {
+        *seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (*seed >> 33) as usize
+    }
+
+    /// Some text of `n` characters, of one to four bytes each.
+    fn some_text(n: usize, seed: &mut u64) -> String {
+        const CHARS: [char; 8] = ['a', 'b', ' ', '\n', 'é', '€', '😀', 'x'];
+        (0..n).map(|_| CHARS[next(seed) % CHARS.len()]).collect()
+    }
+
+    #[test]
+    fn places_in_a_long_text_are_found_as_counting_from_its_start_through_its_splices() {
+        let mut seed = 7;
+        let mut text = Text::from(some_text(120_000, &mut seed));
+        assert!(text.0.marks.get().is_none(), "counted on first use only");
+        check_places(&text, &mut seed);
+        assert!(text.0.marks.get().is_some());
+        for round in 0..60 {
+            let len = text.len();
+            let mut at = next(&mut seed) % (len + 1);
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            // Mostly keystrokes; now and then a long paste or a long cut.
+            let (removed_chars, inserted_chars) = match round % 10 {
+                3 => (0, 30_000),
+                7 => (25_000, 0),
+                _ => (next(&mut seed) % 3, next(&mut seed) % 4),
+            };
+            let end = text[at..]
+                .char_indices()
+                .nth(removed_chars)
+                .map_or(len, |(i, _)| at + i);
+            let insert = some_text(inserted_chars, &mut seed);
+            let spliced = text.spliced(at, end - at, &insert).unwrap();
+            if spliced.len() >= MARKS_FROM {
+                assert!(
+                    spliced.0.marks.get().is_some(),
+                    "the marks are taken over, not counted again"
+                );
+            }
+            check_places(&spliced, &mut seed);
+            text = spliced;
+        }
+        // A short text is counted from its start.
+        let short = Text::from("naïve 😀 café");
+        assert_eq!(short.byte_at_char(7), Some(11));
+        assert_eq!(short.byte_at_utf16(7), None, "inside the surrogate pair");
+        assert_eq!(short.byte_at_utf16(8), Some(11));
+        assert_eq!(short.chars_before(12), 8);
+        assert!(short.0.marks.get().is_none());
+    }
+
+    /// Counted by blocks, a place is the one counted a character at a time, with characters of
+    /// every width cut by the blocks' edges.
+    #[test]
+    fn a_place_is_found_by_blocks_as_by_characters() {
+        let text: Text = "a\u{e9}\u{20ac}\u{1F600}bc\n".repeat(4096 / 5).into();
+        let mut units = 0;
+        let mut places = vec![(0, Some(0))];
+        for (at, ch) in text.char_indices() {
+            // Inside a surrogate pair: no place.
+            if ch.len_utf16() == 2 {
+                places.push((units + 1, None));
+            }
+            units += ch.len_utf16();
+            places.push((units, Some(at + ch.len_utf8())));
+        }
+        places.push((units + 1, None));
+        for (u, want) in places {
+            assert_eq!(text.byte_at_utf16(u), want, "{u} units");
+        }
+        assert_eq!(
+            advance(&text, 10, 8, Unit::Utf16),
+            Some(23),
+            "from the first b: b, c, newline, then a, é, € and 😀 (8 units, 13 bytes)"
+        );
+        assert_eq!(advance(&text, 10, 7, Unit::Chars), Some(23));
     }
 
     #[test]

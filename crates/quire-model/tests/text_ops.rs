@@ -104,6 +104,25 @@ fn splices_count_characters_of_the_text_before() {
     }
 }
 
+/// One splice makes the new text from the Note's own as `Text::spliced` does, so it knows the
+/// splice it was made with, and takes over the old text's marks (a long text's next splice
+/// finds its place without counting it from the start: `Text`'s own tests).
+#[test]
+fn one_splice_makes_the_new_text_from_the_notes_own() {
+    let before = with_text(&"naïve café\n".repeat(10_000));
+    let splice =
+        op(json!({"op": "splice_text", "splices": [{"at": 12, "delete": 3, "insert": "tea"}]}));
+    let after = apply(&before, &splice, &ctx()).unwrap().note;
+    let markdown = |n: &Note| match &n.tab(&TabId::new(TabId::MARKDOWN)).unwrap().data {
+        TabData::Markdown(t) => t.clone(),
+        _ => panic!("not markdown"),
+    };
+    let (old, new) = (markdown(&before), markdown(&after));
+    assert!(new.starts_with("naïve café\nnteae café\n"));
+    // Line two starts at byte 13; "aïv" is 4 bytes.
+    assert_eq!(new.splice_from(&old), Some((14, 4, "tea")));
+}
+
 #[test]
 fn a_splice_that_does_not_fit_is_refused_naming_it() {
     // name, text, splices, field

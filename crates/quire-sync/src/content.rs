@@ -1,7 +1,7 @@
 //! A tab's content as the engine carries it: the model's [`TabData`] with its kind on the wire
 //! (`{"type": "markdown", "data": "..."}`), and how a person's edit becomes an operation.
 
-use quire_model::bytes::{char_count, common_prefix, common_suffix, utf16_len};
+use quire_model::bytes::{common_prefix, common_suffix};
 use quire_model::{Op, TabData, TabId, TabKind, Text, TextSplice};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -168,11 +168,13 @@ fn text_splice_of(old: &Text, new: &Text) -> TextSplice {
     in_characters(old, splice_between_texts(old, new))
 }
 
-/// A splice of `old` in bytes, as a `TextSplice` counts it (in characters).
-fn in_characters(old: &str, (at, removed, inserted): (usize, usize, &str)) -> TextSplice {
+/// A splice of `old` in bytes, as a `TextSplice` counts it (in characters: found from the
+/// text's marks, not counted from its start).
+fn in_characters(old: &Text, (at, removed, inserted): (usize, usize, &str)) -> TextSplice {
+    let from = old.chars_before(at);
     TextSplice {
-        at: char_count(&old.as_bytes()[..at]) as u64,
-        delete: char_count(&old.as_bytes()[at..at + removed]) as u64,
+        at: from as u64,
+        delete: (old.chars_before(at + removed) - from) as u64,
         insert: inserted.to_owned(),
     }
 }
@@ -211,47 +213,13 @@ pub fn is_editable(kind: TabKind) -> bool {
 
 /// `text` with `removed` UTF-16 code units at UTF-16 offset `at` replaced by `insert`: a change
 /// as an editor in the web view counts it. `None` when the range is not in the text or cuts a
-/// character (half a surrogate pair). The new text remembers the splice ([`Text::spliced`]).
+/// character (half a surrogate pair). The new text remembers the splice ([`Text::spliced`]),
+/// and both ends are found from the text's marks ([`Text::byte_at_utf16`]).
 pub fn splice_utf16(text: &Text, at: usize, removed: usize, insert: &str) -> Option<Text> {
-    let start = byte_at_utf16(text, 0, at)?;
-    let end = start + byte_at_utf16(text.get(start..)?, 0, removed)?;
+    let start = text.byte_at_utf16(at)?;
+    let end = text.byte_at_utf16(at.checked_add(removed)?)?;
     text.spliced(start, end - start, insert)
 }
-
-/// The byte offset in `text` that lies `units` UTF-16 code units after byte `from`, if that is
-/// a character boundary within the text.
-fn byte_at_utf16(text: &str, from: usize, units: usize) -> Option<usize> {
-    let bytes = text.as_bytes().get(from..)?;
-    // ASCII all the way there (checked at memory speed): a unit a byte.
-    if bytes.get(..units).is_some_and(<[u8]>::is_ascii) {
-        return Some(from + units);
-    }
-    // Whole blocks, counted at memory speed, while the place lies beyond them.
-    let mut counted = 0usize;
-    let mut i = 0;
-    for block in bytes.chunks_exact(UTF16_BLOCK) {
-        let n = utf16_len(block);
-        if counted + n >= units {
-            break;
-        }
-        counted += n;
-        i += UTF16_BLOCK;
-    }
-    // A character the last block cut is counted already (by its first byte).
-    while bytes.get(i).is_some_and(|b| b & 0xC0 == 0x80) {
-        i += 1;
-    }
-    // Then a character at a time.
-    while counted < units {
-        let ch = text.get(from + i..)?.chars().next()?;
-        counted += ch.len_utf16();
-        i += ch.len_utf8();
-    }
-    (counted == units).then_some(from + i)
-}
-
-/// The bytes [`byte_at_utf16`] counts at a time.
-const UTF16_BLOCK: usize = 4096;
 
 #[cfg(test)]
 mod tests {
@@ -262,7 +230,7 @@ mod tests {
 
     /// The splice found by comparing the two whole.
     fn text_splice(old: &str, new: &str) -> TextSplice {
-        in_characters(old, splice_between(old, new))
+        in_characters(&Text::from(old), splice_between(old, new))
     }
 
     /// Contents are equal by what they hold, one shared value to itself at once.
@@ -375,35 +343,6 @@ mod tests {
         // From another text, even an equal one: compared.
         let other = Text::from(old.to_string());
         assert_eq!(text_splice_of(&other, &over).delete, 0);
-    }
-
-    /// Counted by blocks, a place in a long text is the one counted a character at a time, with
-    /// characters of every width cut by the blocks' edges.
-    #[test]
-    fn a_place_in_a_long_text_is_found_by_blocks_as_by_characters() {
-        let text: String = "a\u{e9}\u{20ac}\u{1F600}bc\n"
-            .repeat(UTF16_BLOCK / 5)
-            .chars()
-            .collect();
-        let mut units = 0;
-        let mut places = vec![(0, Some(0))];
-        for (at, ch) in text.char_indices() {
-            // Inside a surrogate pair: no place.
-            if ch.len_utf16() == 2 {
-                places.push((units + 1, None));
-            }
-            units += ch.len_utf16();
-            places.push((units, Some(at + ch.len_utf8())));
-        }
-        places.push((units + 1, None));
-        for (u, want) in places {
-            assert_eq!(byte_at_utf16(&text, 0, u), want, "{u} units");
-        }
-        assert_eq!(
-            byte_at_utf16(&text, 10, 8),
-            Some(23),
-            "from the first b: b, c, newline, then a, é, € and 😀 (8 units, 13 bytes)"
-        );
     }
 
     /// Written in place, the wire form is the same as ever: `{"type", "data"}` with the tab's

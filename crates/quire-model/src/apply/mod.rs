@@ -189,7 +189,7 @@ struct Draft<'a> {
     /// Note's own, of tabs that only text operations touch. The first such operation writes the
     /// tab's new text from it in one pass (a splice or an edit of a 1 MiB text copied it
     /// once for the draft, then again to change it; a whole new text needs no copy of the old).
-    lent: HashMap<TabId, &'a str>,
+    lent: HashMap<TabId, &'a Text>,
     /// Every operation of the batch writes a Markdown text (`replace_text`, `splice_text`,
     /// `edit_text`).
     text_only: bool,
@@ -230,7 +230,7 @@ impl<'a> Draft<'a> {
             let named: HashSet<&TabId> = ops.iter().filter_map(writes_text).collect();
             for tab in note.tabs.iter().filter(|tab| named.contains(&tab.id)) {
                 if let TabData::Markdown(text) = &tab.data {
-                    lent.insert(tab.id.clone(), text.as_str());
+                    lent.insert(tab.id.clone(), text);
                 }
             }
         }

@@ -4,11 +4,11 @@ use super::{Draft, OpResult, wrong_kind};
 use crate::error::{EditMiss, OpError, OpErrorCode};
 use crate::op::{TextEdit, TextSplice};
 use crate::tab::TabData;
-use crate::{TabId, limits};
+use crate::{TabId, Text, limits};
 
 pub(super) fn replace_text(d: &mut Draft, tab_id: &TabId, text: &str) -> OpResult {
     let (current, _) = markdown(d, tab_id, "replace_text")?;
-    *current = text.to_owned();
+    *current = text.into();
     d.kept_ends(tab_id, 0, 0);
     d.edited(tab_id, format!("replaced the text of {}", d.named(tab_id)))
 }
@@ -32,7 +32,7 @@ pub(super) fn splice_text(d: &mut Draft, tab_id: &TabId, splices: &[TextSplice])
         ));
     }
     let (current, lent) = markdown(d, tab_id, "splice_text")?;
-    let was = lent.unwrap_or(current.as_str());
+    let was = lent.unwrap_or(current);
     let (spliced, first, last) = splice(was, splices)?;
     let end = was.len() - last;
     *current = spliced;
@@ -49,24 +49,18 @@ pub(super) fn splice_text(d: &mut Draft, tab_id: &TabId, splices: &[TextSplice])
     )
 }
 
-/// The text with `splices` applied: one pass, from the first character to the last, into a
-/// text with room for all of it (one that grew on the way moved what it held: a 10 MiB text
-/// was copied twice). With it, the bytes of `text` where the first splice starts and where the
-/// last one ends.
-fn splice(text: &str, splices: &[TextSplice]) -> Result<(String, usize, usize), OpError> {
-    let inserted: usize = splices.iter().map(|s| s.insert.len()).sum();
-    let mut out = String::with_capacity(text.len().saturating_add(inserted));
-    let mut cursor = Cursor {
-        text,
-        at: 0,
-        byte: 0,
-    };
+/// The text with `splices` applied, each place found from the text's marks ([`Text`]): one
+/// splice makes a text that takes them over ([`Text::spliced`]), so the next splice of a long
+/// text finds its place without counting it from the start; several are written in one pass,
+/// from the first character to the last, into a text with room for all of it. With it, the
+/// bytes of `text` where the first splice starts and where the last one ends.
+fn splice(text: &Text, splices: &[TextSplice]) -> Result<(Text, usize, usize), OpError> {
     let past_end = |field: String| {
         let n = text.chars().count();
         OpError::invalid(field, format!("past the end of the text ({n} characters)"))
     };
-    let (mut copied, mut last_end) = (0usize, 0u64);
-    let mut first = None;
+    let mut places = Vec::with_capacity(splices.len());
+    let mut last_end = 0u64;
     for (i, s) in splices.iter().enumerate() {
         if s.at < last_end {
             return Err(OpError::invalid(
@@ -75,77 +69,35 @@ fn splice(text: &str, splices: &[TextSplice]) -> Result<(String, usize, usize), 
             ));
         }
         let end = s.at.saturating_add(s.delete);
-        let from = cursor
-            .seek(s.at)
-            .ok_or_else(|| past_end(format!("splices[{i}].at")))?;
-        let to = cursor
-            .seek(end)
-            .ok_or_else(|| past_end(format!("splices[{i}].delete")))?;
-        first.get_or_insert(from);
-        out.push_str(&text[copied..from]);
-        out.push_str(&s.insert);
-        copied = to;
+        let place = |chars: u64| {
+            usize::try_from(chars)
+                .ok()
+                .and_then(|c| text.byte_at_char(c))
+        };
+        let from = place(s.at).ok_or_else(|| past_end(format!("splices[{i}].at")))?;
+        let to = place(end).ok_or_else(|| past_end(format!("splices[{i}].delete")))?;
+        places.push((from, to, s.insert.as_str()));
         last_end = end;
     }
-    let last = copied;
-    out.push_str(&text[copied..]);
-    Ok((out, first.unwrap_or(last), last))
-}
-
-/// Walks a text forward, by characters.
-struct Cursor<'t> {
-    text: &'t str,
-    /// Characters walked over, and their bytes.
-    at: u64,
-    byte: usize,
-}
-
-impl Cursor<'_> {
-    /// The byte where character `target` starts (the text's length for its end); `None` past
-    /// the end. Never goes back: `target` is at least the last one asked.
-    ///
-    /// A block of bytes at a time while the target is further than a block's worth of
-    /// characters: a block's characters are its bytes that do not continue a character (a
-    /// count the compiler vectorises), less the one it ends inside, if any. A splice near the
-    /// end of a 10 MiB text walked it a character at a time (about 10 ms).
-    fn seek(&mut self, target: u64) -> Option<usize> {
-        const BLOCK: usize = 64;
-        const ASCII_RUN: usize = 4096;
-        let bytes = self.text.as_bytes();
-        // A run of ASCII is as many characters as bytes (`is_ascii` reads words at a time).
-        while target.saturating_sub(self.at) >= ASCII_RUN as u64 {
-            match bytes.get(self.byte..self.byte + ASCII_RUN) {
-                Some(run) if run.is_ascii() => {
-                    self.byte += ASCII_RUN;
-                    self.at += ASCII_RUN as u64;
-                }
-                _ => break,
-            }
-        }
-        // Large blocks, then small ones (a block of n bytes holds at most n characters).
-        for block_len in [ASCII_RUN, BLOCK] {
-            while target.saturating_sub(self.at) >= block_len as u64 {
-                let Some(block) = bytes.get(self.byte..self.byte + block_len) else {
-                    break;
-                };
-                let mut chars = crate::bytes::char_count(block) as u64;
-                let mut end = self.byte + block_len;
-                if !self.text.is_char_boundary(end) {
-                    while !self.text.is_char_boundary(end) {
-                        end -= 1;
-                    }
-                    chars -= 1;
-                }
-                self.byte = end;
-                self.at += chars;
-            }
-        }
-        while self.at < target {
-            self.byte += self.text.get(self.byte..)?.chars().next()?.len_utf8();
-            self.at += 1;
-        }
-        Some(self.byte)
+    let (first, last) = match (places.first(), places.last()) {
+        (Some(first), Some(last)) => (first.0, last.1),
+        _ => (text.len(), text.len()),
+    };
+    if let [(from, to, insert)] = places[..] {
+        let spliced = (text.spliced(from, to - from, insert))
+            .ok_or_else(|| OpError::invalid("splices[0]", "not on a character boundary"))?;
+        return Ok((spliced, first, last));
     }
+    let inserted: usize = splices.iter().map(|s| s.insert.len()).sum();
+    let mut out = String::with_capacity(text.len().saturating_add(inserted));
+    let mut copied = 0;
+    for (from, to, insert) in places {
+        out.push_str(&text[copied..from]);
+        out.push_str(insert);
+        copied = to;
+    }
+    out.push_str(&text[copied..]);
+    Ok((out.into(), first, last))
 }
 
 /// `edit_text`: each edit's `old_text`, found exactly once in the text the edits before it
@@ -163,7 +115,8 @@ pub(super) fn edit_text(d: &mut Draft, tab_id: &TabId, edits: &[TextEdit]) -> Op
     // Edited in the draft's own text: a refused edit refuses the whole batch, and the draft
     // is dropped with it. A lent text is not copied first: the first edit writes the draft's
     // text from it, with room for what the edits after it add.
-    let (text, mut lent) = markdown(d, tab_id, "edit_text")?;
+    let (text, lent) = markdown(d, tab_id, "edit_text")?;
+    let mut lent = lent.map(Text::as_str);
     // The bytes at the text's start and end no edit changed.
     let mut kept = (usize::MAX, usize::MAX);
     for (i, edit) in edits.iter().enumerate() {
@@ -209,9 +162,9 @@ pub(super) fn edit_text(d: &mut Draft, tab_id: &TabId, edits: &[TextEdit]) -> Op
                 edited.push_str(&from[..at]);
                 edited.push_str(&edit.new_text);
                 edited.push_str(&from[end..]);
-                *text = edited;
+                *text = edited.into();
             }
-            None => text.replace_range(at..end, &edit.new_text),
+            None => text.make_mut().replace_range(at..end, &edit.new_text),
         }
         kept = (kept.0.min(at), kept.1.min(after));
     }
@@ -313,14 +266,14 @@ fn markdown<'d, 'a>(
     d: &'d mut Draft<'a>,
     tab_id: &TabId,
     op: &str,
-) -> Result<(&'d mut String, Option<&'a str>), OpError> {
+) -> Result<(&'d mut Text, Option<&'a Text>), OpError> {
     let lent = d.lent.remove(tab_id);
     let tab = d.tab_mut(tab_id)?;
     if !matches!(tab.data, TabData::Markdown(_)) {
         return Err(wrong_kind(tab, op, "a markdown"));
     }
     match &mut tab.data {
-        TabData::Markdown(text) => Ok((text.make_mut(), lent)),
+        TabData::Markdown(text) => Ok((text, lent)),
         _ => Err(OpError::invalid("tab_id", "not a markdown tab")),
     }
 }
