@@ -138,8 +138,20 @@ impl Text {
     /// The byte where character `chars` starts (the text's length for its end); `None` past
     /// the end.
     pub fn byte_at_char(&self, chars: usize) -> Option<usize> {
+        self.byte_at_char_from((0, 0), chars)
+    }
+
+    /// As [`Text::byte_at_char`], counting from `known` (a byte on a character boundary and
+    /// the characters before it) when that is nearer than the nearest mark: places asked in
+    /// order (the splices of one operation) are each counted from the one before.
+    pub fn byte_at_char_from(&self, known: (usize, usize), chars: usize) -> Option<usize> {
         let mark = self.mark_before(|m| m.chars <= chars);
-        advance(self, mark.byte, chars - mark.chars, Unit::Chars)
+        match known {
+            (byte, before) if before <= chars && byte > mark.byte => {
+                advance(self, byte, chars - before, Unit::Chars)
+            }
+            _ => advance(self, mark.byte, chars - mark.chars, Unit::Chars),
+        }
     }
 
     /// The byte `units` UTF-16 code units into the text (as an editor in a web view counts);
@@ -360,8 +372,8 @@ fn advance(text: &str, from: usize, n: usize, unit: Unit) -> Option<usize> {
     // A block that ends inside a character counts it (by its first byte); the rest of it adds
     // nothing to the next block.
     for block in [4096, 64] {
-        while let Some(bytes) = bytes.get(i..i + block) {
-            let k = unit.count(bytes);
+        while let Some(run) = bytes.get(i..i + block) {
+            let k = unit.count(run);
             if counted + k >= n {
                 break;
             }
@@ -484,6 +496,17 @@ mod tests {
             let chars = counts[byte].unwrap().0;
             assert_eq!(text.chars_before(byte), chars);
             assert_eq!(text.byte_at_char(chars), Some(byte));
+            // From a place before it, or one after it (not used: counted from a mark).
+            let mut known = next(seed) % (text.len() + 1);
+            while counts[known].is_none() {
+                known -= 1;
+            }
+            let known = (known, counts[known].unwrap().0);
+            assert_eq!(
+                text.byte_at_char_from(known, chars),
+                Some(byte),
+                "from {known:?}"
+            );
             let units = next(seed) % (total_utf16 + 1);
             assert_eq!(text.byte_at_utf16(units), byte_of_utf16[units], "{units}");
         }

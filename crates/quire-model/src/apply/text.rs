@@ -61,6 +61,9 @@ fn splice(text: &Text, splices: &[TextSplice]) -> Result<(Text, usize, usize), O
     };
     let mut places = Vec::with_capacity(splices.len());
     let mut last_end = 0u64;
+    // The last place found (a byte and the characters before it): the next is counted from it
+    // when no mark is nearer.
+    let mut known = (0usize, 0usize);
     for (i, s) in splices.iter().enumerate() {
         if s.at < last_end {
             return Err(OpError::invalid(
@@ -69,10 +72,11 @@ fn splice(text: &Text, splices: &[TextSplice]) -> Result<(Text, usize, usize), O
             ));
         }
         let end = s.at.saturating_add(s.delete);
-        let place = |chars: u64| {
-            usize::try_from(chars)
-                .ok()
-                .and_then(|c| text.byte_at_char(c))
+        let mut place = |chars: u64| {
+            let chars = usize::try_from(chars).ok()?;
+            let byte = text.byte_at_char_from(known, chars)?;
+            known = (byte, chars);
+            Some(byte)
         };
         let from = place(s.at).ok_or_else(|| past_end(format!("splices[{i}].at")))?;
         let to = place(end).ok_or_else(|| past_end(format!("splices[{i}].delete")))?;
