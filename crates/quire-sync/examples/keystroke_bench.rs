@@ -20,6 +20,8 @@ use quire_sync::engine::{HandOver, TextChange};
 use quire_sync::machine::Config;
 use quire_sync::{Engine, EngineConfig, SystemClock};
 use quire_testkit::bench::{Samples, arg};
+use quire_testkit::{Options, ServerProcess};
+use serde_json::json;
 
 /// The engine allocates as in the app (src-tauri/src/main.rs): jemalloc. With glibc's
 /// allocator, the first few 10 MiB texts were fresh mappings and each splice into one took 5-6
@@ -27,8 +29,6 @@ use quire_testkit::bench::{Samples, arg};
 #[cfg(not(target_env = "msvc"))]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
-use quire_testkit::{Options, ServerProcess};
-use serde_json::json;
 
 const WAIT: Duration = Duration::from_secs(60);
 
