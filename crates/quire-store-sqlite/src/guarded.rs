@@ -13,7 +13,7 @@ use quire_model::{
 use rusqlite::{Connection, OptionalExtension};
 
 use super::cache::{Keys, KeysChange, NoteCache, PendingKey};
-use super::read::{self, Located, Root, StoredStrip, StripEntry};
+use super::read::{self, Located, Root, StoredEntry, StoredStrip, StripEntry};
 use super::search;
 use super::sheet_text::{SheetText, TabText};
 use super::splice::{self, NewSplice};
@@ -275,6 +275,19 @@ struct NewVersion<'a> {
     text_ends_kept: Option<&'a HashMap<TabId, (usize, usize)>>,
 }
 
+impl NewVersion<'_> {
+    /// The entry as a row spells it out.
+    fn spelled(&self) -> Result<StoredEntry> {
+        Ok(StoredEntry {
+            author: self.author.to_owned(),
+            author_kind: Some(self.author_kind.as_str().to_owned()),
+            summary: self.summary.to_owned(),
+            changed_tab_ids: serde_json::to_string(self.changed_tab_ids)?,
+            outcomes: self.outcomes.map(serde_json::to_string).transpose()?,
+        })
+    }
+}
+
 /// Appends `note` as version `next` of the Note: the small parts, and the contents of only the
 /// tabs whose data differs from `current` (a long content edited a little as a splice of the
 /// content before it). A restore writes no contents at all: its tabs point at the rows that
@@ -320,6 +333,19 @@ fn append_version(
         texts: HashMap::new(),
         hashes: HashMap::new(),
         roots: HashMap::new(),
+        entry: None,
+    };
+    // An entry the same as the newest one spelled out is not spelled out again.
+    let spelled = entry.spelled()?;
+    let entry_at = match &current.entry {
+        Some((at, same)) if *same == spelled => {
+            located.entry = current.entry.clone();
+            Some(*at)
+        }
+        _ => {
+            located.entry = Some((next, spelled));
+            None
+        }
     };
     let Found {
         splices,
@@ -334,7 +360,7 @@ fn append_version(
         &mut located.depth,
         entry.text_ends_kept,
     )?;
-    insert_version(conn, &located, &splices, &written, entry)?;
+    insert_version(conn, &located, &splices, &written, entry, entry_at)?;
     drop(splices);
     // The sheet texts still true: those of contents this version kept, and those it wrote.
     for (tab, at) in located.note.tabs.iter().zip(&located.data_at) {
@@ -627,12 +653,15 @@ fn deltas(located: &Located, splices: &[Option<NewSplice<'_>>]) -> Result<Option
     Ok(Some(serde_json::to_string(&map)?))
 }
 
+/// Writes `located`'s row: its entry spelled out, or (`entry_at`) named as version
+/// `entry_at`'s, which is the same.
 fn insert_version(
     conn: &Connection,
     located: &Located,
     splices: &[Option<NewSplice<'_>>],
     written: &[Written],
     entry: &NewVersion<'_>,
+    entry_at: Option<Version>,
 ) -> Result<()> {
     let note = &located.note;
     let key = read::key(located.nid, note.version)
@@ -656,27 +685,33 @@ fn insert_version(
             data_at: located.data_at.clone(),
         }
     };
+    let spelled = match entry_at {
+        None => Some(entry.spelled()?),
+        Some(_) => None,
+    };
     let mut stmt = conn.prepare_cached(
         "INSERT INTO versions
            (key, author, created_at, summary, changed_tab_ids, title, seq, strip, data, outcomes,
-            idem_key, idem_fingerprint, deltas, author_kind)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+            idem_key, idem_fingerprint, deltas, author_kind, entry_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
     )?;
+    let own = spelled.as_ref();
     stmt.execute(rusqlite::params![
         key,
-        entry.author,
+        own.map_or("", |e| &e.author),
         entry.created_at,
-        entry.summary,
-        serde_json::to_string(entry.changed_tab_ids)?,
+        own.map_or("", |e| &e.summary),
+        own.map_or("", |e| &e.changed_tab_ids),
         note.title,
         note.seq,
         serde_json::to_string(&strip)?,
         contents(located, splices, written)?,
-        entry.outcomes.map(serde_json::to_string).transpose()?,
+        own.and_then(|e| e.outcomes.as_deref()),
         entry.key.map(|c| c.key),
         entry.key.map(|c| &c.fingerprint.as_bytes()[..]),
         deltas(located, splices)?,
-        entry.author_kind.as_str(),
+        own.and_then(|e| e.author_kind.as_deref()),
+        entry_at.map(|v| v.0),
     ])?;
     Ok(())
 }
@@ -712,7 +747,7 @@ pub(super) fn create_note(
         "INSERT INTO notes (id, agent_access, created_at) VALUES (?1, 0, ?2) RETURNING nid",
     )?;
     let nid: i64 = stmt.query_row([note.id.as_str(), at.as_str()], |r| r.get(0))?;
-    let located = Located {
+    let mut located = Located {
         nid,
         data_at: vec![note.version; note.tabs.len()],
         depth: vec![0; note.tabs.len()],
@@ -721,23 +756,21 @@ pub(super) fn create_note(
         texts: HashMap::new(),
         hashes: HashMap::new(),
         roots: HashMap::new(),
+        entry: None,
     };
-    insert_version(
-        conn,
-        &located,
-        &[],
-        &[],
-        &NewVersion {
-            author: &new.author,
-            author_kind: new.author_kind,
-            created_at: &at,
-            summary: "created",
-            changed_tab_ids: &located.note.tab_ids(),
-            outcomes: None,
-            key: None,
-            text_ends_kept: None,
-        },
-    )?;
+    let tab_ids = located.note.tab_ids();
+    let entry = NewVersion {
+        author: &new.author,
+        author_kind: new.author_kind,
+        created_at: &at,
+        summary: "created",
+        changed_tab_ids: &tab_ids,
+        outcomes: None,
+        key: None,
+        text_ends_kept: None,
+    };
+    insert_version(conn, &located, &[], &[], &entry, None)?;
+    located.entry = Some((located.note.version, entry.spelled()?));
     search::index_new(conn, nid, &located.note)?;
     if let Some(key) = &new.idempotency_key {
         let mut stmt = conn.prepare_cached(

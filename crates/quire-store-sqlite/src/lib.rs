@@ -406,6 +406,171 @@ mod tests {
         (dir, store, id, now)
     }
 
+    /// A version whose history entry is the one before's (a person typing) names that row
+    /// instead of spelling the entry out (schema 12), and every reader gives the entry back as
+    /// written: the history, a replay's result, a conflict's changed tabs; another author, another
+    /// summary or a writer that has not seen the Note since it opened spells it out again.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_entry_like_the_one_before_is_not_spelled_out_again() {
+        use quire_model::{Op, TabId};
+        use quire_store::Change;
+
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let path = dir.path().join("notes.db");
+        let open = || SqliteStore::open(&path, SqliteOptions::default()).expect("open");
+        let id: NoteId = "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f51".parse().expect("id");
+        let now = Timestamp(1_796_019_882_000);
+        let store = open();
+        store
+            .create_note(quire_store::NewNote {
+                id: id.clone(),
+                title: "Typed".into(),
+                author: "me".into(),
+                author_kind: AuthorKind::Person,
+                now,
+                idempotency_key: None,
+            })
+            .await
+            .expect("create");
+        let markdown = TabId::new(TabId::MARKDOWN);
+        let typed = |v: u64, author: &str, kind: AuthorKind| WriteRequest {
+            note_id: id.clone(),
+            expected_version: Version(v),
+            idempotency_key: Some(format!("key-{v}")),
+            author: author.into(),
+            author_kind: kind,
+            change: Change::Ops(vec![Op::ReplaceText {
+                tab_id: markdown.clone(),
+                text: format!("typed {v}"),
+            }]),
+            now,
+        };
+        // v2-v5 by me, v6 by the agent, v7 by me, v8 a new tab by me.
+        let mut results = Vec::new();
+        for v in 1..=6 {
+            let (author, kind) = match v {
+                5 => ("claude", AuthorKind::Agent),
+                _ => ("me", AuthorKind::Person),
+            };
+            results.push(store.write(typed(v, author, kind)).await.expect("write"));
+        }
+        store
+            .write(WriteRequest {
+                change: Change::Ops(vec![Op::CreateTab {
+                    tab_type: quire_model::NewTabKind::Sheet,
+                    label: Some("Figures".into()),
+                    slides: None,
+                }]),
+                ..typed(7, "me", AuthorKind::Person)
+            })
+            .await
+            .expect("add a tab");
+        // A writer that opened the file since: its first write spells its entry out.
+        store.close().await.expect("close");
+        drop(store);
+        let store = open();
+        store
+            .write(typed(8, "me", AuthorKind::Person))
+            .await
+            .expect("write after opening");
+        store
+            .write(typed(9, "me", AuthorKind::Person))
+            .await
+            .expect("write");
+
+        let entry_at: Vec<Option<i64>> = store
+            .inner
+            .readers
+            .with(|c| {
+                let mut stmt = c.prepare("SELECT entry_at FROM versions ORDER BY key")?;
+                let rows = stmt.query_map([], |r| r.get(0))?;
+                Ok(rows.collect::<rusqlite::Result<_>>()?)
+            })
+            .expect("rows");
+        assert_eq!(
+            entry_at,
+            [
+                None,
+                None,
+                Some(2),
+                Some(2),
+                Some(2),
+                None,
+                None,
+                None,
+                None,
+                Some(9)
+            ]
+        );
+
+        let history = store.history(&id).await.expect("history");
+        let seen: Vec<(u64, &str, AuthorKind, &str, Vec<&str>)> = history
+            .iter()
+            .map(|v| {
+                (
+                    v.version.0,
+                    v.author.as_str(),
+                    v.author_kind,
+                    v.summary.as_str(),
+                    v.changed_tab_ids.iter().map(TabId::as_str).collect(),
+                )
+            })
+            .collect();
+        let edited = history[1].summary.as_str();
+        assert!(edited.contains("text"), "{edited}");
+        let (me, agent) = (AuthorKind::Person, AuthorKind::Agent);
+        assert_eq!(seen[0], (1, "me", me, "created", seen[0].4.clone()));
+        for (i, (author, kind)) in [
+            ("me", me),
+            ("me", me),
+            ("me", me),
+            ("me", me),
+            ("claude", agent),
+            ("me", me),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            assert_eq!(
+                seen[i + 1],
+                (i as u64 + 2, author, kind, edited, vec!["markdown"])
+            );
+        }
+        assert_ne!(seen[7].3, edited, "adding a tab says so");
+        assert_eq!(seen[8], (9, "me", me, edited, vec!["markdown"]));
+        assert_eq!(seen[9], (10, "me", me, edited, vec!["markdown"]));
+        // The page reader gives the same entries, its rows' named entries read from older rows.
+        let page = store
+            .history_page(&id, Some(Version(5)), 2)
+            .await
+            .expect("page");
+        assert_eq!(page, history[2..4]);
+
+        // A resent write is answered from the row it made, whose entry is v2's.
+        let replayed = store
+            .write(typed(3, "me", AuthorKind::Person))
+            .await
+            .expect("replay");
+        assert!(replayed.replayed);
+        assert_eq!(replayed.version, Version(4));
+        assert_eq!(replayed.changed_tab_ids, results[2].changed_tab_ids);
+        assert_eq!(replayed.outcomes, results[2].outcomes);
+        // A stale write learns the tabs changed since, read through the named entries.
+        let stale = WriteRequest {
+            idempotency_key: Some("late".into()),
+            ..typed(2, "me", AuthorKind::Person)
+        };
+        match store.write(stale).await {
+            Err(StoreError::Conflict(c)) => {
+                assert_eq!(c.current_version, Version(10));
+                let ids: Vec<&str> = c.changed_tab_ids.iter().map(TabId::as_str).collect();
+                assert_eq!(ids.len(), 2, "{ids:?}");
+                assert_eq!(ids[0], "markdown");
+            }
+            other => panic!("not a conflict: {other:?}"),
+        }
+    }
+
     /// The versions panel's pages are read by one statement planned once: paging through a long
     /// history does not plan it again for every page.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

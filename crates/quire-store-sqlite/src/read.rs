@@ -87,6 +87,84 @@ struct SameLayout {
     data_at: Vec<Version>,
 }
 
+/// A version's history entry as its row stores it: who wrote it, what the history says of it,
+/// which tabs it changed and the outcomes of its ops (JSON, as stored). Since schema 12 a row
+/// whose entry equals that of an older row (a person typing: every save "edited the text")
+/// names that row in `entry_at` instead of spelling the entry out again.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct StoredEntry {
+    pub author: String,
+    /// `None` in rows written before versions recorded it (schema 6).
+    pub author_kind: Option<String>,
+    pub summary: String,
+    pub changed_tab_ids: String,
+    /// `None` for a creation, and in rows written before schema 2.
+    pub outcomes: Option<String>,
+}
+
+/// The entry spelled out in version `at`'s row, which a younger row names in `entry_at`.
+fn spelled_entry(conn: &Connection, nid: i64, at: Version) -> Result<StoredEntry> {
+    let missing = || {
+        StoreError::Backend(format!(
+            "note #{nid}: a version's history entry is that of version {at}, which spells none out"
+        ))
+    };
+    let key = key(nid, at).ok_or_else(missing)?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT author, author_kind, summary, changed_tab_ids, outcomes, entry_at
+         FROM versions WHERE key = ?1",
+    )?;
+    let row = stmt
+        .query_row([key], |r| {
+            Ok((
+                StoredEntry {
+                    author: r.get(0)?,
+                    author_kind: r.get(1)?,
+                    summary: r.get(2)?,
+                    changed_tab_ids: r.get(3)?,
+                    outcomes: r.get(4)?,
+                },
+                r.get::<_, Option<i64>>(5)?,
+            ))
+        })
+        .optional()?;
+    match row {
+        Some((entry, None)) => Ok(entry),
+        _ => Err(missing().into()),
+    }
+}
+
+/// The version an `entry_at` column names.
+fn entry_version(nid: i64, at: i64) -> Result<Version> {
+    Ok(Version(u64::try_from(at).map_err(|_| {
+        StoreError::Backend(format!("note #{nid}: an entry at version {at}"))
+    })?))
+}
+
+/// The entries named by the rows a query steps through, each read once.
+#[derive(Default)]
+struct SpelledEntries(HashMap<i64, StoredEntry>);
+
+impl SpelledEntries {
+    /// The entry of a row whose `entry_at` column reads `entry_at`: its own (`own`) or that
+    /// of the row it names.
+    fn of<'e>(
+        &'e mut self,
+        conn: &Connection,
+        nid: i64,
+        own: &'e StoredEntry,
+        entry_at: Option<i64>,
+    ) -> Result<&'e StoredEntry> {
+        let Some(at) = entry_at else {
+            return Ok(own);
+        };
+        Ok(match self.0.entry(at) {
+            Entry::Occupied(entry) => entry.into_mut(),
+            Entry::Vacant(slot) => slot.insert(spelled_entry(conn, nid, entry_version(nid, at)?)?),
+        })
+    }
+}
+
 /// A Note at one version with, per tab (in strip order), the version whose row holds its data
 /// and how many splices that content is on top of a whole content (0: stored whole), and the
 /// version whose row spells out its layout.
@@ -106,6 +184,9 @@ pub(super) struct Located {
     /// The whole text at the foot of long Markdown tabs' chains of splices, where the writer
     /// wrote or read it; empty for a Note read from the file.
     pub roots: HashMap<TabId, Root>,
+    /// The newest row that spells its history entry out and the entry: the next version's row
+    /// names it if its entry is the same. The writer's; `None` for a Note read from the file.
+    pub entry: Option<(Version, StoredEntry)>,
 }
 
 /// The whole Markdown text a tab's chain of splices stands on: the text of the tab at version
@@ -563,6 +644,7 @@ fn assemble(
         texts: HashMap::new(),
         hashes: HashMap::new(),
         roots: HashMap::new(),
+        entry: None,
     })
 }
 
@@ -669,7 +751,7 @@ pub(super) fn history(conn: &Connection, id: &NoteId) -> Result<Vec<VersionInfo>
 /// A Note's versions from newest to oldest within a span of keys. No `LIMIT ?`: SQLite plans
 /// a statement with a bound limit again at every run; the page takes its rows as it steps.
 pub(super) const HISTORY_PAGE: &str =
-    "SELECT key, author, created_at, summary, changed_tab_ids, author_kind
+    "SELECT key, author, created_at, summary, changed_tab_ids, author_kind, entry_at
      FROM versions WHERE key BETWEEN ?1 AND ?2 ORDER BY key DESC";
 
 pub(super) fn history_page(
@@ -678,7 +760,8 @@ pub(super) fn history_page(
     before: Option<Version>,
     limit: usize,
 ) -> Result<Vec<VersionInfo>> {
-    let (first, last) = span(nid(conn, id)?);
+    let nid = nid(conn, id)?;
+    let (first, last) = span(nid);
     let last = match before {
         // Version 0 and below: nothing is older.
         Some(Version(0)) => return Ok(Vec::new()),
@@ -689,34 +772,40 @@ pub(super) fn history_page(
     let rows = stmt.query_map([first, last], |r| {
         Ok((
             r.get::<_, i64>(0)?,
-            r.get::<_, String>(1)?,
             r.get::<_, String>(2)?,
-            r.get::<_, String>(3)?,
-            r.get::<_, String>(4)?,
-            r.get::<_, Option<String>>(5)?,
+            StoredEntry {
+                author: r.get(1)?,
+                author_kind: r.get(5)?,
+                summary: r.get(3)?,
+                changed_tab_ids: r.get(4)?,
+                outcomes: None,
+            },
+            r.get::<_, Option<i64>>(6)?,
         ))
     })?;
     let mut out = Vec::new();
     let mut agent_names = None;
+    let mut spelled = SpelledEntries::default();
     for row in rows.take(limit) {
-        let (key, author, created_at, summary, changed, kind) = row?;
-        let author_kind = match kind {
-            Some(kind) => parse_kind(&kind)?,
+        let (key, created_at, own, entry_at) = row?;
+        let entry = spelled.of(conn, nid, &own, entry_at)?;
+        let author_kind = match &entry.author_kind {
+            Some(kind) => parse_kind(kind)?,
             None => {
                 let agents = match &agent_names {
                     Some(names) => names,
                     None => agent_names.insert(agent_only_names(conn)?),
                 };
-                AuthorKind::of_legacy_version(&author, agents)
+                AuthorKind::of_legacy_version(&entry.author, agents)
             }
         };
         out.push(VersionInfo {
             version: version_of(key),
-            author,
+            author: entry.author.clone(),
             author_kind,
             created_at,
-            summary,
-            changed_tab_ids: serde_json::from_str(&changed)?,
+            summary: entry.summary.clone(),
+            changed_tab_ids: serde_json::from_str(&entry.changed_tab_ids)?,
         });
     }
     out.reverse();
@@ -791,13 +880,26 @@ pub(super) fn write_result(
 ) -> Result<WriteResult> {
     let row = match key(nid, version) {
         Some(key) => {
-            let mut stmt = conn
-                .prepare_cached("SELECT changed_tab_ids, outcomes FROM versions WHERE key = ?1")?;
+            let mut stmt = conn.prepare_cached(
+                "SELECT changed_tab_ids, outcomes, entry_at FROM versions WHERE key = ?1",
+            )?;
             stmt.query_row([key], |r| {
-                Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?))
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, Option<String>>(1)?,
+                    r.get::<_, Option<i64>>(2)?,
+                ))
             })
             .optional()?
         }
+        None => None,
+    };
+    let row = match row {
+        Some((_, _, Some(at))) => {
+            let entry = spelled_entry(conn, nid, entry_version(nid, at)?)?;
+            Some((entry.changed_tab_ids, entry.outcomes))
+        }
+        Some((changed, outcomes, None)) => Some((changed, outcomes)),
         None => None,
     };
     let Some((changed, Some(outcomes))) = row else {
@@ -825,12 +927,23 @@ pub(super) fn tabs_changed_since(
     let (first, last) = span(nid);
     let after = key(nid, since).map_or(last, |k| k.max(first));
     let mut stmt = conn.prepare_cached(
-        "SELECT changed_tab_ids FROM versions WHERE key > ?1 AND key <= ?2 ORDER BY key",
+        "SELECT changed_tab_ids, entry_at FROM versions WHERE key > ?1 AND key <= ?2 ORDER BY key",
     )?;
-    let rows = stmt.query_map([after, last], |r| r.get::<_, String>(0))?;
+    let rows = stmt.query_map([after, last], |r| {
+        Ok((
+            StoredEntry {
+                changed_tab_ids: r.get(0)?,
+                ..StoredEntry::default()
+            },
+            r.get::<_, Option<i64>>(1)?,
+        ))
+    })?;
     let mut out: Vec<TabId> = Vec::new();
+    let mut spelled = SpelledEntries::default();
     for row in rows {
-        let ids: Vec<TabId> = serde_json::from_str(&row?)?;
+        let (own, entry_at) = row?;
+        let entry = spelled.of(conn, nid, &own, entry_at)?;
+        let ids: Vec<TabId> = serde_json::from_str(&entry.changed_tab_ids)?;
         for id in ids {
             if !out.contains(&id) {
                 out.push(id);
