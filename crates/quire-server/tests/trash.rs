@@ -318,10 +318,25 @@ async fn trash_empty_on_the_command_line_erases_what_is_old_enough() {
     let old = note_with_text(&api, "Old", "old").await;
     let recent = note_with_text(&api, "Recent", "recent").await;
     let kept = note_with_text(&api, "Kept", "kept").await;
-    trash(&api, &old, 2).await;
+    // Keyed writes enough that `old`'s keys are indexed (every 32 keyed versions).
+    for v in 2..=41 {
+        let res = api
+            .req(Method::PATCH, &format!("/notes/{old}"))
+            .header("idempotency-key", format!("old-{v}"))
+            .json(&support::replace_text(v, &format!("old {v}")))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), StatusCode::OK);
+    }
+    trash(&api, &old, 42).await;
     trash(&api, &recent, 2).await;
     // As if `old` had gone to the trash three days ago.
     let conn = rusqlite::Connection::open(&server.db_path).unwrap();
+    let indexed: i64 = conn
+        .query_row("SELECT count(*) FROM version_keys", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(indexed, 32);
     conn.busy_timeout(std::time::Duration::from_secs(5))
         .unwrap();
     let moved = conn
@@ -363,7 +378,12 @@ async fn trash_empty_on_the_command_line_erases_what_is_old_enough() {
     assert_eq!(api.text(&kept).await, (2, "kept".to_owned()));
     // Nothing of the erased Notes is left in the file: only the kept Note's two versions.
     let conn = rusqlite::Connection::open(&server.db_path).unwrap();
-    for (table, want) in [("notes", 1), ("versions", 2), ("write_keys", 0)] {
+    for (table, want) in [
+        ("notes", 1),
+        ("versions", 2),
+        ("write_keys", 0),
+        ("version_keys", 0),
+    ] {
         let rows: i64 = conn
             .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
             .unwrap();

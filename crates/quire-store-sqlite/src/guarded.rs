@@ -200,6 +200,27 @@ fn find_key(
             },
         }));
     }
+    // Indexed with its version (schema 12): the rows of its hash, the one whose version holds it.
+    let mut stmt = conn.prepare_cached(
+        "SELECT v.idem_fingerprint, k.version FROM version_keys AS k
+         JOIN versions AS v ON v.key = (k.nid << 32) | k.version
+         WHERE k.nid = ?1 AND k.hash = ?2 AND v.idem_key = ?3",
+    )?;
+    let indexed = stmt
+        .query_row(rusqlite::params![nid, key_hash(key), key], |r| {
+            Ok(FirstWrite {
+                fingerprint: Fingerprint::from_bytes(&r.get::<_, Vec<u8>>(0)?),
+                result: StoredResult {
+                    version: Version(r.get(1)?),
+                    result: None,
+                },
+            })
+        })
+        .optional()?;
+    if indexed.is_some() {
+        return Ok(indexed);
+    }
+    // Indexed before schema 12, or a no-op's.
     let mut stmt = conn.prepare_cached(
         "SELECT fingerprint, version, result FROM write_keys WHERE nid = ?1 AND key = ?2",
     )?;
@@ -216,8 +237,14 @@ fn find_key(
         .optional()?)
 }
 
-/// Moves the Note's waiting keys, and the write's own (`claim`, made at `version`), into
-/// `write_keys`: the Note's keys are indexed through `version` now.
+/// A key as `version_keys` indexes it: its XXH3, as SQLite's signed integer.
+fn key_hash(key: &str) -> i64 {
+    i64::from_ne_bytes(quire_store::search::text_hash(key).to_ne_bytes())
+}
+
+/// Indexes the Note's waiting keys, and the write's own (`claim`, made at `version`), in
+/// `version_keys`: the Note's keys are indexed through `version` now. Each stays in its version's
+/// row, which the index points at.
 fn index_keys(
     conn: &Connection,
     nid: i64,
@@ -225,17 +252,12 @@ fn index_keys(
     claim: Claim<'_>,
     version: Version,
 ) -> Result<()> {
+    let mut stmt =
+        conn.prepare_cached("INSERT INTO version_keys (nid, hash, version) VALUES (?1, ?2, ?3)")?;
     for (waiting, at) in &keys.pending {
-        insert_key(conn, nid, waiting, &at.fingerprint, at.version, None)?;
+        stmt.execute(rusqlite::params![nid, key_hash(waiting), at.version.0])?;
     }
-    insert_key(
-        conn,
-        nid,
-        claim.key,
-        claim.fingerprint.as_bytes(),
-        version,
-        None,
-    )?;
+    stmt.execute(rusqlite::params![nid, key_hash(claim.key), version.0])?;
     let mut through = conn.prepare_cached("UPDATE notes SET keys_through = ?2 WHERE nid = ?1")?;
     through.execute(rusqlite::params![nid, version.0])?;
     Ok(())
@@ -476,7 +498,7 @@ fn splices<'a>(
                         if let Some(root) = root {
                             roots.insert(tab.id.clone(), root);
                         }
-                        (rebased.map(|s| (s, 1)), None)
+                        (rebased, None)
                     }
                     _ => (None, None),
                 }
@@ -509,11 +531,15 @@ fn splices<'a>(
     })
 }
 
-/// A full chain's next Markdown text `new` as one splice of the whole text at the chain's root
-/// (depth 1), where that is worth storing: the chain's splices and the change from `old` (the
-/// text at `at`, the chain's top) composed, see [`splice::rebased`]. `None`: store it whole.
-/// The root is the one `current` keeps, else read from its row; it comes back with the splice,
-/// for the writer to keep.
+/// A rebased chain's splice and its depth.
+type Rebased = (NewSplice<'static>, u32);
+
+/// A full chain's next Markdown text `new` as one splice, where that is worth storing: the
+/// chain's splices above its rebase point (`splice::rebase_point`: the splices earlier rebases
+/// stacked on the chain's root, or the root itself) and the change from `old` (the text at
+/// `at`, the chain's top) composed, see [`splice::rebased`]. `None`: store it whole. Also the
+/// splice's depth, and the root: the one `current` keeps, else read from its row; it comes back
+/// with the splice, for the writer to keep.
 fn rebase(
     conn: &Connection,
     current: &Located,
@@ -522,7 +548,7 @@ fn rebase(
     old: &str,
     new: &str,
     kept: (usize, usize),
-) -> Result<(Option<NewSplice<'static>>, Option<Root>)> {
+) -> Result<(Option<Rebased>, Option<Root>)> {
     let known = current.roots.get(tab);
     let Some((root, mut chain)) = read::markdown_chain(conn, current.nid, tab, at, known)? else {
         return Ok((None, None));
@@ -536,8 +562,22 @@ fn rebase(
         base_hash: None,
         more: Vec::new(),
     });
-    let spliced = splice::rebased(root.at, &root.text, root.hash, &chain, new);
-    Ok((spliced, Some(root)))
+    let point = splice::rebase_point(&chain);
+    let (above, depth) = (
+        &chain[point..],
+        u32::try_from(point).unwrap_or(u32::MAX) + 1,
+    );
+    let spliced = match point {
+        0 => splice::rebased(root.at, &root.text, root.hash, above, new),
+        _ => match splice::replayed(&root.text, &chain[..point]) {
+            Some(base) => {
+                let hash = splice::hash(&base);
+                splice::rebased(above[0].base, &base, hash, above, new)
+            }
+            None => None,
+        },
+    };
+    Ok((spliced.map(|s| (s, depth)), Some(root)))
 }
 
 /// The splice of `before` (stored at `base`, `chain` splices deep) that gives `after`, if one

@@ -571,6 +571,112 @@ mod tests {
         }
     }
 
+    /// A person typing into a long text: each full chain of splices is rebased on the splices
+    /// earlier rebases stacked (`splice::rebase_point`), not on the whole text every time, so
+    /// the history stores each character a few times, not once per rebase since the whole text;
+    /// every version reads back, and no chain is longer than 32 splices.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn typing_into_a_long_text_stores_each_character_a_few_times() {
+        use quire_model::{Op, TabId, TextSplice};
+        use quire_store::Change;
+
+        let (_dir, store, id, now) = store_with_a_note("Typed").await;
+        let markdown = TabId::new(TabId::MARKDOWN);
+        let mut text: String = (0..3_000)
+            .map(|n| format!("line {n} of a long text\n"))
+            .collect();
+        assert!(text.len() > 64 * 1024);
+        let write = |expected: u64, op: Op| WriteRequest {
+            note_id: id.clone(),
+            expected_version: Version(expected),
+            idempotency_key: None,
+            author: "me".into(),
+            author_kind: AuthorKind::Person,
+            change: Change::Ops(vec![op]),
+            now,
+        };
+        let replace = Op::ReplaceText {
+            tab_id: markdown.clone(),
+            text: text.clone(),
+        };
+        store
+            .write(write(1, replace))
+            .await
+            .expect("the whole text");
+        let mut texts = vec![String::new(), String::new(), text.clone()];
+        // 1,200 characters, in runs of 100 at places apart (all ASCII: a byte is a character).
+        let typed = 1_200;
+        let mut at = 0;
+        for i in 0..typed {
+            if i % 100 == 0 {
+                at = (i * 7_919) % text.len();
+            }
+            let splice = TextSplice {
+                at: at as u64,
+                delete: 0,
+                insert: "x".into(),
+            };
+            text.insert(at, 'x');
+            at += 1;
+            let op = Op::SpliceText {
+                tab_id: markdown.clone(),
+                splices: vec![splice],
+            };
+            let v = texts.len() as u64 - 1;
+            store.write(write(v, op)).await.expect("a character");
+            texts.push(text.clone());
+        }
+
+        let stored: Vec<(u64, Option<String>)> = store
+            .inner
+            .readers
+            .with(|c| {
+                let mut stmt =
+                    c.prepare("SELECT key & 4294967295, deltas FROM versions ORDER BY key")?;
+                let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+                Ok(rows.collect::<rusqlite::Result<_>>()?)
+            })
+            .expect("rows");
+        let mut put = 0;
+        let mut base_of = std::collections::HashMap::new();
+        for (version, deltas) in &stored {
+            let Some(deltas) = deltas else { continue };
+            let splice: splice::Splice = serde_json::from_value(
+                serde_json::from_str::<serde_json::Value>(deltas).unwrap()["markdown"].clone(),
+            )
+            .expect("a splice");
+            put += splice.put.len() + splice.more.iter().map(|h| h.put.len()).sum::<usize>();
+            base_of.insert(*version, splice.base.0);
+        }
+        // Rebased on the whole text every 32 saves, it stored ~24,000 bytes put for 1,200 typed.
+        assert!(
+            put < 4 * typed,
+            "{put} bytes put for {typed} characters typed"
+        );
+        for version in 3..texts.len() as u64 {
+            let (mut depth, mut at) = (0, version);
+            while let Some(&base) = base_of.get(&at) {
+                (depth, at) = (depth + 1, base);
+            }
+            assert_eq!(at, 2, "version {version} stands on the whole text");
+            assert!(depth <= 32, "version {version}: a chain of {depth}");
+        }
+        for (v, expected) in texts.iter().enumerate().skip(2).step_by(7) {
+            let note = store
+                .note_at(&id, Version(v as u64))
+                .await
+                .expect("note_at");
+            let quire_model::TabData::Markdown(read) = &note.tab(&markdown).expect("markdown").data
+            else {
+                panic!("not markdown");
+            };
+            assert!(
+                read.as_str() == expected,
+                "version {v} reads back otherwise"
+            );
+        }
+    }
+
     /// The versions panel's pages are read by one statement planned once: paging through a long
     /// history does not plan it again for every page.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

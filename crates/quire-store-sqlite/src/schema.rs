@@ -18,7 +18,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0009_trash.sql"),
     include_str!("migrations/0010_search.sql"),
     include_str!("migrations/0011_search_runs.sql"),
-    include_str!("migrations/0012_entries_alike.sql"),
+    include_str!("migrations/0012_smaller_history.sql"),
 ];
 
 /// The schema of the search index as this build cuts it (it made the index at 10 and re-made

@@ -206,6 +206,37 @@ pub(super) fn rebased(
     of_hunks_hashed(base, root, Some(root_hash), new.len(), hunks, 0)
 }
 
+/// Where a full chain (oldest first, the new change last, the first splice made on the whole
+/// text) is best rebased: on the text after its first `n` splices, so that the splice stored is
+/// the sum of the changes above them only. Those are the splices that rebases before made (each
+/// spans several versions: a chain's splices but the new one name the version under them, so a
+/// splice's span is the next one's base less its own), as long as they leave room for a chain
+/// above them; else on the whole text (0), which starts the stack again.
+///
+/// Rebasing every full chain on the whole text stored every change since that text again at
+/// each rebase: a person typing into a 10 MiB Note for 10,000 saves wrote a splice of all they
+/// had typed every 32 saves. Stacked, a rebase stores the changes of the chain above the stack,
+/// and the whole stack is summed into one splice on the whole text once every
+/// `(MAX_CHAIN - 1) * MAX_CHAIN / 2` saves or so. No chain is longer than before.
+pub(super) fn rebase_point(chain: &[Splice]) -> usize {
+    let stacked = chain
+        .windows(2)
+        .take_while(|pair| pair[1].base.0.saturating_sub(pair[0].base.0) > 1)
+        .count();
+    if stacked + 2 <= MAX_CHAIN as usize {
+        stacked
+    } else {
+        0
+    }
+}
+
+/// The text the first `n` splices of `chain` make of `root` (the whole text the first is made
+/// on); `None` if they do not fit it.
+pub(super) fn replayed(root: &str, chain: &[Splice]) -> Option<String> {
+    let hunks = compose(root.len(), chain)?;
+    rebuild(root, hunks.iter().map(Hunk::range))
+}
+
 /// Whether `text` with the `ranges` `(at, cut, put)` replaced is `new` (as [`rebuild`] would
 /// make it), compared piece by piece: nothing is copied.
 fn rebuilds<'p>(

@@ -59,6 +59,8 @@ pub(super) fn empty_trash(
             .execute([first, last])?;
         conn.prepare_cached("DELETE FROM write_keys WHERE nid = ?1")?
             .execute([nid])?;
+        conn.prepare_cached("DELETE FROM version_keys WHERE nid = ?1")?
+            .execute([nid])?;
         conn.prepare_cached("DELETE FROM agent_access_changes WHERE nid = ?1")?
             .execute([nid])?;
         conn.prepare_cached("DELETE FROM note_creations WHERE note_id = ?1")?

@@ -912,8 +912,8 @@ mod tests {
         cache
     }
 
-    /// A full chain of splices on a long text is rebased on the whole text under it without
-    /// reading that text's row again: the writer keeps the text it wrote whole, and the one its
+    /// A full chain of splices on a long text is rebased on the whole text under it (or on the
+    /// splices earlier rebases stacked on it) without reading that text's row again: the writer keeps the text it wrote whole, and the one its
     /// first rebase after a restart read. Shown by changing the row under the writer (on its
     /// own connection, so its cache stays): the rebase still stores one splice on that version,
     /// where a text read from the row would not rebuild the new text and be stored whole.
@@ -985,20 +985,23 @@ mod tests {
         for _ in 0..32 {
             save(&mut cache, &mut doc, &mut version);
         }
+        // The next full chain is rebased on the splice the first rebase stacked on the root
+        // (`splice::rebase_point`), its text made from the root's row.
         assert_eq!(
-            (version, stored(67).1),
-            (67, Some(2)),
-            "rebased on the row read"
+            (version, stored(67)),
+            (67, (false, Some(35))),
+            "rebased on the stack over the row read"
         );
         change_root(&other);
-        for _ in 0..32 {
+        // 31 more: the chain above the stack of two is full again.
+        for _ in 0..31 {
             save(&mut cache, &mut doc, &mut version);
         }
-        assert_eq!(version, 99);
+        assert_eq!(version, 98);
         assert_eq!(
-            stored(99),
-            (false, Some(2)),
-            "rebased on the text read before"
+            stored(98),
+            (false, Some(67)),
+            "rebased on the stack over the text read before"
         );
     }
 }

@@ -11,9 +11,13 @@ use rusqlite::Connection;
 
 const T0: Timestamp = Timestamp(1_796_019_881_000);
 
-/// Takes a file back from schema 12: every row spells its history entry out again, and the
-/// column that named another row's is gone.
+/// Takes a file back from schema 12: every row spells its history entry out again, the column
+/// that named another row's is gone, and the keys indexed by hash are in `write_keys`.
 const BEFORE_SCHEMA_12: &str = "
+    INSERT INTO write_keys (nid, key, fingerprint, version)
+        SELECT k.nid, v.idem_key, v.idem_fingerprint, k.version FROM version_keys k
+        JOIN versions v ON v.key = (k.nid << 32) | k.version;
+    DROP TABLE version_keys;
     UPDATE versions SET (author, author_kind, summary, changed_tab_ids, outcomes) = (
         SELECT a.author, a.author_kind, a.summary, a.changed_tab_ids, a.outcomes FROM versions a
         WHERE a.key = (versions.key >> 32 << 32) | versions.entry_at
