@@ -355,6 +355,7 @@ fn append_version(
         texts: HashMap::new(),
         hashes: HashMap::new(),
         roots: HashMap::new(),
+        tops: HashMap::new(),
         entry: None,
     };
     // An entry the same as the newest one spelled out is not spelled out again.
@@ -374,6 +375,7 @@ fn append_version(
         written,
         alike,
         mut roots,
+        stacked,
     } = splices(
         conn,
         current,
@@ -439,6 +441,22 @@ fn append_version(
         if let Some(root) = root {
             located.roots.insert(tab.id.clone(), root);
         }
+        // The top of the stack of rebased splices: this text if its rebase stacked it, else the
+        // one before while the chain still stands on it (not after a rebase on the root).
+        let top = if stacked.contains(&tab.id) {
+            located.hashes.get(&tab.id).map(|&hash| Root {
+                at: next,
+                text: text.clone(),
+                hash,
+            })
+        } else if restored_from.is_none() && depth > 1 {
+            current.tops.get(&tab.id).cloned()
+        } else {
+            None
+        };
+        if let Some(top) = top {
+            located.tops.insert(tab.id.clone(), top);
+        }
     }
     Ok((located, alike))
 }
@@ -466,6 +484,8 @@ struct Found<'a> {
     alike: Alike,
     /// The roots of the full chains it rebased.
     roots: HashMap<TabId, Root>,
+    /// The tabs whose full chain it rebased on a stack of splices (depth over 1).
+    stacked: Vec<TabId>,
 }
 
 /// For each tab of `note` whose content is new at its version: the splice of the content
@@ -483,6 +503,7 @@ fn splices<'a>(
     let mut written = Vec::with_capacity(note.tabs.len());
     let mut alike = Alike::new();
     let mut roots = HashMap::new();
+    let mut stacked = Vec::new();
     for (i, tab) in note.tabs.iter().enumerate() {
         let kept = ends_kept
             .and_then(|k| k.get(&tab.id))
@@ -497,6 +518,9 @@ fn splices<'a>(
                         let (rebased, root) = rebase(conn, current, &tab.id, base, old, new, kept)?;
                         if let Some(root) = root {
                             roots.insert(tab.id.clone(), root);
+                        }
+                        if rebased.as_ref().is_some_and(|(_, depth)| *depth > 1) {
+                            stacked.push(tab.id.clone());
                         }
                         (rebased, None)
                     }
@@ -528,6 +552,7 @@ fn splices<'a>(
         written,
         alike,
         roots,
+        stacked,
     })
 }
 
@@ -567,11 +592,14 @@ fn rebase(
         &chain[point..],
         u32::try_from(point).unwrap_or(u32::MAX) + 1,
     );
-    let spliced = match point {
-        0 => splice::rebased(root.at, &root.text, root.hash, above, new),
+    let top = current.tops.get(tab).filter(|top| top.at == above[0].base);
+    let spliced = match (point, top) {
+        (0, _) => splice::rebased(root.at, &root.text, root.hash, above, new),
+        (_, Some(top)) => splice::rebased(top.at, &top.text, top.hash, above, new),
         _ => match splice::replayed(&root.text, &chain[..point]) {
             Some(base) => {
-                let hash = splice::hash(&base);
+                // The splice above the stack was made on that very text, and keeps its hash.
+                let hash = quire_store::search::known_or_hash(&base, above[0].base_hash);
                 splice::rebased(above[0].base, &base, hash, above, new)
             }
             None => None,
@@ -796,6 +824,7 @@ pub(super) fn create_note(
         texts: HashMap::new(),
         hashes: HashMap::new(),
         roots: HashMap::new(),
+        tops: HashMap::new(),
         entry: None,
     };
     let tab_ids = located.note.tab_ids();

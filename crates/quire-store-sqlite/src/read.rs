@@ -184,6 +184,9 @@ pub(super) struct Located {
     /// The whole text at the foot of long Markdown tabs' chains of splices, where the writer
     /// wrote or read it; empty for a Note read from the file.
     pub roots: HashMap<TabId, Root>,
+    /// The text of the newest splice a rebase stacked on a long Markdown tab's root (see
+    /// `splice::rebase_point`), where the writer made it: the next rebase stands on it.
+    pub tops: HashMap<TabId, Root>,
     /// The newest row that spells its history entry out and the entry: the next version's row
     /// names it if its entry is the same. The writer's; `None` for a Note read from the file.
     pub entry: Option<(Version, StoredEntry)>,
@@ -644,6 +647,7 @@ fn assemble(
         texts: HashMap::new(),
         hashes: HashMap::new(),
         roots: HashMap::new(),
+        tops: HashMap::new(),
         entry: None,
     })
 }
