@@ -653,6 +653,38 @@ mod tests {
         }
     }
 
+    /// A full chain is rebased above the splices that earlier rebases stacked on its whole text
+    /// (each spans several versions), while a chain has room above them; else on the text.
+    #[test]
+    fn full_chains_are_rebased_above_the_stack() {
+        let chain = |bases: &[u64]| -> Vec<Splice> {
+            bases
+                .iter()
+                .map(|&b| Splice {
+                    base: Version(b),
+                    keep: 0,
+                    cut: 0,
+                    put: "x".to_owned(),
+                    base_hash: None,
+                    more: Vec::new(),
+                })
+                .collect()
+        };
+        // Versions 3.. on the text at 2: no stack.
+        let plain: Vec<u64> = (2..35).collect();
+        assert_eq!(rebase_point(&chain(&plain)), 0);
+        // The rebase at 35 spans 2..35, the one at 66 spans 35..66: a stack of two.
+        let mut stacked = vec![2, 35];
+        stacked.extend(66..97);
+        assert_eq!(rebase_point(&chain(&stacked)), 2);
+        // A stack of 31 leaves no room: back to the text.
+        let full: Vec<u64> = (0..32).map(|n| 2 + 3 * n).chain([98, 99]).collect();
+        assert_eq!(rebase_point(&chain(&full[..32])), 0);
+        assert_eq!(rebase_point(&chain(&full[..31])), 30);
+        // Only the leading run counts: a splice spanning versions above plain ones does not.
+        assert_eq!(rebase_point(&chain(&[2, 3, 9, 10])), 0);
+    }
+
     #[test]
     fn composed_splices_are_the_ranges_of_the_root_they_changed() {
         let root = "aaaa bbbb cccc dddd";

@@ -912,11 +912,12 @@ mod tests {
         cache
     }
 
-    /// A full chain of splices on a long text is rebased on the whole text under it (or on the
-    /// splices earlier rebases stacked on it) without reading that text's row again: the writer keeps the text it wrote whole, and the one its
-    /// first rebase after a restart read. Shown by changing the row under the writer (on its
-    /// own connection, so its cache stays): the rebase still stores one splice on that version,
-    /// where a text read from the row would not rebuild the new text and be stored whole.
+    /// A full chain of splices on a long text is rebased on the whole text under it, or on the
+    /// splices earlier rebases stacked on it, without reading a row again: the writer keeps the
+    /// text it wrote whole, the one its first rebase after a restart read, and the text its last
+    /// stacked rebase made. Shown by changing the rows under the writer (on its own connection,
+    /// so its cache stays): the rebase still stores one splice, where a text made from the rows
+    /// would not rebuild the new text and be stored whole.
     #[test]
     fn a_full_chain_is_rebased_on_the_root_the_writer_kept() {
         let (_dir, conn) = open();
@@ -993,6 +994,13 @@ mod tests {
             "rebased on the stack over the row read"
         );
         change_root(&other);
+        // And the stack's first splice: the text the stack makes is the one the writer kept
+        // when its rebase made it, not made again from the rows.
+        conn.execute(
+            "UPDATE versions SET deltas = replace(deltas, '!', '?') WHERE key = ?1",
+            [key(35)],
+        )
+        .unwrap();
         // 31 more: the chain above the stack of two is full again.
         for _ in 0..31 {
             save(&mut cache, &mut doc, &mut version);
@@ -1001,7 +1009,7 @@ mod tests {
         assert_eq!(
             stored(98),
             (false, Some(67)),
-            "rebased on the stack over the text read before"
+            "rebased on the stack's top the writer kept"
         );
     }
 }
