@@ -711,12 +711,26 @@ fn deltas(located: &Located, splices: &[Option<NewSplice<'_>>]) -> Result<Option
     if splices.iter().all(Option::is_none) {
         return Ok(None);
     }
-    let map: BTreeMap<&str, &NewSplice<'_>> = located
+    /// A splice with its base, left out when it is the version before the row's own.
+    #[derive(serde::Serialize)]
+    struct Row<'s, 'a> {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        base: Option<Version>,
+        #[serde(flatten)]
+        splice: &'s NewSplice<'a>,
+    }
+    let before = Version(located.note.version.0.saturating_sub(1));
+    let map: BTreeMap<&str, Row<'_, '_>> = located
         .note
         .tabs
         .iter()
         .zip(splices)
-        .filter_map(|(tab, s)| s.as_ref().map(|s| (tab.id.as_str(), s)))
+        .filter_map(|(tab, s)| {
+            s.as_ref().map(|splice| {
+                let base = (splice.base != before).then_some(splice.base);
+                (tab.id.as_str(), Row { base, splice })
+            })
+        })
         .collect();
     Ok(Some(serde_json::to_string(&map)?))
 }

@@ -641,11 +641,16 @@ mod tests {
         let mut base_of = std::collections::HashMap::new();
         for (version, deltas) in &stored {
             let Some(deltas) = deltas else { continue };
-            let splice: splice::Splice = serde_json::from_value(
-                serde_json::from_str::<serde_json::Value>(deltas).unwrap()["markdown"].clone(),
-            )
-            .expect("a splice");
+            let splice = splice::stored(deltas, Version(*version))
+                .expect("splices")
+                .remove("markdown")
+                .expect("a splice");
             put += splice.put.len() + splice.more.iter().map(|h| h.put.len()).sum::<usize>();
+            // A row names its splice's base only when it is not the version before, and
+            // leaves out what cuts nothing.
+            let named = deltas.contains("\"base\"");
+            assert_eq!(named, splice.base.0 + 1 != *version, "{version}: {deltas}");
+            assert!(!deltas.contains("\"cut\":0"), "{version}: {deltas}");
             base_of.insert(*version, splice.base.0);
         }
         // Rebased on the whole text every 32 saves, it stored ~24,000 bytes put for 1,200 typed.

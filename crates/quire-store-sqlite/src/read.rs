@@ -353,7 +353,7 @@ fn written_at(conn: &Connection, nid: i64, version: Version) -> Result<Written> 
     Ok(Written {
         data: serde_json::from_str(&data)?,
         deltas: match deltas {
-            Some(deltas) => serde_json::from_str(&deltas)?,
+            Some(deltas) => splice::stored(&deltas, version)?,
             None => HashMap::new(),
         },
     })

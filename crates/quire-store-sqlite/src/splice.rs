@@ -19,6 +19,7 @@
 //! Since schema 5 (`versions.deltas`, JSON `{tab_id: splice}`).
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use quire_model::Version;
 use serde::{Deserialize, Serialize};
@@ -35,11 +36,16 @@ pub(super) const MAX_CHAIN: u32 = 32;
 /// counted when deciding whether a splice of many ranges is worth storing.
 const HUNK_COST: usize = 32;
 
-/// One splice, as a version's row stores it (owned, when read back).
+/// One splice, as a version's row stores it (owned, when read back). Since schema 12 a row
+/// leaves out a `base` that is the version before its own, and a `cut` of 0 (here or in a
+/// range of `more`): read rows with [`stored`].
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub(super) struct Splice {
+    /// Version 0 (which no Note has) when the row left it out, until [`stored`] sets it.
+    #[serde(default)]
     pub base: Version,
     pub keep: usize,
+    #[serde(default)]
     pub cut: usize,
     pub put: String,
     /// [`hash`] of the text the splice was made on; absent in splices stored before it was.
@@ -55,8 +61,28 @@ pub(super) struct Splice {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(super) struct Hunk<P = String> {
     pub at: usize,
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub cut: usize,
     pub put: P,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// The splices of the row of `version` (its `deltas` column), by tab ID, each `base` as stored or,
+/// left out, the version before.
+pub(super) fn stored(
+    deltas: &str,
+    version: Version,
+) -> serde_json::Result<HashMap<String, Splice>> {
+    let mut splices: HashMap<String, Splice> = serde_json::from_str(deltas)?;
+    for splice in splices.values_mut() {
+        if splice.base == Version(0) {
+            splice.base = Version(version.0.saturating_sub(1));
+        }
+    }
+    Ok(splices)
 }
 
 impl Splice {
@@ -76,8 +102,11 @@ impl<P: AsRef<str>> Hunk<P> {
 /// One splice to store (borrowing the new text where it can).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(super) struct NewSplice<'a> {
+    /// Written by the row's writer, which leaves it out when it is the version before its own.
+    #[serde(skip)]
     pub base: Version,
     pub keep: usize,
+    #[serde(skip_serializing_if = "is_zero")]
     pub cut: usize,
     pub put: Cow<'a, str>,
     pub base_hash: u64,
@@ -651,6 +680,31 @@ mod tests {
             base_hash: None,
             more: Vec::new(),
         }
+    }
+
+    /// Rows name a splice's base and a cut of nothing as before schema 12, or leave them out:
+    /// the base is then the version before the row's own, the cut 0.
+    #[test]
+    fn stored_splices_read_with_or_without_their_base_and_cut() {
+        let old = r#"{"markdown":{"base":3,"keep":1,"cut":0,"put":"x","base_hash":7}}"#;
+        let new = r#"{"markdown":{"keep":1,"put":"x","base_hash":7,"more":[{"at":5,"put":"y"}]}}"#;
+        let read = |json: &str| {
+            stored(json, Version(9))
+                .unwrap()
+                .remove("markdown")
+                .unwrap()
+        };
+        let (old, new) = (read(old), read(new));
+        assert_eq!((old.base, old.cut, old.base_hash), (Version(3), 0, Some(7)));
+        assert_eq!((new.base, new.cut, new.keep), (Version(8), 0, 1));
+        assert_eq!(
+            new.more,
+            vec![Hunk {
+                at: 5,
+                cut: 0,
+                put: "y".to_owned()
+            }]
+        );
     }
 
     /// A full chain is rebased above the splices that earlier rebases stacked on its whole text

@@ -947,7 +947,9 @@ mod tests {
         let stored = |v: u64| -> (bool, Option<u64>) {
             conn.query_row(
                 "SELECT data IS NOT NULL AND data LIKE '%line 0%', \
-                 json_extract(deltas, '$.markdown.base') FROM versions WHERE key = ?1",
+                 CASE WHEN json_type(deltas, '$.markdown') IS NOT NULL THEN \
+                 coalesce(json_extract(deltas, '$.markdown.base'), (key & 4294967295) - 1) END \
+                 FROM versions WHERE key = ?1",
                 [key(v)],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )

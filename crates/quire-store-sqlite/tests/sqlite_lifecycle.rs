@@ -621,7 +621,7 @@ async fn reads_back(store: &SqliteStore, id: &NoteId, texts: &[String], how: &st
 /// The base of each version's Markdown splice, by version.
 fn splice_bases(file: &rusqlite::Connection) -> std::collections::HashMap<i64, i64> {
     let mut stmt = file
-        .prepare("SELECT key & 4294967295, json_extract(deltas, '$.markdown.base') FROM versions WHERE deltas IS NOT NULL")
+        .prepare("SELECT key & 4294967295, coalesce(json_extract(deltas, '$.markdown.base'), (key & 4294967295) - 1) FROM versions WHERE deltas IS NOT NULL")
         .expect("prepare");
     stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
         .expect("query")

@@ -18,3 +18,6 @@ CREATE TABLE version_keys (
     version INTEGER NOT NULL,
     PRIMARY KEY (nid, hash, version)
 ) STRICT, WITHOUT ROWID;
+
+-- No table change: a splice in `versions.deltas` leaves out its `base` when that is the version
+-- before the row's own, and a `cut` of 0 (also in the ranges of `more`).
