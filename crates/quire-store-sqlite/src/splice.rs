@@ -502,6 +502,8 @@ pub(super) fn apply(text: &mut String, splice: &Splice) -> Result<(), Misfit> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
     use proptest::prelude::*;
 
