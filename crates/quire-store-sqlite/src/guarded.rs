@@ -13,7 +13,7 @@ use quire_model::{
 use rusqlite::{Connection, OptionalExtension};
 
 use super::cache::{Keys, KeysChange, NoteCache, PendingKey};
-use super::read::{self, Located, Root, StoredEntry, StoredStrip, StripEntry};
+use super::read::{self, Anchor, Located, Root, StoredEntry, StoredStrip, StripEntry};
 use super::search;
 use super::sheet_text::{SheetText, TabText};
 use super::splice::{self, NewSplice};
@@ -358,16 +358,37 @@ fn append_version(
         tops: HashMap::new(),
         entry: None,
     };
-    // An entry the same as the newest one spelled out is not spelled out again.
+    // An entry and title the same as the newest ones spelled out are not spelled out again,
+    // nor a strip that row's with the tabs the entry changed here.
     let spelled = entry.spelled()?;
-    let entry_at = match &current.entry {
-        Some((at, same)) if *same == spelled => {
-            located.entry = current.entry.clone();
-            Some(*at)
+    let like = (current.entry.as_ref())
+        .filter(|anchor| anchor.entry == spelled && anchor.title == located.note.title);
+    let elide = match like {
+        Some(anchor) => {
+            let strip_alike = anchor.layout_at == located.layout_at
+                && anchor.data_at.len() == located.data_at.len()
+                && (located.note.tabs.iter())
+                    .zip(&anchor.data_at)
+                    .map(|(tab, &at)| match entry.changed_tab_ids.contains(&tab.id) {
+                        true => next,
+                        false => at,
+                    })
+                    .eq(located.data_at.iter().copied());
+            located.entry = Some(anchor.clone());
+            Elide::Like {
+                at: anchor.at,
+                strip: strip_alike,
+            }
         }
-        _ => {
-            located.entry = Some((next, spelled));
-            None
+        None => {
+            located.entry = Some(Anchor {
+                at: next,
+                entry: spelled,
+                title: located.note.title.clone(),
+                layout_at: located.layout_at,
+                data_at: located.data_at.clone(),
+            });
+            Elide::Nothing
         }
     };
     let Found {
@@ -384,7 +405,7 @@ fn append_version(
         &mut located.depth,
         entry.text_ends_kept,
     )?;
-    insert_version(conn, &located, &splices, &written, entry, entry_at)?;
+    insert_version(conn, &located, &splices, &written, entry, elide)?;
     drop(splices);
     // The sheet texts still true: those of contents this version kept, and those it wrote.
     for (tab, at) in located.note.tabs.iter().zip(&located.data_at) {
@@ -735,16 +756,31 @@ fn deltas(located: &Located, splices: &[Option<NewSplice<'_>>]) -> Result<Option
     Ok(Some(serde_json::to_string(&map)?))
 }
 
-/// Writes `located`'s row: its entry spelled out, or (`entry_at`) named as version
-/// `entry_at`'s, which is the same.
+/// What a new row leaves to an older one (see [`Anchor`]).
+#[derive(Debug, Clone, Copy)]
+enum Elide {
+    Nothing,
+    /// Its entry and title are version `at`'s; its strip too, if `strip`.
+    Like {
+        at: Version,
+        strip: bool,
+    },
+}
+
+/// Writes `located`'s row: its entry, title and strip spelled out, or what `elide` says left
+/// to an older row.
 fn insert_version(
     conn: &Connection,
     located: &Located,
     splices: &[Option<NewSplice<'_>>],
     written: &[Written],
     entry: &NewVersion<'_>,
-    entry_at: Option<Version>,
+    elide: Elide,
 ) -> Result<()> {
+    let (entry_at, strip_elided) = match elide {
+        Elide::Nothing => (None, false),
+        Elide::Like { at, strip } => (Some(at), strip),
+    };
     let note = &located.note;
     let key = read::key(located.nid, note.version)
         .ok_or_else(|| StoreError::Backend(format!("note {}: out of version numbers", note.id)))?;
@@ -784,9 +820,17 @@ fn insert_version(
         entry.created_at,
         own.map_or("", |e| &e.summary),
         own.map_or("", |e| &e.changed_tab_ids),
-        note.title,
+        if entry_at.is_some() {
+            ""
+        } else {
+            note.title.as_str()
+        },
         note.seq,
-        serde_json::to_string(&strip)?,
+        if strip_elided {
+            String::new()
+        } else {
+            serde_json::to_string(&strip)?
+        },
         contents(located, splices, written)?,
         own.and_then(|e| e.outcomes.as_deref()),
         entry.key.map(|c| c.key),
@@ -852,8 +896,14 @@ pub(super) fn create_note(
         key: None,
         text_ends_kept: None,
     };
-    insert_version(conn, &located, &[], &[], &entry, None)?;
-    located.entry = Some((located.note.version, entry.spelled()?));
+    insert_version(conn, &located, &[], &[], &entry, Elide::Nothing)?;
+    located.entry = Some(Anchor {
+        at: located.note.version,
+        entry: entry.spelled()?,
+        title: located.note.title.clone(),
+        layout_at: located.layout_at,
+        data_at: located.data_at.clone(),
+    });
     search::index_new(conn, nid, &located.note)?;
     if let Some(key) = &new.idempotency_key {
         let mut stmt = conn.prepare_cached(

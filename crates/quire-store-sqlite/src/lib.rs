@@ -477,31 +477,88 @@ mod tests {
             .write(typed(9, "me", AuthorKind::Person))
             .await
             .expect("write");
+        let listed = store.list_notes().await.expect("list");
+        assert_eq!(
+            listed[0].title, "Typed",
+            "the newest row's title is its like's"
+        );
+        // v11 renames the Note, v12 and v13 type under the new title.
+        store
+            .write(WriteRequest {
+                change: Change::Ops(vec![Op::SetTitle {
+                    title: "Renamed".into(),
+                }]),
+                ..typed(10, "me", AuthorKind::Person)
+            })
+            .await
+            .expect("rename");
+        for v in 11..=12 {
+            store
+                .write(typed(v, "me", AuthorKind::Person))
+                .await
+                .expect("write");
+        }
+        let listed = store.list_notes().await.expect("list");
+        assert_eq!(
+            (listed[0].title.as_str(), listed[0].version),
+            ("Renamed", Version(13))
+        );
 
-        let entry_at: Vec<Option<i64>> = store
+        type Row = (Option<i64>, String, String);
+        let rows: Vec<Row> = store
             .inner
             .readers
             .with(|c| {
-                let mut stmt = c.prepare("SELECT entry_at FROM versions ORDER BY key")?;
-                let rows = stmt.query_map([], |r| r.get(0))?;
+                let mut stmt =
+                    c.prepare("SELECT entry_at, title, strip FROM versions ORDER BY key")?;
+                let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
                 Ok(rows.collect::<rusqlite::Result<_>>()?)
             })
             .expect("rows");
+        let entry_at: Vec<Option<i64>> = rows.iter().map(|r| r.0).collect();
+        let like = |v: i64| Some(v);
         assert_eq!(
             entry_at,
             [
                 None,
                 None,
-                Some(2),
-                Some(2),
-                Some(2),
+                like(2),
+                like(2),
+                like(2),
                 None,
                 None,
                 None,
                 None,
-                Some(9)
+                like(9),
+                None,
+                None,
+                like(12)
             ]
         );
+        // A row like another spells out neither its title nor (its tabs in that row's places
+        // but those it changed) its strip; every other row spells both out.
+        for (i, (like, title, strip)) in rows.iter().enumerate() {
+            assert_eq!(like.is_some(), title.is_empty(), "v{}: {title:?}", i + 1);
+            assert_eq!(like.is_some(), strip.is_empty(), "v{}: {strip:?}", i + 1);
+        }
+        // Every version reads back with its title, its tabs and where their contents are.
+        for v in 1..=13u64 {
+            let note = store.note_at(&id, Version(v)).await.expect("note_at");
+            let title = if v >= 11 { "Renamed" } else { "Typed" };
+            assert_eq!(note.title, title, "v{v}");
+            assert_eq!(note.tabs.len(), if v >= 8 { 4 } else { 3 }, "v{v}");
+            let quire_model::TabData::Markdown(text) = &note.tab(&markdown).expect("tab").data
+            else {
+                panic!("v{v}: not markdown");
+            };
+            let want = match v {
+                1 => String::new(),
+                8 => "typed 6".to_owned(),
+                11 => "typed 9".to_owned(),
+                v => format!("typed {}", v - 1),
+            };
+            assert_eq!(text.as_str(), want, "v{v}");
+        }
 
         let history = store.history(&id).await.expect("history");
         let seen: Vec<(u64, &str, AuthorKind, &str, Vec<&str>)> = history
@@ -539,6 +596,8 @@ mod tests {
         assert_ne!(seen[7].3, edited, "adding a tab says so");
         assert_eq!(seen[8], (9, "me", me, edited, vec!["markdown"]));
         assert_eq!(seen[9], (10, "me", me, edited, vec!["markdown"]));
+        assert_ne!(seen[10].3, edited, "renaming says so");
+        assert_eq!(seen[12], (13, "me", me, edited, vec!["markdown"]));
         // The page reader gives the same entries, its rows' named entries read from older rows.
         let page = store
             .history_page(&id, Some(Version(5)), 2)
@@ -562,7 +621,7 @@ mod tests {
         };
         match store.write(stale).await {
             Err(StoreError::Conflict(c)) => {
-                assert_eq!(c.current_version, Version(10));
+                assert_eq!(c.current_version, Version(13));
                 let ids: Vec<&str> = c.changed_tab_ids.iter().map(TabId::as_str).collect();
                 assert_eq!(ids.len(), 2, "{ids:?}");
                 assert_eq!(ids[0], "markdown");

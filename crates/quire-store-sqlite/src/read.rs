@@ -102,6 +102,19 @@ pub(super) struct StoredEntry {
     pub outcomes: Option<String>,
 }
 
+/// A row that spells its history entry out, as the writer wrote it: what a younger row that
+/// names it (`entry_at`) takes from it. Such a row has its title, and its strip too when the
+/// strip is that row's with the tabs the entry changed at the younger version (it then stores
+/// '' as its title and strip).
+#[derive(Debug, Clone)]
+pub(super) struct Anchor {
+    pub at: Version,
+    pub entry: StoredEntry,
+    pub title: String,
+    pub layout_at: Version,
+    pub data_at: Vec<Version>,
+}
+
 /// The entry spelled out in version `at`'s row, which a younger row names in `entry_at`.
 fn spelled_entry(conn: &Connection, nid: i64, at: Version) -> Result<StoredEntry> {
     let missing = || {
@@ -187,9 +200,9 @@ pub(super) struct Located {
     /// The text of the newest splice a rebase stacked on a long Markdown tab's root (see
     /// `splice::rebase_point`), where the writer made it: the next rebase stands on it.
     pub tops: HashMap<TabId, Root>,
-    /// The newest row that spells its history entry out and the entry: the next version's row
-    /// names it if its entry is the same. The writer's; `None` for a Note read from the file.
-    pub entry: Option<(Version, StoredEntry)>,
+    /// The newest row that spells its history entry out: the next version's row names it if
+    /// its entry and title are the same. The writer's; `None` for a Note read from the file.
+    pub entry: Option<Anchor>,
 }
 
 /// The whole Markdown text a tab's chain of splices stands on: the text of the tab at version
@@ -277,8 +290,9 @@ fn head_at(conn: &Connection, nid: i64, version: Version) -> Result<Option<Head>
     let Some(key) = key(nid, version) else {
         return Ok(None);
     };
-    let mut stmt =
-        conn.prepare_cached("SELECT title, seq, strip, created_at FROM versions WHERE key = ?1")?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT title, seq, strip, created_at, entry_at FROM versions WHERE key = ?1",
+    )?;
     let row = stmt
         .query_row([key], |r| {
             Ok((
@@ -286,13 +300,66 @@ fn head_at(conn: &Connection, nid: i64, version: Version) -> Result<Option<Head>
                 r.get::<_, u64>(1)?,
                 r.get::<_, String>(2)?,
                 r.get::<_, String>(3)?,
+                r.get::<_, Option<i64>>(4)?,
             ))
         })
         .optional()?;
-    let Some((title, seq, strip, created_at)) = row else {
+    let Some((title, seq, strip, created_at, entry_at)) = row else {
         return Ok(None);
     };
-    let (strip, layout_at) = match StoredStrip::parse(&strip)? {
+    // A row like an older one (schema 12) has that row's title, and its strip when it spells
+    // none: that row's, with the tabs its entry changed at this version.
+    if let Some(at) = entry_at {
+        let at = entry_version(nid, at)?;
+        let like = head_at(conn, nid, at)?
+            .filter(|_| at < version)
+            .ok_or_else(|| missing_data(nid, at))?;
+        let (strip, layout_at) = match strip.as_str() {
+            "" => {
+                let changed: Vec<TabId> =
+                    serde_json::from_str(&spelled_entry(conn, nid, at)?.changed_tab_ids)?;
+                let strip = (like.strip.into_iter())
+                    .map(|entry| match changed.contains(&entry.id) {
+                        true => StripEntry {
+                            data_at: version,
+                            ..entry
+                        },
+                        false => entry,
+                    })
+                    .collect();
+                (strip, like.layout_at)
+            }
+            stored => strip_of(conn, nid, version, stored)?,
+        };
+        return Ok(Some(Head {
+            version,
+            title: like.title,
+            seq,
+            strip,
+            layout_at,
+            created_at,
+        }));
+    }
+    let (strip, layout_at) = strip_of(conn, nid, version, &strip)?;
+    Ok(Some(Head {
+        version,
+        title,
+        seq,
+        strip,
+        layout_at,
+        created_at,
+    }))
+}
+
+/// The strip a row of `version` stores (`stored`, its `strip` column), spelled out, and the
+/// version whose row spells its layout out.
+fn strip_of(
+    conn: &Connection,
+    nid: i64,
+    version: Version,
+    stored: &str,
+) -> Result<(Vec<StripEntry>, Version)> {
+    Ok(match StoredStrip::parse(stored)? {
         StoredStrip::Full(strip) => (strip, version),
         StoredStrip::Same { layout, data_at } => {
             let strip = layout_of(conn, nid, layout)?;
@@ -311,15 +378,7 @@ fn head_at(conn: &Connection, nid: i64, version: Version) -> Result<Option<Head>
                 .collect();
             (strip, layout)
         }
-    };
-    Ok(Some(Head {
-        version,
-        title,
-        seq,
-        strip,
-        layout_at,
-        created_at,
-    }))
+    })
 }
 
 /// The strip spelled out in version `layout`'s row.
@@ -962,10 +1021,12 @@ pub(super) fn list_notes(conn: &Connection) -> Result<Vec<NoteSummary>> {
 }
 
 /// The Notes out of the trash, most recently updated first, or (`trash`) those in it, most
-/// recently trashed first.
+/// recently trashed first. A newest row like an older one has that row's title (schema 12).
 pub(super) fn list_where(conn: &Connection, trash: bool) -> Result<Vec<NoteSummary>> {
     let mut stmt = conn.prepare_cached(if trash {
-        "SELECT n.id, v.title, v.key, v.created_at, n.agent_access, n.deleted_at
+        "SELECT n.id, CASE WHEN v.entry_at IS NULL THEN v.title ELSE (
+             SELECT a.title FROM versions AS a WHERE a.key = (v.key >> 32 << 32) | v.entry_at
+         ) END, v.key, v.created_at, n.agent_access, n.deleted_at
          FROM notes AS n
          JOIN versions AS v ON v.key = (
              SELECT max(key) FROM versions
@@ -974,7 +1035,9 @@ pub(super) fn list_where(conn: &Connection, trash: bool) -> Result<Vec<NoteSumma
          WHERE n.deleted_at IS NOT NULL
          ORDER BY n.deleted_at DESC, n.id DESC"
     } else {
-        "SELECT n.id, v.title, v.key, v.created_at, n.agent_access, n.deleted_at
+        "SELECT n.id, CASE WHEN v.entry_at IS NULL THEN v.title ELSE (
+             SELECT a.title FROM versions AS a WHERE a.key = (v.key >> 32 << 32) | v.entry_at
+         ) END, v.key, v.created_at, n.agent_access, n.deleted_at
          FROM notes AS n
          JOIN versions AS v ON v.key = (
              SELECT max(key) FROM versions

@@ -22,7 +22,9 @@ const MIGRATIONS: &[&str] = &[
 ];
 
 /// The schema of the search index as this build cuts it (it made the index at 10 and re-made
-/// it at 11): the Notes already there are indexed in its transaction, once.
+/// it at 11): the Notes already there are indexed once, in the transaction of the last
+/// migration a file below it takes (the index reads Notes as this build does, from the newest
+/// schema's columns).
 const SEARCH_SCHEMA: usize = 11;
 
 /// Brings the database up to the newest schema, one transaction per migration.
@@ -38,7 +40,7 @@ pub(super) fn migrate(conn: &mut Connection) -> Result<()> {
     for (index, sql) in MIGRATIONS.iter().enumerate().skip(applied) {
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         tx.execute_batch(sql)?;
-        if index + 1 == SEARCH_SCHEMA {
+        if applied < SEARCH_SCHEMA && index + 1 == MIGRATIONS.len() {
             super::search::index_existing(&tx)?;
         }
         tx.pragma_update(None, "user_version", index + 1)?;

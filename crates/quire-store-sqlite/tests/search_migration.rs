@@ -11,15 +11,18 @@ use rusqlite::Connection;
 
 const T0: Timestamp = Timestamp(1_796_019_881_000);
 
-/// Takes a file back from schema 12: every row spells its history entry out again, the column
-/// that named another row's is gone, and the keys indexed by hash are in `write_keys`.
+/// Takes a file back from schema 12: every row spells its history entry and title out again,
+/// the column that named another row's is gone, and the keys indexed by hash are in
+/// `write_keys`. (No row here leaves its strip to another: each write's author differs from
+/// the one before's.)
 const BEFORE_SCHEMA_12: &str = "
     INSERT INTO write_keys (nid, key, fingerprint, version)
         SELECT k.nid, v.idem_key, v.idem_fingerprint, k.version FROM version_keys k
         JOIN versions v ON v.key = (k.nid << 32) | k.version;
     DROP TABLE version_keys;
-    UPDATE versions SET (author, author_kind, summary, changed_tab_ids, outcomes) = (
-        SELECT a.author, a.author_kind, a.summary, a.changed_tab_ids, a.outcomes FROM versions a
+    UPDATE versions SET (author, author_kind, summary, changed_tab_ids, outcomes, title) = (
+        SELECT a.author, a.author_kind, a.summary, a.changed_tab_ids, a.outcomes, a.title
+        FROM versions a
         WHERE a.key = (versions.key >> 32 << 32) | versions.entry_at
     ) WHERE entry_at IS NOT NULL;
     ALTER TABLE versions DROP COLUMN entry_at;";
@@ -30,13 +33,13 @@ async fn the_migration_indexes_the_notes_already_there() {
     let path = dir.path().join("notes.db");
     let store = SqliteStore::open(&path, SqliteOptions::default()).unwrap();
     let id = create_note(&store, "Old capybara", "Ana", AuthorKind::Person, T0).await;
-    for (v, text) in [(1, "first draft"), (2, "the final wombat")] {
+    for (v, text, author) in [(1, "first draft", "Ana"), (2, "the final wombat", "Bo")] {
         store
             .write(WriteRequest {
                 note_id: id.clone(),
                 expected_version: Version(v),
                 idempotency_key: None,
-                author: "Ana".to_owned(),
+                author: author.to_owned(),
                 author_kind: AuthorKind::Person,
                 change: Change::Ops(vec![Op::ReplaceText {
                     tab_id: TabId::new(TabId::MARKDOWN),

@@ -1,10 +1,11 @@
--- A version whose history entry (author, author kind, summary, changed tabs, outcomes) is that
--- of an older version's row names that version in `entry_at` and spells none of it out: its
--- `author`, `summary` and `changed_tab_ids` are '' and its `outcomes` and `author_kind` NULL.
--- The row named always spells its entry out. A person typing makes one such row per save,
--- about a hundred bytes smaller than a row that repeats the entry. Rows written before keep
--- their whole entry and read as before; the number makes an older build, which would read the
--- empty entry, refuse the file.
+-- A version whose history entry (author, author kind, summary, changed tabs, outcomes) and title
+-- are those of an older version's row names that version in `entry_at` and spells none of them
+-- out: its `author`, `summary`, `changed_tab_ids` and `title` are '' and its `outcomes` and
+-- `author_kind` NULL. Its `strip` is '' too when it is that row's strip with the tabs the entry
+-- changed at this version. The row named always spells its entry out. A person typing makes one
+-- such row per save, about 150 bytes smaller than a row that repeats it all. Rows written
+-- before keep their whole entry and read as before; the number makes an older build, which
+-- would read the empty entry, refuse the file.
 ALTER TABLE versions ADD COLUMN entry_at INTEGER;
 
 -- The keys of versions are indexed by a 64-bit hash of the key (`quire_store::search::text_hash`,
