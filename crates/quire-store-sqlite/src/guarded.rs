@@ -374,10 +374,14 @@ fn append_version(
                         false => at,
                     })
                     .eq(located.data_at.iter().copied());
+            let date = |t: &str| t.get(..read::DATE_LEN).map(str::to_owned);
+            let same_date =
+                date(&anchor.created_at).is_some_and(|d| Some(d) == date(entry.created_at));
             located.entry = Some(anchor.clone());
             Elide::Like {
                 at: anchor.at,
                 strip: strip_alike,
+                date: same_date,
             }
         }
         None => {
@@ -385,6 +389,7 @@ fn append_version(
                 at: next,
                 entry: spelled,
                 title: located.note.title.clone(),
+                created_at: entry.created_at.to_owned(),
                 layout_at: located.layout_at,
                 data_at: located.data_at.clone(),
             });
@@ -760,10 +765,12 @@ fn deltas(located: &Located, splices: &[Option<NewSplice<'_>>]) -> Result<Option
 #[derive(Debug, Clone, Copy)]
 enum Elide {
     Nothing,
-    /// Its entry and title are version `at`'s; its strip too, if `strip`.
+    /// Its entry and title are version `at`'s; its strip too, if `strip`; the date of its
+    /// time too, if `date`.
     Like {
         at: Version,
         strip: bool,
+        date: bool,
     },
 }
 
@@ -777,9 +784,16 @@ fn insert_version(
     entry: &NewVersion<'_>,
     elide: Elide,
 ) -> Result<()> {
-    let (entry_at, strip_elided) = match elide {
-        Elide::Nothing => (None, false),
-        Elide::Like { at, strip } => (Some(at), strip),
+    let (entry_at, strip_elided, date_elided) = match elide {
+        Elide::Nothing => (None, false, false),
+        Elide::Like { at, strip, date } => (Some(at), strip, date),
+    };
+    let created_at = match date_elided {
+        true => entry
+            .created_at
+            .get(read::DATE_LEN..)
+            .unwrap_or(entry.created_at),
+        false => entry.created_at,
     };
     let note = &located.note;
     let key = read::key(located.nid, note.version)
@@ -817,7 +831,7 @@ fn insert_version(
     stmt.execute(rusqlite::params![
         key,
         own.map_or("", |e| &e.author),
-        entry.created_at,
+        created_at,
         own.map_or("", |e| &e.summary),
         own.map_or("", |e| &e.changed_tab_ids),
         if entry_at.is_some() {
@@ -901,6 +915,7 @@ pub(super) fn create_note(
         at: located.note.version,
         entry: entry.spelled()?,
         title: located.note.title.clone(),
+        created_at: at.clone(),
         layout_at: located.layout_at,
         data_at: located.data_at.clone(),
     });

@@ -498,23 +498,62 @@ mod tests {
                 .await
                 .expect("write");
         }
+        // Another Note, made an hour before: the list puts it after this one, whose newest row
+        // stores only its time of day (the date is its like's).
+        let other: NoteId = "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f52".parse().expect("id");
+        store
+            .create_note(quire_store::NewNote {
+                id: other.clone(),
+                title: "Older".into(),
+                author: "me".into(),
+                author_kind: AuthorKind::Person,
+                now: Timestamp(now.0 - 3_600_000),
+                idempotency_key: None,
+            })
+            .await
+            .expect("create");
         let listed = store.list_notes().await.expect("list");
         assert_eq!(
             (listed[0].title.as_str(), listed[0].version),
             ("Renamed", Version(13))
         );
+        assert_eq!(listed[0].updated_at, now.to_rfc3339());
+        assert_eq!(listed[1].id, other);
+        // A day later, like v12 still: its row spells its whole time out.
+        let tomorrow = Timestamp(now.0 + 86_400_000);
+        store
+            .write(WriteRequest {
+                now: tomorrow,
+                ..typed(13, "me", AuthorKind::Person)
+            })
+            .await
+            .expect("write a day later");
+        let listed = store.list_notes().await.expect("list");
+        assert_eq!(listed[0].updated_at, tomorrow.to_rfc3339());
 
-        type Row = (Option<i64>, String, String);
+        type Row = (Option<i64>, String, String, String);
         let rows: Vec<Row> = store
             .inner
             .readers
             .with(|c| {
-                let mut stmt =
-                    c.prepare("SELECT entry_at, title, strip FROM versions ORDER BY key")?;
-                let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+                let mut stmt = c.prepare(
+                    "SELECT entry_at, title, strip, created_at FROM versions
+                     WHERE key >> 32 = (SELECT nid FROM notes WHERE id = ?1) ORDER BY key",
+                )?;
+                let rows = stmt.query_map([id.as_str()], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                })?;
                 Ok(rows.collect::<rusqlite::Result<_>>()?)
             })
             .expect("rows");
+        // A row like another on the same date stores its time of day only.
+        let times: Vec<usize> = rows.iter().map(|r| r.3.len()).collect();
+        let (whole, time_of_day) = (24, 13);
+        let mut want = vec![whole; 14];
+        for v in [3, 4, 5, 10, 13] {
+            want[v - 1] = time_of_day;
+        }
+        assert_eq!(times, want);
         let entry_at: Vec<Option<i64>> = rows.iter().map(|r| r.0).collect();
         let like = |v: i64| Some(v);
         assert_eq!(
@@ -532,12 +571,13 @@ mod tests {
                 like(9),
                 None,
                 None,
+                like(12),
                 like(12)
             ]
         );
         // A row like another spells out neither its title nor (its tabs in that row's places
         // but those it changed) its strip; every other row spells both out.
-        for (i, (like, title, strip)) in rows.iter().enumerate() {
+        for (i, (like, title, strip, _)) in rows.iter().enumerate() {
             assert_eq!(like.is_some(), title.is_empty(), "v{}: {title:?}", i + 1);
             assert_eq!(like.is_some(), strip.is_empty(), "v{}: {strip:?}", i + 1);
         }
@@ -561,6 +601,11 @@ mod tests {
         }
 
         let history = store.history(&id).await.expect("history");
+        let times: Vec<&str> = history.iter().map(|v| v.created_at.as_str()).collect();
+        let (today, next_day) = (now.to_rfc3339(), tomorrow.to_rfc3339());
+        let mut want = vec![today.as_str(); 13];
+        want.push(&next_day);
+        assert_eq!(times, want, "every entry's whole time");
         let seen: Vec<(u64, &str, AuthorKind, &str, Vec<&str>)> = history
             .iter()
             .map(|v| {
@@ -621,7 +666,7 @@ mod tests {
         };
         match store.write(stale).await {
             Err(StoreError::Conflict(c)) => {
-                assert_eq!(c.current_version, Version(13));
+                assert_eq!(c.current_version, Version(14));
                 let ids: Vec<&str> = c.changed_tab_ids.iter().map(TabId::as_str).collect();
                 assert_eq!(ids.len(), 2, "{ids:?}");
                 assert_eq!(ids[0], "markdown");

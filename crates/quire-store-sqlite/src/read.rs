@@ -111,12 +111,19 @@ pub(super) struct Anchor {
     pub at: Version,
     pub entry: StoredEntry,
     pub title: String,
+    /// Its time: a younger row of the same date stores only its time of day.
+    pub created_at: String,
     pub layout_at: Version,
     pub data_at: Vec<Version>,
 }
 
 /// The entry spelled out in version `at`'s row, which a younger row names in `entry_at`.
 fn spelled_entry(conn: &Connection, nid: i64, at: Version) -> Result<StoredEntry> {
+    Ok(spelled_row(conn, nid, at)?.0)
+}
+
+/// The entry spelled out in version `at`'s row, and the row's time.
+fn spelled_row(conn: &Connection, nid: i64, at: Version) -> Result<(StoredEntry, String)> {
     let missing = || {
         StoreError::Backend(format!(
             "note #{nid}: a version's history entry is that of version {at}, which spells none out"
@@ -124,7 +131,7 @@ fn spelled_entry(conn: &Connection, nid: i64, at: Version) -> Result<StoredEntry
     };
     let key = key(nid, at).ok_or_else(missing)?;
     let mut stmt = conn.prepare_cached(
-        "SELECT author, author_kind, summary, changed_tab_ids, outcomes, entry_at
+        "SELECT author, author_kind, summary, changed_tab_ids, outcomes, entry_at, created_at
          FROM versions WHERE key = ?1",
     )?;
     let row = stmt
@@ -138,14 +145,29 @@ fn spelled_entry(conn: &Connection, nid: i64, at: Version) -> Result<StoredEntry
                     outcomes: r.get(4)?,
                 },
                 r.get::<_, Option<i64>>(5)?,
+                r.get::<_, String>(6)?,
             ))
         })
         .optional()?;
     match row {
-        Some((entry, None)) => Ok(entry),
+        Some((entry, None, created_at)) => Ok((entry, created_at)),
         _ => Err(missing().into()),
     }
 }
+
+/// The time a row stores (`own`), whole: a row like an older one (`like`, that row's time)
+/// may store only the time of day when its date is that row's (schema 12).
+pub(super) fn time_of(own: String, like: Option<&str>) -> String {
+    match like {
+        Some(like) if own.as_bytes().get(4) != Some(&b'-') => {
+            format!("{}{own}", like.get(..DATE_LEN).unwrap_or(like))
+        }
+        _ => own,
+    }
+}
+
+/// The bytes of a stored time's date, its `T` included: `2026-12-07T`.
+pub(super) const DATE_LEN: usize = 11;
 
 /// The version an `entry_at` column names.
 fn entry_version(nid: i64, at: i64) -> Result<Version> {
@@ -156,25 +178,26 @@ fn entry_version(nid: i64, at: i64) -> Result<Version> {
 
 /// The entries named by the rows a query steps through, each read once.
 #[derive(Default)]
-struct SpelledEntries(HashMap<i64, StoredEntry>);
+struct SpelledEntries(HashMap<i64, (StoredEntry, String)>);
 
 impl SpelledEntries {
     /// The entry of a row whose `entry_at` column reads `entry_at`: its own (`own`) or that
-    /// of the row it names.
+    /// of the row it names, with that row's time.
     fn of<'e>(
         &'e mut self,
         conn: &Connection,
         nid: i64,
         own: &'e StoredEntry,
         entry_at: Option<i64>,
-    ) -> Result<&'e StoredEntry> {
+    ) -> Result<(&'e StoredEntry, Option<&'e str>)> {
         let Some(at) = entry_at else {
-            return Ok(own);
+            return Ok((own, None));
         };
-        Ok(match self.0.entry(at) {
+        let (entry, time) = match self.0.entry(at) {
             Entry::Occupied(entry) => entry.into_mut(),
-            Entry::Vacant(slot) => slot.insert(spelled_entry(conn, nid, entry_version(nid, at)?)?),
-        })
+            Entry::Vacant(slot) => slot.insert(spelled_row(conn, nid, entry_version(nid, at)?)?),
+        };
+        Ok((entry, Some(time)))
     }
 }
 
@@ -337,7 +360,7 @@ fn head_at(conn: &Connection, nid: i64, version: Version) -> Result<Option<Head>
             seq,
             strip,
             layout_at,
-            created_at,
+            created_at: time_of(created_at, Some(&like.created_at)),
         }));
     }
     let (strip, layout_at) = strip_of(conn, nid, version, &strip)?;
@@ -851,7 +874,8 @@ pub(super) fn history_page(
     let mut spelled = SpelledEntries::default();
     for row in rows.take(limit) {
         let (key, created_at, own, entry_at) = row?;
-        let entry = spelled.of(conn, nid, &own, entry_at)?;
+        let (entry, like_time) = spelled.of(conn, nid, &own, entry_at)?;
+        let created_at = time_of(created_at, like_time);
         let author_kind = match &entry.author_kind {
             Some(kind) => parse_kind(kind)?,
             None => {
@@ -1005,7 +1029,7 @@ pub(super) fn tabs_changed_since(
     let mut spelled = SpelledEntries::default();
     for row in rows {
         let (own, entry_at) = row?;
-        let entry = spelled.of(conn, nid, &own, entry_at)?;
+        let (entry, _) = spelled.of(conn, nid, &own, entry_at)?;
         let ids: Vec<TabId> = serde_json::from_str(&entry.changed_tab_ids)?;
         for id in ids {
             if !out.contains(&id) {
@@ -1021,30 +1045,35 @@ pub(super) fn list_notes(conn: &Connection) -> Result<Vec<NoteSummary>> {
 }
 
 /// The Notes out of the trash, most recently updated first, or (`trash`) those in it, most
-/// recently trashed first. A newest row like an older one has that row's title (schema 12).
+/// recently trashed first. A newest row like an older one has that row's title, and the date
+/// of that row's time when it stores only a time of day (schema 12; see [`time_of`]).
 pub(super) fn list_where(conn: &Connection, trash: bool) -> Result<Vec<NoteSummary>> {
     let mut stmt = conn.prepare_cached(if trash {
-        "SELECT n.id, CASE WHEN v.entry_at IS NULL THEN v.title ELSE (
-             SELECT a.title FROM versions AS a WHERE a.key = (v.key >> 32 << 32) | v.entry_at
-         ) END, v.key, v.created_at, n.agent_access, n.deleted_at
+        "SELECT n.id, coalesce(a.title, v.title), v.key,
+             CASE WHEN a.key IS NULL OR substr(v.created_at, 5, 1) = '-' THEN v.created_at
+                 ELSE substr(a.created_at, 1, 11) || v.created_at END,
+             n.agent_access, n.deleted_at
          FROM notes AS n
          JOIN versions AS v ON v.key = (
              SELECT max(key) FROM versions
              WHERE key BETWEEN n.nid << 32 AND (n.nid << 32) | 4294967295
          )
+         LEFT JOIN versions AS a ON a.key = (v.key >> 32 << 32) | v.entry_at
          WHERE n.deleted_at IS NOT NULL
          ORDER BY n.deleted_at DESC, n.id DESC"
     } else {
-        "SELECT n.id, CASE WHEN v.entry_at IS NULL THEN v.title ELSE (
-             SELECT a.title FROM versions AS a WHERE a.key = (v.key >> 32 << 32) | v.entry_at
-         ) END, v.key, v.created_at, n.agent_access, n.deleted_at
+        "SELECT n.id, coalesce(a.title, v.title), v.key,
+             CASE WHEN a.key IS NULL OR substr(v.created_at, 5, 1) = '-' THEN v.created_at
+                 ELSE substr(a.created_at, 1, 11) || v.created_at END AS updated_at,
+             n.agent_access, n.deleted_at
          FROM notes AS n
          JOIN versions AS v ON v.key = (
              SELECT max(key) FROM versions
              WHERE key BETWEEN n.nid << 32 AND (n.nid << 32) | 4294967295
          )
+         LEFT JOIN versions AS a ON a.key = (v.key >> 32 << 32) | v.entry_at
          WHERE n.deleted_at IS NULL
-         ORDER BY v.created_at DESC, n.id DESC"
+         ORDER BY updated_at DESC, n.id DESC"
     })?;
     let rows = stmt.query_map([], |r| {
         Ok((
