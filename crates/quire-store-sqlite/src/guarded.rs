@@ -61,7 +61,7 @@ pub(super) fn write(
         plan.check_reach(agent_access, trashed)?;
     }
     let first = match plan.claim() {
-        Some(claim) => find_key(conn, nid, keys, claim.key)?,
+        Some(claim) => find_key(conn, nid, keys, claim)?,
         None => None,
     };
     let admission = plan.admit(first, || match cached {
@@ -165,7 +165,7 @@ pub(super) fn write(
             claim.key.to_owned(),
             PendingKey {
                 version: next,
-                fingerprint: claim.fingerprint.as_bytes().to_vec(),
+                fingerprint: claim.fingerprint.as_bytes()[..FINGERPRINT_KEPT].to_vec(),
             },
         ),
         Some(claim) => {
@@ -184,16 +184,36 @@ struct StoredResult {
     result: Option<String>,
 }
 
-/// The first write with this key on this Note, if there was one.
+/// The bytes of a request's fingerprint a version's row keeps (schema 12): the first half of its
+/// SHA-256. Whether a resent request is the first one sent again is then told by 128 bits.
+const FINGERPRINT_KEPT: usize = 16;
+
+/// The first write's fingerprint from its stored bytes: whole (32 bytes, in `write_keys` and in
+/// rows written before schema 12), or the first [`FINGERPRINT_KEPT`] bytes, which stand for the
+/// claim's own when they are its first bytes (else for none, which differs from it).
+fn stored_fingerprint(stored: &[u8], claim: Claim<'_>) -> Option<Fingerprint> {
+    match Fingerprint::from_bytes(stored) {
+        Some(whole) => Some(whole),
+        None if stored.len() == FINGERPRINT_KEPT
+            && claim.fingerprint.as_bytes().starts_with(stored) =>
+        {
+            Some(*claim.fingerprint)
+        }
+        None => None,
+    }
+}
+
+/// The first write with the claim's key on this Note, if there was one.
 fn find_key(
     conn: &Connection,
     nid: i64,
     keys: &Keys,
-    key: &str,
+    claim: Claim<'_>,
 ) -> Result<Option<FirstWrite<StoredResult>>> {
+    let key = claim.key;
     if let Some(pending) = keys.pending.get(key) {
         return Ok(Some(FirstWrite {
-            fingerprint: Fingerprint::from_bytes(&pending.fingerprint),
+            fingerprint: stored_fingerprint(&pending.fingerprint, claim),
             result: StoredResult {
                 version: pending.version,
                 result: None,
@@ -209,7 +229,7 @@ fn find_key(
     let indexed = stmt
         .query_row(rusqlite::params![nid, key_hash(key), key], |r| {
             Ok(FirstWrite {
-                fingerprint: Fingerprint::from_bytes(&r.get::<_, Vec<u8>>(0)?),
+                fingerprint: stored_fingerprint(&r.get::<_, Vec<u8>>(0)?, claim),
                 result: StoredResult {
                     version: Version(r.get(1)?),
                     result: None,
@@ -237,9 +257,10 @@ fn find_key(
         .optional()?)
 }
 
-/// A key as `version_keys` indexes it: its XXH3, as SQLite's signed integer.
+/// A key as `version_keys` indexes it: the top 31 bits of its XXH3 (four bytes in the row; a
+/// lookup reads the rows of its hash and takes the one whose version holds the very key).
 fn key_hash(key: &str) -> i64 {
-    i64::from_ne_bytes(quire_store::search::text_hash(key).to_ne_bytes())
+    i64::from(u32::try_from(quire_store::search::text_hash(key) >> 33).unwrap_or(u32::MAX))
 }
 
 /// Indexes the Note's waiting keys, and the write's own (`claim`, made at `version`), in
@@ -848,7 +869,9 @@ fn insert_version(
         contents(located, splices, written)?,
         own.and_then(|e| e.outcomes.as_deref()),
         entry.key.map(|c| c.key),
-        entry.key.map(|c| &c.fingerprint.as_bytes()[..]),
+        entry
+            .key
+            .map(|c| &c.fingerprint.as_bytes()[..FINGERPRINT_KEPT]),
         deltas(located, splices)?,
         own.and_then(|e| e.author_kind.as_deref()),
         entry_at.map(|v| v.0),

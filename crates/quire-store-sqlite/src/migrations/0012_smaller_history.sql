@@ -8,11 +8,15 @@
 -- would read the empty entry, refuse the file.
 ALTER TABLE versions ADD COLUMN entry_at INTEGER;
 
--- The keys of versions are indexed by a 64-bit hash of the key (`quire_store::search::text_hash`,
--- XXH3) and the version whose row holds the key and its request fingerprint: about 20 bytes a
--- key, where `write_keys` repeated the key and the fingerprint (about 90). A lookup reads the
--- rows of the hash and takes the one whose version holds the very key. `write_keys` keeps the
--- keys indexed before, and those of no-op writes (which make no version).
+-- The keys of versions are indexed by a 31-bit hash of the key (the top bits of
+-- `quire_store::search::text_hash`, XXH3) and the version whose row holds the key and its
+-- request fingerprint: under 20 bytes a key, where `write_keys` repeated the key and the
+-- fingerprint (about 90). A lookup reads the rows of the hash and takes the one whose version
+-- holds the very key. `write_keys` keeps the keys indexed before, and those of no-op writes
+-- (which make no version, and keep their whole fingerprint).
+--
+-- No table change: a version's `idem_fingerprint` keeps the first 16 bytes of the request's
+-- SHA-256 (32 before).
 CREATE TABLE version_keys (
     nid     INTEGER NOT NULL,
     hash    INTEGER NOT NULL,
