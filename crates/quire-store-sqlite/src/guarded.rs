@@ -17,6 +17,7 @@ use super::read::{self, Anchor, Located, Root, StoredEntry, StoredStrip, StripEn
 use super::search;
 use super::sheet_text::{SheetText, TabText};
 use super::splice::{self, NewSplice};
+use super::stored_key;
 use super::trash;
 use crate::fail::Result;
 use quire_api::{Conflict, NoteMeta, StoredNote, WriteResult};
@@ -227,15 +228,18 @@ fn find_key(
          WHERE k.nid = ?1 AND k.hash = ?2 AND v.idem_key = ?3",
     )?;
     let indexed = stmt
-        .query_row(rusqlite::params![nid, key_hash(key), key], |r| {
-            Ok(FirstWrite {
-                fingerprint: stored_fingerprint(&r.get::<_, Vec<u8>>(0)?, claim),
-                result: StoredResult {
-                    version: Version(r.get(1)?),
-                    result: None,
-                },
-            })
-        })
+        .query_row(
+            rusqlite::params![nid, key_hash(key), stored_key::stored(key)],
+            |r| {
+                Ok(FirstWrite {
+                    fingerprint: stored_fingerprint(&r.get::<_, Vec<u8>>(0)?, claim),
+                    result: StoredResult {
+                        version: Version(r.get(1)?),
+                        result: None,
+                    },
+                })
+            },
+        )
         .optional()?;
     if indexed.is_some() {
         return Ok(indexed);
@@ -868,7 +872,7 @@ fn insert_version(
         },
         contents(located, splices, written)?,
         own.and_then(|e| e.outcomes.as_deref()),
-        entry.key.map(|c| c.key),
+        entry.key.map(|c| stored_key::stored(c.key)),
         entry
             .key
             .map(|c| &c.fingerprint.as_bytes()[..FINGERPRINT_KEPT]),

@@ -14,6 +14,7 @@ mod schema;
 mod search;
 mod sheet_text;
 mod splice;
+mod stored_key;
 mod trash;
 mod writer;
 

@@ -14,6 +14,7 @@ use super::cache::{Keys, PendingKey};
 use super::rebuilt::Rebuilt;
 use super::sheet_text::TabText;
 use super::splice::{self, Misfit, Splice};
+use super::stored_key;
 use crate::fail::Result;
 use quire_api::{AccessChange, NoteMeta, Scope, StoredNote, VersionInfo, WriteResult};
 use quire_store::{StoreError, TokenRecord};
@@ -954,7 +955,14 @@ pub(super) fn pending_keys(conn: &Connection, nid: i64) -> Result<Keys> {
         };
         Ok((r.get::<_, String>(1)?, pending))
     })?;
-    let pending = rows.collect::<rusqlite::Result<_>>()?;
+    let mut pending = HashMap::new();
+    for row in rows {
+        let (stored, at) = row?;
+        let key = stored_key::key_of(stored).ok_or_else(|| {
+            StoreError::Backend(format!("note #{nid}: version {} stores no key", at.version))
+        })?;
+        pending.insert(key, at);
+    }
     Ok(Keys { pending })
 }
 

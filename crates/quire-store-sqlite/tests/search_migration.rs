@@ -1,5 +1,6 @@
-//! A database file from before the search index (schema 9), opened by this build: the
-//! migration that makes the index indexes the Notes already there, at their current version.
+//! Database files from before a schema, opened by this build: the migration that makes the
+//! search index (schema 9) indexes the Notes already there, at their current version; the one
+//! that makes history rows smaller (schema 12) indexes the keys waiting in rows as they are.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use quire_model::{AuthorKind, Op, TabId, Timestamp, Version};
@@ -147,4 +148,59 @@ async fn the_index_cut_the_old_way_is_made_again() {
     // FTS5's own index agrees with its content table.
     conn.execute_batch("INSERT INTO search_fts (search_fts) VALUES ('integrity-check');")
         .unwrap();
+}
+
+/// A key waiting in its version's row (not indexed yet) in a file from before schema 12 is
+/// stored as it was sent: the migration indexes it as it is, so a resend replays, even for a
+/// key that the short form of schema 12 would read otherwise (one starting with `~`).
+#[tokio::test]
+async fn keys_waiting_in_rows_from_before_schema_12_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("notes.db");
+    let store = SqliteStore::open(&path, SqliteOptions::default()).unwrap();
+    let id = create_note(&store, "Keyed", "Ana", AuthorKind::Person, T0).await;
+    let keyed = |key: &str| WriteRequest {
+        note_id: id.clone(),
+        expected_version: Version(1),
+        idempotency_key: Some(key.to_owned()),
+        author: "Ana".to_owned(),
+        author_kind: AuthorKind::Person,
+        change: Change::Ops(vec![Op::ReplaceText {
+            tab_id: TabId::new(TabId::MARKDOWN),
+            text: "keyed".to_owned(),
+        }]),
+        now: T0,
+    };
+    let first = store.write(keyed("~old")).await.unwrap();
+    store.close().await.unwrap();
+    drop(store);
+
+    // As schema 11 left it: the key waits in its row as sent, with its whole fingerprint.
+    let conn = Connection::open(&path).unwrap();
+    let fingerprint = quire_store::guard::Fingerprint::of(&keyed("~old")).unwrap();
+    conn.execute(
+        "UPDATE versions SET idem_key = '~old', idem_fingerprint = ?1 WHERE idem_key IS NOT NULL",
+        [&fingerprint.as_bytes()[..]],
+    )
+    .unwrap();
+    conn.execute_batch(BEFORE_SCHEMA_12).unwrap();
+    conn.execute_batch("PRAGMA user_version = 11;").unwrap();
+    let waiting: i64 = conn
+        .query_row("SELECT count(*) FROM write_keys", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(waiting, 0, "the key waits in its row");
+    drop(conn);
+
+    let store = SqliteStore::open(&path, SqliteOptions::default()).unwrap();
+    let again = store.write(keyed("~old")).await.unwrap();
+    assert!(again.replayed && !again.request_differs, "{again:?}");
+    assert_eq!(again.version, first.version);
+    let fresh = store
+        .write(WriteRequest {
+            expected_version: first.version,
+            ..keyed("~new")
+        })
+        .await
+        .unwrap();
+    assert!(!fresh.replayed);
 }

@@ -384,7 +384,7 @@ async fn keys_wait_in_their_versions_then_move_to_the_index() {
     // The index finds keys by hash: a key that shares its hash with an indexed one's row is
     // still a key never sent (the row's version holds another key).
     // (The index's hash: the top 31 bits of the key's XXH3.)
-    let forged = (quire_store::search::text_hash("k-71") >> 33) as i64;
+    let forged = (quire_store::search::text_hash(&key(71)) >> 33) as i64;
     file.execute(
         "INSERT INTO version_keys (nid, hash, version) SELECT nid, ?1, 2 FROM notes",
         [forged],
@@ -395,10 +395,19 @@ async fn keys_wait_in_their_versions_then_move_to_the_index() {
     reopened.close().await.expect("close");
 }
 
-/// Write `i` of a Note written only by `keyed`: version `i + 1`, key `k-{i}`.
+/// The key of write `i`: a UUID as the app makes them (rows store it short), or for odd `i`
+/// beyond 60 any other string.
+fn key(i: u64) -> String {
+    match i {
+        61.. if i % 2 == 1 => format!("k-{i}"),
+        _ => format!("01936f0e-7c1a-7b2e-9f00-{i:012x}"),
+    }
+}
+
+/// Write `i` of a Note written only by `keyed`: version `i + 1`, key [`key`]`(i)`.
 fn keyed(id: &NoteId, i: u64, body: &str) -> WriteRequest {
     WriteRequest {
-        idempotency_key: Some(format!("k-{i}")),
+        idempotency_key: Some(key(i)),
         ..text(id, i, body)
     }
 }

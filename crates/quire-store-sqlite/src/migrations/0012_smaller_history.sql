@@ -26,3 +26,17 @@ CREATE TABLE version_keys (
 
 -- No table change: a splice in `versions.deltas` leaves out its `base` when that is the version
 -- before the row's own, and a `cut` of 0 (also in the ranges of `more`).
+
+-- A version's `idem_key` is stored short (`src/stored_key.rs`): a UUID as `~` and its bytes in
+-- base64url, a key starting with `~` with another in front. The keys of versions not indexed
+-- yet are moved into `write_keys` here, as they are, so that no row written before is ever
+-- read back as the short form.
+INSERT INTO write_keys (nid, key, fingerprint, version)
+    SELECT n.nid, v.idem_key, v.idem_fingerprint, v.key & 4294967295
+    FROM notes AS n JOIN versions AS v
+        ON v.key > (n.nid << 32) | n.keys_through AND v.key <= (n.nid << 32) | 4294967295
+    WHERE v.idem_key IS NOT NULL;
+UPDATE notes SET keys_through = coalesce(
+    (SELECT max(key) & 4294967295 FROM versions
+     WHERE key BETWEEN notes.nid << 32 AND (notes.nid << 32) | 4294967295),
+    keys_through);
