@@ -642,20 +642,50 @@ impl Harness {
         &self.log
     }
 
-    /// Launches the app by opening a WebDriver session on it.
+    /// Launches the app by opening a WebDriver session on it, once the driver says it can take
+    /// one (the session before, if any, closed).
     pub async fn open_app(&self) -> Result<WebDriver> {
         let mut caps = serde_json::Map::new();
         caps.insert("browserName".into(), json!("wry"));
         caps.insert("tauri:options".into(), json!({ "application": self.app }));
         let url = format!("http://127.0.0.1:{}", self.port);
-        WebDriver::new(url, Capabilities::from(caps))
-            .await
-            .with_context(|| {
-                format!(
-                    "cannot open a session on the app; see {}",
-                    self.log.display()
-                )
-            })
+        let address = SocketAddr::from((Ipv4Addr::LOCALHOST, self.port));
+        let mut dropped = 0;
+        loop {
+            let deadline = Instant::now() + READY_TIMEOUT;
+            while !driver_ready(address).unwrap_or(false) {
+                if Instant::now() >= deadline {
+                    bail!(
+                        "tauri-driver takes no new session within {READY_TIMEOUT:?}; see {}",
+                        self.log.display()
+                    );
+                }
+                tokio::time::sleep(POLL_INTERVAL).await;
+            }
+            match WebDriver::new(url.clone(), Capabilities::from(caps.clone())).await {
+                Ok(driver) => return Ok(driver),
+                // The request dropped on its way (a transport error, not the driver's answer:
+                // no app was launched), as happened once on a loaded machine right after the
+                // session before was closed: asked again, at most twice.
+                Err(e)
+                    if dropped < 2
+                        && matches!(
+                            e.as_inner(),
+                            thirtyfour::error::WebDriverErrorInner::HttpError(_)
+                        ) =>
+                {
+                    dropped += 1;
+                }
+                Err(e) => {
+                    return Err(e).with_context(|| {
+                        format!(
+                            "cannot open a session on the app; see {}",
+                            self.log.display()
+                        )
+                    });
+                }
+            }
+        }
     }
 
     fn wait_for_driver(&mut self) -> Result<()> {
