@@ -388,7 +388,7 @@ fn append_version(
     let spelled = entry.spelled()?;
     let like = (current.entry.as_ref())
         .filter(|anchor| anchor.entry == spelled && anchor.title == located.note.title);
-    let elide = match like {
+    let (anchor, alike_row) = match like {
         Some(anchor) => {
             let strip_alike = anchor.layout_at == located.layout_at
                 && anchor.data_at.len() == located.data_at.len()
@@ -399,27 +399,11 @@ fn append_version(
                         false => at,
                     })
                     .eq(located.data_at.iter().copied());
-            let date = |t: &str| t.get(..read::DATE_LEN).map(str::to_owned);
-            let same_date =
-                date(&anchor.created_at).is_some_and(|d| Some(d) == date(entry.created_at));
-            located.entry = Some(anchor.clone());
-            Elide::Like {
-                at: anchor.at,
-                strip: strip_alike,
-                date: same_date,
-            }
+            let date = entry.created_at.get(..read::DATE_LEN);
+            let same_date = date.is_some() && anchor.created_at.get(..read::DATE_LEN) == date;
+            (anchor.clone(), Some((strip_alike, same_date)))
         }
-        None => {
-            located.entry = Some(Anchor {
-                at: next,
-                entry: spelled,
-                title: located.note.title.clone(),
-                created_at: entry.created_at.to_owned(),
-                layout_at: located.layout_at,
-                data_at: located.data_at.clone(),
-            });
-            Elide::Nothing
-        }
+        None => (anchor_of(&located, spelled, entry.created_at), None),
     };
     let Found {
         splices,
@@ -435,7 +419,16 @@ fn append_version(
         &mut located.depth,
         entry.text_ends_kept,
     )?;
+    let elide = match alike_row {
+        Some((strip, date)) => Elide::Like {
+            at: anchor.at,
+            strip,
+            date,
+        },
+        None => Elide::Spelled(&anchor.entry),
+    };
     insert_version(conn, &located, &splices, &written, entry, elide)?;
+    located.entry = Some(anchor);
     drop(splices);
     // The sheet texts still true: those of contents this version kept, and those it wrote.
     for (tab, at) in located.note.tabs.iter().zip(&located.data_at) {
@@ -786,10 +779,23 @@ fn deltas(located: &Located, splices: &[Option<NewSplice<'_>>]) -> Result<Option
     Ok(Some(serde_json::to_string(&map)?))
 }
 
-/// What a new row leaves to an older one (see [`Anchor`]).
+/// The row that spells out `located`'s entry (made at its version), as the next rows take it.
+fn anchor_of(located: &Located, entry: StoredEntry, created_at: &str) -> Anchor {
+    Anchor {
+        at: located.note.version,
+        entry,
+        title: located.note.title.clone(),
+        created_at: created_at.to_owned(),
+        layout_at: located.layout_at,
+        data_at: located.data_at.clone(),
+    }
+}
+
+/// What a new row spells out, or leaves to an older one (see [`Anchor`]).
 #[derive(Debug, Clone, Copy)]
-enum Elide {
-    Nothing,
+enum Elide<'e> {
+    /// It spells out this entry.
+    Spelled(&'e StoredEntry),
     /// Its entry and title are version `at`'s; its strip too, if `strip`; the date of its
     /// time too, if `date`.
     Like {
@@ -799,31 +805,11 @@ enum Elide {
     },
 }
 
-/// Writes `located`'s row: its entry, title and strip spelled out, or what `elide` says left
-/// to an older row.
-fn insert_version(
-    conn: &Connection,
-    located: &Located,
-    splices: &[Option<NewSplice<'_>>],
-    written: &[Written],
-    entry: &NewVersion<'_>,
-    elide: Elide,
-) -> Result<()> {
-    let (entry_at, strip_elided, date_elided) = match elide {
-        Elide::Nothing => (None, false, false),
-        Elide::Like { at, strip, date } => (Some(at), strip, date),
-    };
-    let created_at = match date_elided {
-        true => entry
-            .created_at
-            .get(read::DATE_LEN..)
-            .unwrap_or(entry.created_at),
-        false => entry.created_at,
-    };
+/// `located`'s strip as its row spells it out: whole, or where its tabs' contents are on the
+/// layout of an older row.
+fn stored_strip(located: &Located) -> StoredStrip {
     let note = &located.note;
-    let key = read::key(located.nid, note.version)
-        .ok_or_else(|| StoreError::Backend(format!("note {}: out of version numbers", note.id)))?;
-    let strip = if located.layout_at == note.version {
+    if located.layout_at == note.version {
         StoredStrip::Full(
             note.tabs
                 .iter()
@@ -841,10 +827,36 @@ fn insert_version(
             layout: located.layout_at,
             data_at: located.data_at.clone(),
         }
+    }
+}
+
+/// Writes `located`'s row: its entry, title and strip spelled out, or what `elide` says left
+/// to an older row.
+fn insert_version(
+    conn: &Connection,
+    located: &Located,
+    splices: &[Option<NewSplice<'_>>],
+    written: &[Written],
+    entry: &NewVersion<'_>,
+    elide: Elide<'_>,
+) -> Result<()> {
+    let (own, entry_at, strip_elided, date_elided) = match elide {
+        Elide::Spelled(own) => (Some(own), None, false, false),
+        Elide::Like { at, strip, date } => (None, Some(at), strip, date),
     };
-    let spelled = match entry_at {
-        None => Some(entry.spelled()?),
-        Some(_) => None,
+    let created_at = match date_elided {
+        true => entry
+            .created_at
+            .get(read::DATE_LEN..)
+            .unwrap_or(entry.created_at),
+        false => entry.created_at,
+    };
+    let note = &located.note;
+    let key = read::key(located.nid, note.version)
+        .ok_or_else(|| StoreError::Backend(format!("note {}: out of version numbers", note.id)))?;
+    let strip = match strip_elided {
+        true => String::new(),
+        false => serde_json::to_string(&stored_strip(located))?,
     };
     let mut stmt = conn.prepare_cached(
         "INSERT INTO versions
@@ -852,7 +864,6 @@ fn insert_version(
             idem_key, idem_fingerprint, deltas, author_kind, entry_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
     )?;
-    let own = spelled.as_ref();
     stmt.execute(rusqlite::params![
         key,
         own.map_or("", |e| &e.author),
@@ -865,11 +876,7 @@ fn insert_version(
             note.title.as_str()
         },
         note.seq,
-        if strip_elided {
-            String::new()
-        } else {
-            serde_json::to_string(&strip)?
-        },
+        strip,
         contents(located, splices, written)?,
         own.and_then(|e| e.outcomes.as_deref()),
         entry.key.map(|c| stored_key::stored(c.key)),
@@ -937,15 +944,16 @@ pub(super) fn create_note(
         key: None,
         text_ends_kept: None,
     };
-    insert_version(conn, &located, &[], &[], &entry, Elide::Nothing)?;
-    located.entry = Some(Anchor {
-        at: located.note.version,
-        entry: entry.spelled()?,
-        title: located.note.title.clone(),
-        created_at: at.clone(),
-        layout_at: located.layout_at,
-        data_at: located.data_at.clone(),
-    });
+    let anchor = anchor_of(&located, entry.spelled()?, &at);
+    insert_version(
+        conn,
+        &located,
+        &[],
+        &[],
+        &entry,
+        Elide::Spelled(&anchor.entry),
+    )?;
+    located.entry = Some(anchor);
     search::index_new(conn, nid, &located.note)?;
     if let Some(key) = &new.idempotency_key {
         let mut stmt = conn.prepare_cached(

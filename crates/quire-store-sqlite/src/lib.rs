@@ -416,23 +416,9 @@ mod tests {
         use quire_model::{Op, TabId};
         use quire_store::Change;
 
-        let dir = tempfile::tempdir().expect("temporary directory");
+        let (dir, store, id, now) = store_with_a_note("Typed").await;
         let path = dir.path().join("notes.db");
         let open = || SqliteStore::open(&path, SqliteOptions::default()).expect("open");
-        let id: NoteId = "01936f0e-7c1a-7b2e-9f00-2a5c1d3e4f51".parse().expect("id");
-        let now = Timestamp(1_796_019_882_000);
-        let store = open();
-        store
-            .create_note(quire_store::NewNote {
-                id: id.clone(),
-                title: "Typed".into(),
-                author: "me".into(),
-                author_kind: AuthorKind::Person,
-                now,
-                idempotency_key: None,
-            })
-            .await
-            .expect("create");
         let markdown = TabId::new(TabId::MARKDOWN);
         let typed = |v: u64, author: &str, kind: AuthorKind| WriteRequest {
             note_id: id.clone(),
