@@ -5,12 +5,17 @@
 //! lost (so it never holds a state that is not committed, or about to be, in the open batch) and
 //! whenever another connection has committed to the file since the writer's last transaction
 //! (SQLite's `data_version`, read once per batch under the write lock).
+//!
+//! It also knows which Notes' search index lags their newest version, and from what (see
+//! `search::catch_up`): the Note as the index holds it and the tabs written since, so that the
+//! index is brought up with the same comparison a write would have made.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 use std::sync::mpsc::{self, Sender};
+use std::time::Instant;
 
-use quire_model::{NoteId, Version};
+use quire_model::{NoteId, TabId, Version};
 use rusqlite::Connection;
 
 use super::read::Located;
@@ -68,12 +73,44 @@ pub(super) enum KeysChange {
     Indexed,
 }
 
+/// What a write did to its Note's listing in `search_pending`.
+pub(super) enum Lag<'w> {
+    /// The write indexed its Note itself (a new Note).
+    Indexed,
+    /// The write listed the Note: its index holds it as it was before the write, at version
+    /// `at`. `changed`: the tabs the write changed (`None`: it does not know, a restore).
+    Listed {
+        at: Version,
+        changed: Option<&'w [TabId]>,
+    },
+    /// The Note was listed before the write.
+    Already(Option<&'w [TabId]>),
+}
+
+/// A Note whose search index lags its newest version, as the writer knows it.
+pub(super) struct Behind {
+    /// The version the index holds, when this writer listed the Note (`None`: it found it
+    /// listed by a write it did not see).
+    pub at: Option<Version>,
+    /// The Note at `at`, kept from the write that listed it (unless too many are kept).
+    pub indexed: Option<Located>,
+    /// The tabs changed since `at`, when every write since is known (`None`: compare all).
+    pub changed: Option<HashSet<TabId>>,
+}
+
 #[derive(Default)]
 pub(super) struct NoteCache {
     notes: HashMap<NoteId, Cached>,
     /// `PRAGMA data_version` as the writer last saw it: it changes when another connection
     /// commits, never for the writer's own commits.
     data_version: Option<i64>,
+    /// The Notes this writer listed in `search_pending`, by `nid`: only ever a hint, checked
+    /// against the table by `search::catch_up`.
+    behind: HashMap<i64, Behind>,
+    /// Since when `search_pending` may list a Note: set by a write that lists one (and when
+    /// this writer cannot know: another connection committed, a batch was lost), cleared by a
+    /// catch-up that emptied it.
+    behind_since: Option<Instant>,
 }
 
 impl NoteCache {
@@ -84,6 +121,11 @@ impl NoteCache {
         let now: i64 = stmt.query_row([], |r| r.get(0))?;
         if self.data_version != Some(now) {
             self.notes.clear();
+            // Another connection may have written a listed Note or listed one.
+            self.behind.clear();
+            if self.data_version.is_some() {
+                self.behind_since.get_or_insert_with(Instant::now);
+            }
             self.data_version = Some(now);
         }
         Ok(())
@@ -95,20 +137,121 @@ impl NoteCache {
     }
 
     /// Records a committed write: `located` is the Note's newest version now. `loaded` are the
-    /// Note's keys as the write read them from the file when the Note was not cached.
-    pub(super) fn wrote(&mut self, loaded: Option<Keys>, located: Located, change: KeysChange) {
-        if let Some(keys) = loaded {
+    /// Note's keys and its version before the write as the write read them from the file when
+    /// the Note was not cached. `lag`: what the write did to the Note's search listing.
+    pub(super) fn wrote(
+        &mut self,
+        loaded: Option<(Keys, Located)>,
+        located: Located,
+        change: KeysChange,
+        lag: Lag<'_>,
+    ) {
+        let nid = located.nid;
+        let was = if let Some((keys, was)) = loaded {
             let mut entry = Cached { located, keys };
             entry.apply(change);
             self.put(entry);
+            Some(was)
         } else if let Some(entry) = self.notes.get_mut(&located.note.id) {
-            drop_later(std::mem::replace(&mut entry.located, located));
+            let was = std::mem::replace(&mut entry.located, located);
             entry.apply(change);
+            Some(was)
         } else {
             let mut entry = Cached::new(located);
             entry.apply(change);
             self.put(entry);
+            None
+        };
+        let was = self.lagged(nid, was, lag);
+        if let Some(was) = was {
+            drop_later(was);
         }
+    }
+
+    /// Notes the writer lists this many keep no copy of the Note their index holds: it is read
+    /// from the history when the index catches up.
+    const BEHIND_KEPT: usize = CAPACITY;
+
+    /// Records what a write did to its Note's search listing; gives back `was` (the Note
+    /// before the write) unless it is kept as the Note the index holds.
+    fn lagged(&mut self, nid: i64, was: Option<Located>, lag: Lag<'_>) -> Option<Located> {
+        if matches!(lag, Lag::Indexed) {
+            return was;
+        }
+        self.behind_since.get_or_insert_with(Instant::now);
+        let changed = |tabs: Option<&[TabId]>| tabs.map(|t| t.iter().cloned().collect());
+        match lag {
+            Lag::Indexed => was,
+            Lag::Listed { at, changed: tabs } => {
+                let keep = self.behind.len() < Self::BEHIND_KEPT;
+                let (indexed, rest) = match was {
+                    Some(was) if keep && was.note.version == at => (Some(was), None),
+                    was => (None, was),
+                };
+                let behind = Behind {
+                    at: Some(at),
+                    indexed,
+                    changed: changed(tabs),
+                };
+                self.behind.insert(nid, behind);
+                rest
+            }
+            Lag::Already(tabs) => {
+                match (self.behind.get_mut(&nid), tabs) {
+                    (Some(behind), Some(tabs)) => {
+                        if let Some(changed) = &mut behind.changed {
+                            changed.extend(tabs.iter().cloned());
+                        }
+                    }
+                    (Some(behind), None) => behind.changed = None,
+                    (None, _) => {
+                        let behind = Behind {
+                            at: None,
+                            indexed: None,
+                            changed: None,
+                        };
+                        self.behind.insert(nid, behind);
+                    }
+                }
+                was
+            }
+        }
+    }
+
+    /// Whether this writer knows Note `nid` is listed in `search_pending`.
+    pub(super) fn is_behind(&self, nid: i64) -> bool {
+        self.behind.contains_key(&nid)
+    }
+
+    /// What this writer knows of listed Note `nid`.
+    pub(super) fn behind(&self, nid: i64) -> Option<&Behind> {
+        self.behind.get(&nid)
+    }
+
+    /// Since when a Note may be listed in `search_pending` (`None`: none is).
+    pub(super) fn behind_since(&self) -> Option<Instant> {
+        self.behind_since
+    }
+
+    /// Some Note may be listed in `search_pending` (a file opened with a listing in it).
+    pub(super) fn may_be_behind(&mut self) {
+        self.behind_since.get_or_insert_with(Instant::now);
+    }
+
+    /// A catch-up failed: the next is due a delay from now, not at once.
+    pub(super) fn retry_later(&mut self) {
+        self.behind_since = Some(Instant::now());
+    }
+
+    /// The index holds every Note at its newest version (inside the transaction that made it
+    /// so: a lost batch clears the cache, and this with it).
+    pub(super) fn caught_up(&mut self) {
+        for (_, behind) in self.behind.drain() {
+            if let Some(indexed) = behind.indexed {
+                drop_later(indexed);
+            }
+        }
+        self.behind_since = None;
     }
 
     fn put(&mut self, entry: Cached) {
@@ -119,8 +262,12 @@ impl NoteCache {
         self.notes.insert(id, entry);
     }
 
+    /// Forgets every Note; a Note may still be listed in `search_pending` (a lost batch may
+    /// have listed one, or have caught up in vain).
     pub(super) fn clear(&mut self) {
         self.notes.clear();
+        self.behind.clear();
+        self.behind_since.get_or_insert_with(Instant::now);
         self.data_version = None;
     }
 }

@@ -12,7 +12,7 @@ use quire_model::{
 };
 use rusqlite::{Connection, OptionalExtension};
 
-use super::cache::{Keys, KeysChange, NoteCache, PendingKey};
+use super::cache::{Keys, KeysChange, Lag, NoteCache, PendingKey};
 use super::read::{self, Anchor, Located, Root, StoredEntry, StoredStrip, StripEntry};
 use super::search;
 use super::sheet_text::{SheetText, TabText};
@@ -94,7 +94,7 @@ pub(super) fn write(
         }
     };
 
-    let loaded;
+    let mut loaded = None;
     let current = match cached {
         Some(entry) => &entry.located,
         None => {
@@ -102,10 +102,9 @@ pub(super) fn write(
                 None => read::located_at(conn, nid, id, version, None)?,
                 Some(_) => read::located_for_restore(conn, nid, id, version)?,
             };
-            loaded = read.ok_or_else(|| {
+            loaded.insert(read.ok_or_else(|| {
                 StoreError::Backend(format!("note {id}: version {version} is not stored"))
-            })?;
-            &loaded
+            })?)
         }
     };
     let restored_from = match plan.restores() {
@@ -139,7 +138,7 @@ pub(super) fn write(
         key: claim,
         text_ends_kept: Some(&applied.text_ends_kept),
     };
-    let (located, alike) = append_version(
+    let located = append_version(
         conn,
         current,
         restored_from.as_ref(),
@@ -154,12 +153,8 @@ pub(super) fn write(
         None => Some(&applied.changed_tab_ids[..]),
         Some(_) => None,
     };
-    let known = quire_store::search::KnownHashes {
-        before: Some(&current.hashes),
-        after: Some(&located.hashes),
-        alike: Some(&alike),
-    };
-    search::reindex(conn, nid, &current.note, &located.note, changed, known)?;
+    // The index catches up later (`search::catch_up`), from the Note as it is now.
+    let listed = !cache.is_behind(nid) && search::fall_behind(conn, nid, version)?;
     let change = match claim {
         None => KeysChange::None,
         Some(claim) if keys.pending.len() + 1 < KEYS_PENDING_MAX => KeysChange::Pending(
@@ -174,7 +169,15 @@ pub(super) fn write(
             KeysChange::Indexed
         }
     };
-    cache.wrote(read_keys, located, change);
+    let lag = match listed {
+        true => Lag::Listed {
+            at: version,
+            changed,
+        },
+        false => Lag::Already(changed),
+    };
+    let loaded = read_keys.zip(loaded);
+    cache.wrote(loaded, located, change, lag);
     Ok(result)
 }
 
@@ -346,7 +349,7 @@ fn append_version(
     mut note: Note,
     next: Version,
     entry: &NewVersion<'_>,
-) -> Result<(Located, Alike)> {
+) -> Result<Located> {
     note.version = next;
     let mut data_at = Vec::with_capacity(note.tabs.len());
     let mut depth = Vec::with_capacity(note.tabs.len());
@@ -408,7 +411,6 @@ fn append_version(
     let Found {
         splices,
         written,
-        alike,
         mut roots,
         stacked,
     } = splices(
@@ -502,12 +504,8 @@ fn append_version(
             located.tops.insert(tab.id.clone(), top);
         }
     }
-    Ok((located, alike))
+    Ok(located)
 }
-
-/// Per Markdown tab spliced on its text before the write: how many bytes that text and the new
-/// one share at their start and at their end (the splice found them; search need not).
-type Alike = HashMap<TabId, (usize, usize)>;
 
 /// Markdown texts shorter than this are not kept as a chain's root: reading their row again
 /// costs little.
@@ -525,7 +523,6 @@ struct Found<'a> {
     splices: Splices<'a>,
     /// The JSON texts of the new contents of big Sheet tabs.
     written: Vec<Written>,
-    alike: Alike,
     /// The roots of the full chains it rebased.
     roots: HashMap<TabId, Root>,
     /// The tabs whose full chain it rebased on a stack of splices (depth over 1).
@@ -545,7 +542,6 @@ fn splices<'a>(
 ) -> Result<Found<'a>> {
     let mut splices = Vec::with_capacity(note.tabs.len());
     let mut written = Vec::with_capacity(note.tabs.len());
-    let mut alike = Alike::new();
     let mut roots = HashMap::new();
     let mut stacked = Vec::new();
     for (i, tab) in note.tabs.iter().enumerate() {
@@ -576,11 +572,6 @@ fn splices<'a>(
                 let hash = current.hashes.get(&tab.id).copied();
                 let (spliced, text) =
                     splice_of(base, &before.data, &tab.data, chain, text, hash, kept)?;
-                if let (Some(s), TabData::Markdown(old)) = (&spliced, &before.data)
-                    && s.more.is_empty()
-                {
-                    alike.insert(tab.id.clone(), (s.keep, old.len() - s.keep - s.cut));
-                }
                 (spliced.map(|s| (s, chain + 1)), text)
             }
             _ => (None, None),
@@ -594,7 +585,6 @@ fn splices<'a>(
     Ok(Found {
         splices,
         written,
-        alike,
         roots,
         stacked,
     })
@@ -970,7 +960,7 @@ pub(super) fn create_note(
             updated_at: at,
         },
     };
-    cache.wrote(None, located, KeysChange::None);
+    cache.wrote(None, located, KeysChange::None, Lag::Indexed);
     Ok((stored, false))
 }
 

@@ -54,6 +54,10 @@ pub struct SqliteOptions {
     /// Most writes committed together in one transaction (group commit). 1 commits every write
     /// on its own: for benchmarks only.
     pub max_batch: usize,
+    /// How long the search index may lag a written Note before the writer brings it up to date
+    /// (a search always has it brought up to date first). Longer: more writes of a burst
+    /// indexed at once, and the Note as the index holds it kept longer.
+    pub search_delay: std::time::Duration,
 }
 
 impl Default for SqliteOptions {
@@ -62,6 +66,7 @@ impl Default for SqliteOptions {
             synchronous: Synchronous::Full,
             readers: 4,
             max_batch: 512,
+            search_delay: std::time::Duration::from_secs(1),
         }
     }
 }
@@ -149,7 +154,12 @@ impl SqliteStore {
         let readers = ReadPool::open(path, opts.readers)?;
         let checkpointer = Checkpointer::start(path)?;
         let callers_commit = opts.synchronous == Synchronous::Normal;
-        let writer = Arc::new(Writer::new(conn, opts.max_batch, callers_commit));
+        let writer = Arc::new(Writer::new(
+            conn,
+            opts.max_batch,
+            callers_commit,
+            opts.search_delay,
+        ));
         let thread = std::thread::Builder::new()
             .name("quire-store-writer".to_owned())
             .spawn({
@@ -168,6 +178,13 @@ impl SqliteStore {
                 })),
             }),
         })
+    }
+
+    /// Brings the search index up to every Note's newest version now, rather than when the
+    /// writer next finds it due (a search does this itself first): how many lagging Notes it
+    /// indexed. For a caller that reads the index's tables, or wants a quiet file.
+    pub async fn catch_up_search(&self) -> Result<usize> {
+        self.submit(|reply| Job::CatchUp(Some(reply))).await
     }
 
     /// Hands a job to the writer and waits for its verdict, given after the commit.
@@ -367,6 +384,19 @@ impl Store for SqliteStore {
         limit: usize,
         scope: quire_store::search::SearchScope,
     ) -> Result<Vec<SearchHit>> {
+        // Every write acknowledged before this point is committed; where the index lags one,
+        // it is brought up to date (by a catch-up that starts after those commits) first.
+        let first = query.clone();
+        let found = self
+            .read(move |c| match search::behind(c)? {
+                true => Ok(None),
+                false => search::search(c, &first, limit, scope).map(Some),
+            })
+            .await?;
+        if let Some(hits) = found {
+            return Ok(hits);
+        }
+        self.submit(|reply| Job::CatchUp(Some(reply))).await?;
         let query = query.clone();
         self.read(move |c| search::search(c, &query, limit, scope))
             .await

@@ -1,14 +1,104 @@
-//! The full-text index (`0008_search.sql`, FTS5): written by the guarded write inside its own
-//! transaction ([`reindex`], [`index_new`]), so a refused write leaves it untouched and an
-//! acknowledged one is found at once; read by [`search`].
+//! The full-text index (`0010_search.sql`, FTS5), read by [`search`]. A new Note is indexed in
+//! the transaction that creates it ([`index_new`]). A guarded write does not index: it lists its
+//! Note in `search_pending` (`0013_search_after_write.sql`, [`fall_behind`]) with the version
+//! the index holds, and the writer brings the index up to every listed Note's newest version
+//! later ([`catch_up`]): a moment after the first listing, in the commit of whatever batch is
+//! then running (or alone), and always before a search reads the index ([`behind`]). So a
+//! write's commit holds no index work, the writes of a burst to one Note are indexed once, and
+//! a search still finds every write acknowledged before it started.
 
 use quire_api::SearchHit;
-use quire_model::{Note, NoteId, TabId, TabKind};
+use quire_model::{Note, NoteId, TabId, TabKind, Version};
+use quire_store::StoreError;
 use quire_store::search::{self, IndexPlan, SearchQuery, SearchScope};
 use rusqlite::Connection;
 
-use super::read;
+use super::cache::NoteCache;
+use super::read::{self, Located};
 use crate::fail::Result;
+
+/// Lists Note `nid` in `search_pending` as indexed at version `at`, unless it is listed: true
+/// when this call listed it.
+pub(super) fn fall_behind(conn: &Connection, nid: i64, at: Version) -> Result<bool> {
+    let listed = conn
+        .prepare_cached(
+            "INSERT INTO search_pending (nid, indexed_version) VALUES (?1, ?2)
+             ON CONFLICT (nid) DO NOTHING",
+        )?
+        .execute(rusqlite::params![nid, at.0])?;
+    Ok(listed == 1)
+}
+
+/// Whether the index lags some Note's newest version (a search must have it caught up first).
+pub(super) fn behind(conn: &Connection) -> Result<bool> {
+    let mut stmt = conn.prepare_cached("SELECT EXISTS (SELECT 1 FROM search_pending)")?;
+    Ok(stmt.query_row([], |r| r.get(0))?)
+}
+
+/// Brings the index of every Note listed in `search_pending` from the version it holds to the
+/// Note's newest, and empties the listing: the comparison a write makes, of the Note as the
+/// index holds it (kept by the writer, else read from the history) with the Note now, over the
+/// tabs written since where the writer saw every write since (else over all of them). A Note
+/// whose indexed version cannot be read is indexed afresh. Returns how many Notes it indexed.
+pub(super) fn catch_up(conn: &Connection, cache: &mut NoteCache) -> Result<usize> {
+    let listed: Vec<(i64, String, Version)> = conn
+        .prepare_cached(
+            "SELECT p.nid, n.id, p.indexed_version
+             FROM search_pending AS p JOIN notes AS n ON n.nid = p.nid
+             ORDER BY p.nid",
+        )?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, Version(r.get(2)?))))?
+        .collect::<rusqlite::Result<_>>()?;
+    for (nid, id, at) in &listed {
+        let id: NoteId = id.parse().map_err(read::bad_id)?;
+        let mut now_read = None;
+        let now = match cache.current(&id) {
+            Some(cached) => &cached.located,
+            None => {
+                let version = read::current_version(conn, *nid)?;
+                let found = read::located_at(conn, *nid, &id, version, None)?;
+                now_read.insert(found.ok_or_else(|| {
+                    StoreError::Backend(format!("note {id}: version {version} is not stored"))
+                })?)
+            }
+        };
+        let hint = cache.behind(*nid).filter(|b| b.at == Some(*at));
+        let mut was_read = None;
+        let was: Option<&Located> = match hint.and_then(|b| b.indexed.as_ref()) {
+            Some(kept) => Some(kept),
+            // The index holds what this history row held: unreadable, it is made afresh.
+            None => match read::located_at(conn, *nid, &id, *at, None) {
+                Ok(found) => was_read.insert(found).as_ref(),
+                Err(e) => {
+                    tracing::warn!("note {id}: indexed afresh, version {at} unreadable: {e}");
+                    None
+                }
+            },
+        };
+        let changed: Option<Vec<TabId>> = hint
+            .and_then(|b| b.changed.as_ref())
+            .map(|tabs| tabs.iter().cloned().collect());
+        match was {
+            Some(was) => {
+                let known = search::KnownHashes {
+                    before: Some(&was.hashes),
+                    after: Some(&now.hashes),
+                    alike: None,
+                };
+                reindex(conn, *nid, &was.note, &now.note, changed.as_deref(), known)?;
+            }
+            None => {
+                conn.prepare_cached("DELETE FROM search_chunks WHERE nid = ?1")?
+                    .execute([nid])?;
+                index_new(conn, *nid, &now.note)?;
+            }
+        }
+    }
+    conn.prepare_cached("DELETE FROM search_pending")?
+        .execute([])?;
+    cache.caught_up();
+    Ok(listed.len())
+}
 
 /// Brings the index of Note `nid` from `old` to `new`. `changed`: the tabs whose data the write
 /// changed, if it knows (a restore does not); `known`: the hashes the writer kept of long texts.

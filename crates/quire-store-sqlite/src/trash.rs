@@ -65,8 +65,10 @@ pub(super) fn empty_trash(
             .execute([nid])?;
         conn.prepare_cached("DELETE FROM note_creations WHERE note_id = ?1")?
             .execute([id.as_str()])?;
-        // Its search index (the FTS rows follow by trigger).
+        // Its search index (the FTS rows follow by trigger), and its listing as lagging.
         conn.prepare_cached("DELETE FROM search_chunks WHERE nid = ?1")?
+            .execute([nid])?;
+        conn.prepare_cached("DELETE FROM search_pending WHERE nid = ?1")?
             .execute([nid])?;
         conn.prepare_cached("DELETE FROM notes WHERE nid = ?1")?
             .execute([nid])?;

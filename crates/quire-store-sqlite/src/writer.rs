@@ -10,6 +10,10 @@
 //! and back: a third of a NORMAL write's latency. Under FULL the commit waits for the disk and
 //! the caller queues: a tokio worker blocked that long hands its runtime to another thread
 //! (`block_in_place`), which cost more over HTTP than the hop it saves (BENCHMARKS.md).
+//!
+//! The search index lags the guarded writes (`search.rs`): once a Note has been listed as
+//! lagging for `search_delay`, the next batch brings the index up to date before its `COMMIT`
+//! (the writer thread runs one of its own when no job comes), and a search asks for it first.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -22,7 +26,7 @@ use tokio::runtime::{Handle, RuntimeFlavor};
 use tokio::sync::oneshot;
 
 use super::cache::NoteCache;
-use super::{guarded, trash};
+use super::{guarded, search, trash};
 use crate::fail;
 use quire_api::{NoteMeta, StoredNote, WriteResult};
 use quire_store::guard::Fingerprinted;
@@ -61,6 +65,10 @@ pub(super) enum Job {
         before: Option<Timestamp>,
         reply: Reply<Vec<NoteId>>,
     },
+    /// Brings the search index up to every listed Note's newest version (`search::catch_up`),
+    /// answering how many it indexed: asked by a search (`Some`), or added to a batch by the
+    /// writer once the listing is due (`None`).
+    CatchUp(Option<Reply<usize>>),
 }
 
 /// A job's verdict, held until the batch's fate is known. Called with `None` after a
@@ -153,6 +161,21 @@ impl Job {
                     guarded(conn, undo, |c| trash::empty_trash(c, cache, before));
                 (settle(reply, verdict), outcome)
             }
+            Job::CatchUp(reply) => {
+                let (verdict, outcome) = guarded(conn, undo, |c| search::catch_up(c, cache));
+                if verdict.is_err() {
+                    cache.retry_later();
+                }
+                match reply {
+                    Some(reply) => (settle(reply, verdict), outcome),
+                    None => {
+                        if let Err(e) = &verdict {
+                            tracing::error!("bringing the search index up to date failed: {e}");
+                        }
+                        (Box::new(|_| {}), outcome)
+                    }
+                }
+            }
         }
     }
 
@@ -168,6 +191,8 @@ impl Job {
             Job::RevokeTokens { reply, .. } => settle(reply, Err(StoreError::Closed))(lost),
             Job::RecordTokenUse { reply, .. } => settle(reply, Err(StoreError::Closed))(lost),
             Job::EmptyTrash { reply, .. } => settle(reply, Err(StoreError::Closed))(lost),
+            Job::CatchUp(Some(reply)) => settle(reply, Err(StoreError::Closed))(lost),
+            Job::CatchUp(None) => {}
         }
     }
 }
@@ -233,15 +258,29 @@ pub(super) struct Writer {
     callers_commit: bool,
     /// Nanoseconds spent committing batches, since the store opened.
     busy: AtomicU64,
+    /// How long a Note's search index may lag it before a batch brings it up to date.
+    search_delay: Duration,
+    /// When the search index is due to be brought up to date: nanoseconds after `opened`, plus
+    /// one (0: nothing lags). Follows the cache's `behind_since` after every batch.
+    search_due: AtomicU64,
+    opened: Instant,
 }
 
 impl Writer {
-    pub(super) fn new(conn: Connection, max_batch: usize, callers_commit: bool) -> Self {
-        Writer {
-            conn: Mutex::new(Some(Connected {
-                conn,
-                cache: NoteCache::default(),
-            })),
+    pub(super) fn new(
+        conn: Connection,
+        max_batch: usize,
+        callers_commit: bool,
+        search_delay: Duration,
+    ) -> Self {
+        let mut cache = NoteCache::default();
+        // A listing left by a process that stopped before its index caught up.
+        if search::behind(&conn).unwrap_or(true) {
+            cache.may_be_behind();
+        }
+        let opened = Instant::now();
+        let writer = Writer {
+            conn: Mutex::new(Some(Connected { conn, cache })),
             queue: Mutex::new(Queue {
                 jobs: VecDeque::new(),
                 open: true,
@@ -250,6 +289,39 @@ impl Writer {
             max_batch: max_batch.max(1),
             callers_commit,
             busy: AtomicU64::new(0),
+            search_delay,
+            search_due: AtomicU64::new(0),
+            opened,
+        };
+        if let Ok(mut conn) = writer.conn.lock()
+            && let Some(connected) = conn.as_mut()
+        {
+            writer.follow_search_lag(&connected.cache);
+        }
+        writer
+    }
+
+    /// When the search index is due to be brought up to date, if anything lags.
+    fn search_due(&self) -> Option<Instant> {
+        match self.search_due.load(Ordering::Acquire) {
+            0 => None,
+            n => Some(self.opened + Duration::from_nanos(n - 1)),
+        }
+    }
+
+    /// Sets the due time from the cache's `behind_since`; wakes the writer thread when something
+    /// newly lags (it times the catch-up when no job comes).
+    fn follow_search_lag(&self, cache: &NoteCache) {
+        let due = cache.behind_since().map(|since| {
+            let after = (since + self.search_delay).saturating_duration_since(self.opened);
+            u64::try_from(after.as_nanos()).unwrap_or(u64::MAX - 1) + 1
+        });
+        let was = self.search_due.swap(due.unwrap_or(0), Ordering::AcqRel);
+        if was == 0 && due.is_some() {
+            // Under the queue's lock: the writer thread is either about to read the due time
+            // or waiting already, never between the two.
+            drop(self.queue.lock());
+            self.queued.notify_one();
         }
     }
 
@@ -258,10 +330,16 @@ impl Writer {
         Duration::from_nanos(self.busy.load(Ordering::Relaxed))
     }
 
-    /// Commits a batch, timed.
+    /// Commits a batch, timed; brings the search index up to date in it when that is due.
     fn commit(&self, connected: &mut Connected, batch: &mut Vec<Job>) {
         let start = Instant::now();
+        if self.search_due().is_some_and(|due| due <= start)
+            && !batch.iter().any(|job| matches!(job, Job::CatchUp(_)))
+        {
+            batch.push(Job::CatchUp(None));
+        }
         commit_batch(&connected.conn, &mut connected.cache, batch);
+        self.follow_search_lag(&connected.cache);
         let took = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
         self.busy.fetch_add(took, Ordering::Relaxed);
     }
@@ -311,8 +389,9 @@ impl Writer {
     }
 
     /// The writer thread's loop: until the store closes and the queue is empty, wait for a
-    /// job, then take the connection and commit what is queued (at most `max_batch` jobs) as
-    /// one batch. A caller that led meanwhile may have taken the jobs already.
+    /// job (or for the search index to be due), then take the connection and commit what is
+    /// queued (at most `max_batch` jobs) as one batch. A caller that led meanwhile may have
+    /// taken the jobs already. Before it returns, the index catches up.
     pub(super) fn run(&self) {
         let mut batch = Vec::with_capacity(self.max_batch);
         loop {
@@ -321,12 +400,22 @@ impl Writer {
                     return;
                 };
                 while queue.jobs.is_empty() && queue.open {
-                    queue = match self.queued.wait(queue) {
-                        Ok(q) => q,
-                        Err(_) => return,
+                    let now = Instant::now();
+                    queue = match self.search_due() {
+                        Some(due) if due <= now => break,
+                        Some(due) => match self.queued.wait_timeout(queue, due - now) {
+                            Ok((q, _)) => q,
+                            Err(_) => return,
+                        },
+                        None => match self.queued.wait(queue) {
+                            Ok(q) => q,
+                            Err(_) => return,
+                        },
                     };
                 }
-                if queue.jobs.is_empty() {
+                if queue.jobs.is_empty() && !queue.open {
+                    drop(queue);
+                    self.catch_up_before_closing();
                     return;
                 }
             }
@@ -339,9 +428,26 @@ impl Writer {
             if let Ok(mut queue) = self.lock_queue() {
                 take(&mut queue, &mut batch, self.max_batch);
             }
-            if !batch.is_empty() {
+            let due = self.search_due().is_some_and(|due| due <= Instant::now());
+            if !batch.is_empty() || due {
                 self.commit(connected, &mut batch);
             }
+        }
+    }
+
+    /// The last batch: the search index brought up to date, if anything lags.
+    fn catch_up_before_closing(&self) {
+        if self.search_due().is_none() {
+            return;
+        }
+        let mut conn = self.conn.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(connected) = conn.as_mut() {
+            commit_batch(
+                &connected.conn,
+                &mut connected.cache,
+                &mut vec![Job::CatchUp(None)],
+            );
+            self.follow_search_lag(&connected.cache);
         }
     }
 
@@ -655,7 +761,7 @@ mod tests {
             counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             false
         }));
-        let writer = Writer::new(conn, 512, callers_commit);
+        let writer = Writer::new(conn, 512, callers_commit, Duration::from_secs(1));
         (dir, std::sync::Arc::new(writer), commits)
     }
 

@@ -1,6 +1,8 @@
-//! The search index as SQLite keeps it: after any sequence of writes it holds exactly the
-//! chunks a fresh indexing of the Note would (and FTS5's words agree with them), and a write
-//! that changes one chunk costs FTS5 one new segment.
+//! The search index as SQLite keeps it: a guarded write lists its Note as lagging instead of
+//! indexing it; once caught up (asked, by a search, by the writer when it is due, or by a store
+//! that opens a file a stopped one left) the index holds exactly the chunks a fresh indexing of
+//! every Note would (and FTS5's words agree with them), whatever writes came between, and a
+//! catch-up of writes that changed one chunk costs FTS5 one new segment.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
@@ -9,6 +11,9 @@ use std::path::Path;
 use quire_model::{
     AuthorKind, NewTabKind, Note, NoteId, Op, SlideInput, TabId, TabKind, Timestamp,
 };
+use std::time::{Duration, Instant};
+
+use quire_store::search::{SearchQuery, SearchScope};
 use quire_store::{Change, NewNote, Store, WriteRequest};
 use quire_store_sqlite::{SqliteOptions, SqliteStore, Synchronous};
 use serde_json::json;
@@ -119,12 +124,45 @@ fn words(rng: &mut Rng, n: usize) -> String {
     out
 }
 
+/// A store whose writer never finds the index due on its own within a test: the tests say
+/// when it catches up.
 fn store_at(path: &Path) -> SqliteStore {
+    store_with_delay(path, Duration::from_secs(3600))
+}
+
+fn store_with_delay(path: &Path, search_delay: Duration) -> SqliteStore {
     let options = SqliteOptions {
         synchronous: Synchronous::Normal,
+        search_delay,
         ..SqliteOptions::default()
     };
     SqliteStore::open(path, options).expect("open")
+}
+
+/// The Notes listed as lagging their index: (nid, the version the index holds).
+fn listed(file: &rusqlite::Connection) -> Vec<(i64, u64)> {
+    let mut stmt = file
+        .prepare("SELECT nid, indexed_version FROM search_pending ORDER BY nid")
+        .unwrap();
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap()
+}
+
+/// The rows a fresh indexing of every one of `notes` would write.
+fn fresh_of(notes: &[Note]) -> BTreeMap<Chunk, usize> {
+    let mut expected = BTreeMap::new();
+    for note in notes {
+        for (chunk, n) in fresh_chunks(note) {
+            *expected.entry(chunk).or_default() += n;
+        }
+    }
+    expected
+}
+
+fn find(word: &str) -> SearchQuery {
+    SearchQuery::parse(word).expect("query")
 }
 
 async fn create(store: &SqliteStore, title: &str) -> Note {
@@ -252,11 +290,13 @@ fn random_ops(rng: &mut Rng, note: &Note) -> Vec<Op> {
     }
 }
 
-/// After each of 300 random writes of two Notes (every kind of tab, titles, labels, tabs made,
-/// moved and deleted, multibyte text and NUL characters, long texts edited in one place), the
-/// index holds exactly the chunks a fresh indexing of each Note would, and FTS5's words agree.
+/// Over 300 random writes of two Notes (every kind of tab, titles, labels, tabs made, moved
+/// and deleted, multibyte text and NUL characters, long texts edited in one place), caught up
+/// after one to four writes at a time (asked, or by a search): the index then holds exactly the
+/// chunks a fresh indexing of each Note would, and FTS5's words agree. Between catch-ups it
+/// holds what it held after the last one.
 #[tokio::test]
-async fn the_index_is_always_what_a_fresh_one_would_be() {
+async fn once_caught_up_the_index_is_what_a_fresh_one_would_be() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("index.db");
     let store = store_at(&path);
@@ -266,17 +306,38 @@ async fn the_index_is_always_what_a_fresh_one_would_be() {
         create(&store, "Second").await,
     ];
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut caught_up = stored_chunks(&file);
+    assert_eq!(
+        caught_up,
+        fresh_of(&notes),
+        "two new Notes are indexed as they are made"
+    );
+    let mut since = 0;
     for step in 0..300 {
         let which = rng.below(notes.len());
         let ops = random_ops(&mut rng, &notes[which]);
         notes[which] = write(&store, &notes[which], ops).await;
-        let mut expected = BTreeMap::new();
-        for note in &notes {
-            for (chunk, n) in fresh_chunks(note) {
-                *expected.entry(chunk).or_default() += n;
-            }
+        since += 1;
+        if since < 1 + rng.below(4) {
+            assert_eq!(
+                stored_chunks(&file),
+                caught_up,
+                "after write {step}: not caught up"
+            );
+            continue;
         }
-        assert_eq!(stored_chunks(&file), expected, "after write {step}");
+        since = 0;
+        if rng.below(2) == 0 {
+            store.catch_up_search().await.expect("catch up");
+        } else {
+            store
+                .search(&find("alpha"), 5, SearchScope::AllNotes)
+                .await
+                .expect("search");
+        }
+        assert_eq!(listed(&file), [], "after write {step}");
+        caught_up = stored_chunks(&file);
+        assert_eq!(caught_up, fresh_of(&notes), "after write {step}");
         if step % 10 == 0 {
             fts_agrees(&file);
         }
@@ -284,10 +345,11 @@ async fn the_index_is_always_what_a_fresh_one_would_be() {
     fts_agrees(&file);
 }
 
-/// A write that changes one chunk (of a short text, or of a long one edited in one place) adds
-/// one segment to FTS5, not one per statement.
+/// The catch-up of a write that changes one chunk (of a short text, or of a long one edited in
+/// one place) adds one segment to FTS5, not one per statement; so does the catch-up of ten
+/// writes that changed the same chunk.
 #[tokio::test]
-async fn a_write_that_changes_one_chunk_adds_one_segment() {
+async fn a_catch_up_of_writes_that_change_one_chunk_adds_one_segment() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("segments.db");
     let store = store_at(&path);
@@ -315,17 +377,232 @@ async fn a_write_that_changes_one_chunk_adds_one_segment() {
             }],
         )
         .await;
+        store.catch_up_search().await.unwrap();
         let before = segments(&file);
         note = write(
             &store,
             &note,
             vec![Op::ReplaceText {
                 tab_id: markdown_id(),
-                text: edited,
+                text: edited.clone(),
             }],
         )
         .await;
+        assert_eq!(segments(&file), before, "a write alone adds none");
+        store.catch_up_search().await.unwrap();
         assert_eq!(segments(&file), before + 1, "at version {}", note.version);
+        for n in 0..10 {
+            note = write(
+                &store,
+                &note,
+                vec![Op::ReplaceText {
+                    tab_id: markdown_id(),
+                    text: format!("{edited} {n}"),
+                }],
+            )
+            .await;
+        }
+        assert_eq!(store.catch_up_search().await.unwrap(), 1, "one Note lagged");
+        assert_eq!(segments(&file), before + 2, "ten writes, one catch-up");
     }
     fts_agrees(&file);
+}
+
+/// A write lists its Note with the version the index still holds, and leaves the index as it
+/// was; a later write of the Note keeps that listing. A search right after finds the newest
+/// words and not the words written over (it has the index caught up first), and leaves no
+/// Note listed.
+#[tokio::test]
+async fn a_search_finds_what_was_written_just_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fresh.db");
+    let store = store_at(&path);
+    let file = rusqlite::Connection::open(&path).unwrap();
+    let mut note = create(&store, "Animals").await;
+    let nid: i64 = file
+        .query_row("SELECT nid FROM notes", [], |r| r.get(0))
+        .unwrap();
+    let replace = |text: &str| {
+        vec![Op::ReplaceText {
+            tab_id: markdown_id(),
+            text: text.to_owned(),
+        }]
+    };
+    note = write(&store, &note, replace("the aardvark sleeps")).await;
+    store.catch_up_search().await.unwrap();
+    let indexed = stored_chunks(&file);
+    note = write(&store, &note, replace("the wombat digs")).await;
+    assert_eq!(listed(&file), [(nid, 2)]);
+    note = write(&store, &note, replace("the capybara swims")).await;
+    assert_eq!(
+        listed(&file),
+        [(nid, 2)],
+        "listed once, at the version indexed"
+    );
+    assert_eq!(
+        stored_chunks(&file),
+        indexed,
+        "the writes left the index as it was"
+    );
+
+    for (word, found) in [("capybara", 1), ("aardvark", 0), ("wombat", 0)] {
+        let hits = store
+            .search(&find(word), 10, SearchScope::AllNotes)
+            .await
+            .unwrap();
+        assert_eq!(hits.len(), found, "{word}: {hits:?}");
+    }
+    assert_eq!(listed(&file), []);
+    assert_eq!(stored_chunks(&file), fresh_of(&[note]));
+    fts_agrees(&file);
+}
+
+/// With nothing asking, the writer brings a lagging index up to date by itself once the delay
+/// has passed: no search, no catch-up asked, no other write.
+#[tokio::test]
+async fn the_writer_catches_the_index_up_by_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("timer.db");
+    let store = store_with_delay(&path, Duration::from_millis(50));
+    let file = rusqlite::Connection::open(&path).unwrap();
+    let note = create(&store, "Timer").await;
+    let note = write(
+        &store,
+        &note,
+        vec![Op::ReplaceText {
+            tab_id: markdown_id(),
+            text: "the pangolin waits".to_owned(),
+        }],
+    )
+    .await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !listed(&file).is_empty() {
+        assert!(Instant::now() < deadline, "still listed after 30 s");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(stored_chunks(&file), fresh_of(&[note]));
+}
+
+/// A store that stopped with Notes listed (here: a copy of its file taken while they were)
+/// leaves them to the next store that opens the file. That store catches up on its own, from
+/// the versions the listing names (it kept no copy of them), and a search finds the last words.
+#[tokio::test]
+async fn a_listing_left_in_the_file_is_caught_up_by_the_next_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("left.db");
+    let copy = dir.path().join("copy.db");
+    let store = store_at(&path);
+    let mut notes = vec![create(&store, "Left").await, create(&store, "Behind").await];
+    let mut rng = Rng(0xC0FFEE);
+    for step in 0..40 {
+        let which = step % 2;
+        let ops = random_ops(&mut rng, &notes[which]);
+        notes[which] = write(&store, &notes[which], ops).await;
+    }
+    let last = format!("{} marmoset", words(&mut rng, 3_000));
+    notes[0] = write(
+        &store,
+        &notes[0],
+        vec![Op::ReplaceText {
+            tab_id: markdown_id(),
+            text: last,
+        }],
+    )
+    .await;
+    let file = rusqlite::Connection::open(&path).unwrap();
+    assert_eq!(listed(&file).len(), 2);
+    file.execute("VACUUM INTO ?1", [copy.to_str().unwrap()])
+        .unwrap();
+    drop(store);
+
+    // Opened with the listing: caught up by its writer once due, without being asked.
+    let copied = rusqlite::Connection::open(&copy).unwrap();
+    assert_eq!(listed(&copied).len(), 2);
+    let reopened = store_with_delay(&copy, Duration::from_millis(20));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !listed(&copied).is_empty() {
+        assert!(Instant::now() < deadline, "still listed after 30 s");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(stored_chunks(&copied), fresh_of(&notes));
+    fts_agrees(&copied);
+    let hits = reopened
+        .search(&find("marmoset"), 10, SearchScope::AllNotes)
+        .await
+        .unwrap();
+    assert_eq!(hits.len(), 1, "{hits:?}");
+}
+
+/// Two stores on one file (two processes): each lists the Notes it writes, neither trusts what
+/// it knew of a listing once the other wrote, and a catch-up by either leaves the index as a
+/// fresh one, whoever wrote last.
+#[tokio::test]
+async fn two_stores_on_one_file_keep_one_listing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shared.db");
+    let a = store_at(&path);
+    let b = store_at(&path);
+    let file = rusqlite::Connection::open(&path).unwrap();
+    let mut note = create(&a, "Shared").await;
+    let mut rng = Rng(0x5EED);
+    for step in 0..60 {
+        let store = if rng.below(2) == 0 { &a } else { &b };
+        let ops = random_ops(&mut rng, &note);
+        note = write(store, &note, ops).await;
+        if step % 7 == 6 {
+            let catcher = if rng.below(2) == 0 { &a } else { &b };
+            catcher.catch_up_search().await.unwrap();
+            assert_eq!(listed(&file), [], "after write {step}");
+            assert_eq!(
+                stored_chunks(&file),
+                fresh_of(&[note.clone()]),
+                "after write {step}"
+            );
+        }
+    }
+    fts_agrees(&file);
+}
+
+/// A lagging Note erased from the trash takes its listing with it; a Note made after it (which
+/// may reuse its row number) is listed and caught up as its own.
+#[tokio::test]
+async fn an_erased_note_takes_its_listing_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("erase.db");
+    let store = store_at(&path);
+    let file = rusqlite::Connection::open(&path).unwrap();
+    let note = create(&store, "Doomed").await;
+    let replace = |text: &str| {
+        vec![Op::ReplaceText {
+            tab_id: markdown_id(),
+            text: text.to_owned(),
+        }]
+    };
+    let note = write(&store, &note, replace("the dodo")).await;
+    store
+        .write(WriteRequest {
+            note_id: note.id.clone(),
+            expected_version: note.version,
+            idempotency_key: None,
+            author: "person".to_owned(),
+            author_kind: AuthorKind::Person,
+            change: Change::Trash,
+            now: Timestamp(1_796_019_883_000),
+        })
+        .await
+        .unwrap();
+    assert_eq!(listed(&file).len(), 1);
+    assert_eq!(store.empty_trash(None).await.unwrap(), vec![note.id.clone()]);
+    assert_eq!(listed(&file), []);
+    assert_eq!(stored_chunks(&file), BTreeMap::new());
+
+    let next = create(&store, "Next").await;
+    let next = write(&store, &next, replace("the quagga")).await;
+    assert_eq!(listed(&file).len(), 1);
+    let hits = store
+        .search(&find("quagga"), 10, SearchScope::AllNotes)
+        .await
+        .unwrap();
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(stored_chunks(&file), fresh_of(&[next]));
 }
