@@ -592,7 +592,10 @@ async fn an_erased_note_takes_its_listing_with_it() {
         .await
         .unwrap();
     assert_eq!(listed(&file).len(), 1);
-    assert_eq!(store.empty_trash(None).await.unwrap(), vec![note.id.clone()]);
+    assert_eq!(
+        store.empty_trash(None).await.unwrap(),
+        vec![note.id.clone()]
+    );
     assert_eq!(listed(&file), []);
     assert_eq!(stored_chunks(&file), BTreeMap::new());
 

@@ -109,7 +109,11 @@ pub(crate) fn text_lines(
             ),
         ));
     };
-    let total = text.split_inclusive('\n').count();
+    // Lines are found with `memchr`, not walked one by one: a 1 MiB text holds 16,000 of
+    // them, and `find` on each line alone set up a substring search per line.
+    let bytes = text.as_bytes();
+    let breaks = || memchr::memchr_iter(b'\n', bytes);
+    let total = breaks().count() + usize::from(!text.is_empty() && !text.ends_with('\n'));
     let first = to_index(start).saturating_sub(1);
     if first > 0 && first >= total {
         return Err(Violation::at_field(
@@ -117,14 +121,24 @@ pub(crate) fn text_lines(
             format!("line {start} is past the end: this tab has {total} lines"),
         ));
     }
-    let first = match find {
-        None => first,
-        Some(needle) => text
-            .split_inclusive('\n')
-            .enumerate()
-            .skip(first)
-            .find(|(_, line)| line_text(line).contains(needle))
-            .map(|(i, _)| i)
+    // Where line `first` (0-based) starts.
+    let from = match first {
+        0 => 0,
+        n => breaks().nth(n - 1).map_or(bytes.len(), |at| at + 1),
+    };
+    // The first line to give, and where it starts.
+    let (first, from) = match find {
+        None => (first, from),
+        // A line is searched by itself: a quote holding a line break is in none. Any other is
+        // in the line of its first occurrence from `from` on.
+        Some(needle) => (total > 0 && !needle.contains('\n'))
+            .then(|| memchr::memmem::find(&bytes[from..], needle.as_bytes()))
+            .flatten()
+            .map(|at| {
+                let before = &bytes[from..from + at];
+                let line = memchr::memrchr(b'\n', before).map_or(from, |i| from + i + 1);
+                (first + memchr::memchr_iter(b'\n', before).count(), line)
+            })
             .ok_or_else(|| {
                 Violation::at_field(
                     "find",
@@ -134,12 +148,11 @@ pub(crate) fn text_lines(
                 )
             })?,
     };
-    let lines: Vec<Value> = text
+    let lines: Vec<Value> = text[from..]
         .split_inclusive('\n')
-        .enumerate()
-        .skip(first)
         .take(to_index(count))
-        .map(|(i, line)| json!({"number": i + 1, "text": line_text(line)}))
+        .enumerate()
+        .map(|(i, line)| json!({"number": first + i + 1, "text": line_text(line)}))
         .collect();
     Ok(json!({
         "note_id": note.id,
@@ -521,6 +534,81 @@ mod tests {
         assert_eq!(window(1, "food").unwrap(), (5, vec![5]));
         assert_eq!(window(5, "Budget").unwrap_err().field, "find");
         assert_eq!(window(1, "intro\n## Budget").unwrap_err().field, "find");
+    }
+
+    /// The window found line by line, as `text_lines` once did: (first line, numbers, texts).
+    fn reference(
+        text: &str,
+        start: usize,
+        count: usize,
+        find: Option<&str>,
+    ) -> Option<Vec<(usize, String)>> {
+        let all: Vec<&str> = text.split_inclusive('\n').map(line_text).collect();
+        let first = start - 1;
+        if first > 0 && first >= all.len() {
+            return None;
+        }
+        let first = match find {
+            None => first,
+            Some(needle) => (first..all.len()).find(|&i| all[i].contains(needle))?,
+        };
+        Some(
+            (first..all.len().min(first + count))
+                .map(|i| (i + 1, all[i].to_owned()))
+                .collect(),
+        )
+    }
+
+    /// Over texts of short random lines (empty ones, multibyte ones, a final line break or
+    /// not, `\r`), every start and every quote (a word, part of a line, a whole line, one
+    /// across a break, an empty one, one no line holds) gives the window the line-by-line
+    /// search gives, or is refused where it is.
+    #[test]
+    fn lines_are_found_as_a_search_line_by_line_finds_them() {
+        const PIECES: &[&str] = &["fox", "the", " ", "é", "\r", "ü fox", "", "x"];
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for _ in 0..300 {
+            let mut text = String::new();
+            for _ in 0..next(12) {
+                for _ in 0..next(4) {
+                    text.push_str(PIECES[next(PIECES.len())]);
+                }
+                text.push('\n');
+            }
+            if next(2) == 0 {
+                text.push_str(PIECES[next(PIECES.len())]);
+            }
+            let note = markdown(&text);
+            let tab = note.tab(&TabId::from(TabId::MARKDOWN)).unwrap();
+            let quotes = [
+                "fox", "the fox", "é", "\r", "x\nthe", "", "ü fox\r", "absent",
+            ];
+            for start in 1..=text.lines().count() + 2 {
+                for find in quotes.iter().map(Some).chain([None]) {
+                    let got = text_lines(&note, tab, start as u64, 3, find.copied())
+                        .ok()
+                        .map(|out| {
+                            out["lines"]
+                                .as_array()
+                                .unwrap()
+                                .iter()
+                                .map(|l| {
+                                    let n = l["number"].as_u64().unwrap() as usize;
+                                    (n, l["text"].as_str().unwrap().to_owned())
+                                })
+                                .collect::<Vec<_>>()
+                        });
+                    let want = reference(&text, start, 3, find.copied());
+                    assert_eq!(got, want, "{text:?} from {start}, find {find:?}");
+                }
+            }
+        }
     }
 
     #[test]
