@@ -124,7 +124,7 @@ impl NoteCache {
             // Another connection may have written a listed Note or listed one.
             self.behind.clear();
             if self.data_version.is_some() {
-                self.behind_since.get_or_insert_with(Instant::now);
+                self.may_be_behind();
             }
             self.data_version = Some(now);
         }
@@ -175,13 +175,8 @@ impl NoteCache {
     /// Records what a write did to its Note's search listing; gives back `was` (the Note
     /// before the write) unless it is kept as the Note the index holds.
     fn lagged(&mut self, nid: i64, was: Option<Located>, lag: Lag<'_>) -> Option<Located> {
-        if matches!(lag, Lag::Indexed) {
-            return was;
-        }
-        self.behind_since.get_or_insert_with(Instant::now);
-        let changed = |tabs: Option<&[TabId]>| tabs.map(|t| t.iter().cloned().collect());
-        match lag {
-            Lag::Indexed => was,
+        let rest = match lag {
+            Lag::Indexed => return was,
             Lag::Listed { at, changed: tabs } => {
                 let keep = self.behind.len() < Self::BEHIND_KEPT;
                 let (indexed, rest) = match was {
@@ -191,7 +186,7 @@ impl NoteCache {
                 let behind = Behind {
                     at: Some(at),
                     indexed,
-                    changed: changed(tabs),
+                    changed: tabs.map(|t| t.iter().cloned().collect()),
                 };
                 self.behind.insert(nid, behind);
                 rest
@@ -215,7 +210,9 @@ impl NoteCache {
                 }
                 was
             }
-        }
+        };
+        self.may_be_behind();
+        rest
     }
 
     /// Whether this writer knows Note `nid` is listed in `search_pending`.
@@ -233,7 +230,8 @@ impl NoteCache {
         self.behind_since
     }
 
-    /// Some Note may be listed in `search_pending` (a file opened with a listing in it).
+    /// Some Note may be listed in `search_pending` (a write listed one, a file was opened with a
+    /// listing in it, or this writer cannot know).
     pub(super) fn may_be_behind(&mut self) {
         self.behind_since.get_or_insert_with(Instant::now);
     }
@@ -267,7 +265,7 @@ impl NoteCache {
     pub(super) fn clear(&mut self) {
         self.notes.clear();
         self.behind.clear();
-        self.behind_since.get_or_insert_with(Instant::now);
+        self.may_be_behind();
         self.data_version = None;
     }
 }

@@ -83,7 +83,6 @@ pub(super) fn catch_up(conn: &Connection, cache: &mut NoteCache) -> Result<usize
                 let known = search::KnownHashes {
                     before: Some(&was.hashes),
                     after: Some(&now.hashes),
-                    alike: None,
                 };
                 reindex(conn, *nid, &was.note, &now.note, changed.as_deref(), known)?;
             }

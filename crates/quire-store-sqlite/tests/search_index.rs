@@ -200,6 +200,24 @@ fn markdown_id() -> TabId {
     TabId::new(TabId::MARKDOWN)
 }
 
+/// One op: the Markdown tab's text replaced by `text`.
+fn replace_text(text: impl Into<String>) -> Vec<Op> {
+    vec![Op::ReplaceText {
+        tab_id: markdown_id(),
+        text: text.into(),
+    }]
+}
+
+/// Waits until the store's writer has caught the index up by itself (no Note listed), for at
+/// most 30 s.
+async fn until_none_listed(file: &rusqlite::Connection) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !listed(file).is_empty() {
+        assert!(Instant::now() < deadline, "still listed after 30 s");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
 /// The ops of one random write of `note`: its text replaced (short, long, or edited in one
 /// place), its title set, a tab made, renamed, moved or deleted, cells or slides written.
 fn random_ops(rng: &mut Rng, note: &Note) -> Vec<Op> {
@@ -217,18 +235,12 @@ fn random_ops(rng: &mut Rng, note: &Note) -> Vec<Op> {
     match (rng.below(9), other) {
         (0, _) => {
             let n = 1 + rng.below(600);
-            vec![Op::ReplaceText {
-                tab_id: markdown_id(),
-                text: words(rng, n),
-            }]
+            replace_text(words(rng, n))
         }
         (1, _) => {
             // A long text (the index re-chunks around the change from 64 KiB).
             let n = 12_000 + rng.below(2_000);
-            vec![Op::ReplaceText {
-                tab_id: markdown_id(),
-                text: words(rng, n),
-            }]
+            replace_text(words(rng, n))
         }
         (2 | 3, _) if !text.is_empty() => {
             let chars = text.chars().count();
@@ -368,39 +380,15 @@ async fn a_catch_up_of_writes_that_change_one_chunk_adds_one_segment() {
             format!("{}edited {}", &long[..cut], &long[cut..]),
         ),
     ] {
-        note = write(
-            &store,
-            &note,
-            vec![Op::ReplaceText {
-                tab_id: markdown_id(),
-                text,
-            }],
-        )
-        .await;
+        note = write(&store, &note, replace_text(text)).await;
         store.catch_up_search().await.unwrap();
         let before = segments(&file);
-        note = write(
-            &store,
-            &note,
-            vec![Op::ReplaceText {
-                tab_id: markdown_id(),
-                text: edited.clone(),
-            }],
-        )
-        .await;
+        note = write(&store, &note, replace_text(edited.clone())).await;
         assert_eq!(segments(&file), before, "a write alone adds none");
         store.catch_up_search().await.unwrap();
         assert_eq!(segments(&file), before + 1, "at version {}", note.version);
         for n in 0..10 {
-            note = write(
-                &store,
-                &note,
-                vec![Op::ReplaceText {
-                    tab_id: markdown_id(),
-                    text: format!("{edited} {n}"),
-                }],
-            )
-            .await;
+            note = write(&store, &note, replace_text(format!("{edited} {n}"))).await;
         }
         assert_eq!(store.catch_up_search().await.unwrap(), 1, "one Note lagged");
         assert_eq!(segments(&file), before + 2, "ten writes, one catch-up");
@@ -422,18 +410,12 @@ async fn a_search_finds_what_was_written_just_before_it() {
     let nid: i64 = file
         .query_row("SELECT nid FROM notes", [], |r| r.get(0))
         .unwrap();
-    let replace = |text: &str| {
-        vec![Op::ReplaceText {
-            tab_id: markdown_id(),
-            text: text.to_owned(),
-        }]
-    };
-    note = write(&store, &note, replace("the aardvark sleeps")).await;
+    note = write(&store, &note, replace_text("the aardvark sleeps")).await;
     store.catch_up_search().await.unwrap();
     let indexed = stored_chunks(&file);
-    note = write(&store, &note, replace("the wombat digs")).await;
+    note = write(&store, &note, replace_text("the wombat digs")).await;
     assert_eq!(listed(&file), [(nid, 2)]);
-    note = write(&store, &note, replace("the capybara swims")).await;
+    note = write(&store, &note, replace_text("the capybara swims")).await;
     assert_eq!(
         listed(&file),
         [(nid, 2)],
@@ -466,20 +448,8 @@ async fn the_writer_catches_the_index_up_by_itself() {
     let store = store_with_delay(&path, Duration::from_millis(50));
     let file = rusqlite::Connection::open(&path).unwrap();
     let note = create(&store, "Timer").await;
-    let note = write(
-        &store,
-        &note,
-        vec![Op::ReplaceText {
-            tab_id: markdown_id(),
-            text: "the pangolin waits".to_owned(),
-        }],
-    )
-    .await;
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !listed(&file).is_empty() {
-        assert!(Instant::now() < deadline, "still listed after 30 s");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    let note = write(&store, &note, replace_text("the pangolin waits")).await;
+    until_none_listed(&file).await;
     assert_eq!(stored_chunks(&file), fresh_of(&[note]));
 }
 
@@ -500,15 +470,7 @@ async fn a_listing_left_in_the_file_is_caught_up_by_the_next_store() {
         notes[which] = write(&store, &notes[which], ops).await;
     }
     let last = format!("{} marmoset", words(&mut rng, 3_000));
-    notes[0] = write(
-        &store,
-        &notes[0],
-        vec![Op::ReplaceText {
-            tab_id: markdown_id(),
-            text: last,
-        }],
-    )
-    .await;
+    notes[0] = write(&store, &notes[0], replace_text(last)).await;
     let file = rusqlite::Connection::open(&path).unwrap();
     assert_eq!(listed(&file).len(), 2);
     file.execute("VACUUM INTO ?1", [copy.to_str().unwrap()])
@@ -519,11 +481,7 @@ async fn a_listing_left_in_the_file_is_caught_up_by_the_next_store() {
     let copied = rusqlite::Connection::open(&copy).unwrap();
     assert_eq!(listed(&copied).len(), 2);
     let reopened = store_with_delay(&copy, Duration::from_millis(20));
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !listed(&copied).is_empty() {
-        assert!(Instant::now() < deadline, "still listed after 30 s");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    until_none_listed(&copied).await;
     assert_eq!(stored_chunks(&copied), fresh_of(&notes));
     fts_agrees(&copied);
     let hits = reopened
@@ -572,13 +530,7 @@ async fn an_erased_note_takes_its_listing_with_it() {
     let store = store_at(&path);
     let file = rusqlite::Connection::open(&path).unwrap();
     let note = create(&store, "Doomed").await;
-    let replace = |text: &str| {
-        vec![Op::ReplaceText {
-            tab_id: markdown_id(),
-            text: text.to_owned(),
-        }]
-    };
-    let note = write(&store, &note, replace("the dodo")).await;
+    let note = write(&store, &note, replace_text("the dodo")).await;
     store
         .write(WriteRequest {
             note_id: note.id.clone(),
@@ -600,7 +552,7 @@ async fn an_erased_note_takes_its_listing_with_it() {
     assert_eq!(stored_chunks(&file), BTreeMap::new());
 
     let next = create(&store, "Next").await;
-    let next = write(&store, &next, replace("the quagga")).await;
+    let next = write(&store, &next, replace_text("the quagga")).await;
     assert_eq!(listed(&file).len(), 1);
     let hits = store
         .search(&find("quagga"), 10, SearchScope::AllNotes)

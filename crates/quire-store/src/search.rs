@@ -577,22 +577,8 @@ fn markdown_diff<'w, 'n>(a: &'w str, b: &'n str, hints: TextHints) -> (Vec<&'w s
         None => std::sync::Arc::new(raw_ends(a, 0, |_| false)),
     };
     let (ab, bb) = (a.as_bytes(), b.as_bytes());
-    let (head, tail) = match hints.alike {
-        // Less than the texts share is as good: the chunks around the change only start
-        // earlier and end later.
-        Some((head, tail)) if head + tail <= ab.len().min(bb.len()) => {
-            debug_assert!(ab[..head] == bb[..head], "the texts begin alike");
-            debug_assert!(
-                ab[ab.len() - tail..] == bb[bb.len() - tail..],
-                "and end alike"
-            );
-            (head, tail)
-        }
-        _ => {
-            let head = common_prefix(ab, bb);
-            (head, common_suffix(&ab[head..], &bb[head..]))
-        }
-    };
+    let head = common_prefix(ab, bb);
+    let tail = common_suffix(&ab[head..], &bb[head..]);
     // Every line before the one the texts first differ in is whole in both. A chunk starting
     // at `s` reads the ends of the lines that start before `s + CHUNK_MAX` (the line that
     // makes it too long is read to its end before the chunk is cut, maybe before that line):
@@ -811,16 +797,14 @@ pub fn plan<'a>(old: Option<&'a Note>, new: &'a Note, changed: Option<&[TabId]>)
 }
 
 /// What a caller already knows of the Markdown texts a write changed, by tab, so that the plan
-/// need not find it again in the whole text: the [`text_hash`] of the text before the write and
-/// after it (a long text's chunks are found by its hash; a store that keeps the hashes of the
-/// texts it wrote hashes none again), and how many bytes the two texts share at their start
-/// and at their end (at most what they do share; a store that diffed them for its history).
-/// What is given here must be true of the texts (checked in debug builds).
+/// need not hash them again: the [`text_hash`] of the text before the write and after it (a
+/// long text's chunks are found by its hash; a store that keeps the hashes of the texts it
+/// wrote hashes none again). What is given here must be true of the texts (checked in debug
+/// builds).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct KnownHashes<'h> {
     pub before: Option<&'h std::collections::HashMap<TabId, u64>>,
     pub after: Option<&'h std::collections::HashMap<TabId, u64>>,
-    pub alike: Option<&'h std::collections::HashMap<TabId, (usize, usize)>>,
 }
 
 /// What [`KnownHashes`] tells of one tab's texts.
@@ -828,7 +812,6 @@ pub struct KnownHashes<'h> {
 struct TextHints {
     before: Option<u64>,
     after: Option<u64>,
-    alike: Option<(usize, usize)>,
 }
 
 /// The hash a long text is known by (XXH3-64 of its bytes, seed 0), here and in what the stores
@@ -899,7 +882,6 @@ pub fn plan_known<'a>(
                     let hints = TextHints {
                         before: known.before.and_then(|h| h.get(&tab.id).copied()),
                         after: known.after.and_then(|h| h.get(&tab.id).copied()),
-                        alike: known.alike.and_then(|h| h.get(&tab.id).copied()),
                     };
                     let (remove, add) = changes(&before.data, &tab.data, carries_title, hints);
                     entry.remove = remove;
