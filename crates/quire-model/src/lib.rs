@@ -7,6 +7,7 @@ mod apply;
 mod author;
 mod bounds;
 pub mod bytes;
+pub mod digest;
 mod error;
 mod ids;
 pub mod merge;

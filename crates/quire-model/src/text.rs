@@ -1,11 +1,12 @@
 //! [`Text`]: a Markdown tab's text, shared rather than copied.
 
-use std::borrow::Borrow;
+use std::borrow::{Borrow, Cow};
 use std::fmt;
 use std::ops::Deref;
 use std::sync::{Arc, OnceLock, Weak};
 
 use crate::bytes::{char_count, utf16_len};
+use crate::digest::Chunks;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -14,6 +15,12 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// would otherwise be a copy of it made on every keystroke. It changes only through
 /// [`Text::make_mut`], which copies it first when it is shared, so a holder never sees another
 /// holder's change. Reads as a `str`; written and read as a JSON string.
+///
+/// A long text made by [`Text::spliced`] is not copied: it is the pieces of the text it was
+/// made from around the inserted text (a piece table, at most [`MAX_PIECES`] pieces, then
+/// written out whole once). What a save needs of it is read from the pieces (its length, the
+/// places in it, the splice, its digest); the first read of it as one `str` writes it out then,
+/// once.
 ///
 /// A text made by [`Text::spliced`] remembers the splice it was made with, so the splice
 /// between it and the text it was made from is known without comparing the two
@@ -24,24 +31,170 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// each), so a place given in either is found in a few microseconds, not by counting the text
 /// from its start ([`Text::byte_at_char`], [`Text::byte_at_utf16`], [`Text::chars_before`]).
 /// They are counted once, on first use, and a text spliced from one that has them takes them
-/// over, counting only around the splice.
+/// over, counting only around the splice. Its [`Text::digest`] is kept the same way.
 #[derive(Clone, Default)]
 pub struct Text(Arc<Inner>);
 
 #[derive(Default)]
 struct Inner {
-    text: String,
+    body: Body,
     origin: Option<Origin>,
     marks: OnceLock<Vec<Mark>>,
+    digest: OnceLock<Chunks>,
 }
 
-/// A copy to change ([`Text::make_mut`]): what it knows of how it was made is not copied.
+/// What a text's bytes are.
+enum Body {
+    /// One string.
+    Flat(String),
+    /// Ranges of other texts' bytes, in order.
+    Pieces(Pieces),
+}
+
+impl Default for Body {
+    fn default() -> Self {
+        Body::Flat(String::new())
+    }
+}
+
+struct Pieces {
+    pieces: Vec<Piece>,
+    len: usize,
+    /// The text written out, once something read it as one `str`.
+    flat: OnceLock<String>,
+}
+
+/// `start..end` of a string's bytes, on character boundaries.
+#[derive(Clone)]
+struct Piece {
+    from: Source,
+    start: usize,
+    end: usize,
+}
+
+#[derive(Clone)]
+enum Source {
+    /// A text whose body is one string.
+    Text(Arc<Inner>),
+    /// Text a splice inserted.
+    Put(Arc<str>),
+}
+
+impl Source {
+    fn as_str(&self) -> &str {
+        match self {
+            Source::Text(inner) => inner.as_str(),
+            Source::Put(put) => put,
+        }
+    }
+}
+
+impl Piece {
+    fn as_str(&self) -> &str {
+        &self.from.as_str()[self.start..self.end]
+    }
+
+    fn len(&self) -> usize {
+        self.end - self.start
+    }
+}
+
+/// A text spliced into more pieces than this is written out whole (one copy of it in this
+/// many splices), so that reading a place in it never walks a long list.
+const MAX_PIECES: usize = 64;
+
+/// Texts shorter than this are spliced by copying them: no pieces.
+const PIECES_FROM: usize = MARKS_FROM;
+
+impl Inner {
+    fn as_str(&self) -> &str {
+        match &self.body {
+            Body::Flat(text) => text,
+            Body::Pieces(p) => p.flat.get_or_init(|| {
+                let mut out = String::with_capacity(p.len);
+                for piece in &p.pieces {
+                    out.push_str(piece.as_str());
+                }
+                out
+            }),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match &self.body {
+            Body::Flat(text) => text.len(),
+            Body::Pieces(p) => p.len,
+        }
+    }
+
+    /// The pieces, if the text is in pieces and was not written out yet.
+    fn pieces(&self) -> Option<&[Piece]> {
+        match &self.body {
+            Body::Pieces(p) if p.flat.get().is_none() => Some(&p.pieces),
+            _ => None,
+        }
+    }
+
+    /// Bytes `from..to` (inside the text): borrowed when they are in one piece.
+    fn bytes(&self, from: usize, to: usize) -> Cow<'_, [u8]> {
+        let Some(pieces) = self.pieces() else {
+            return Cow::Borrowed(&self.as_str().as_bytes()[from..to]);
+        };
+        let mut out: Option<Vec<u8>> = None;
+        let mut at = 0;
+        for piece in pieces {
+            let (start, end) = (at, at + piece.len());
+            at = end;
+            if end <= from || start >= to {
+                continue;
+            }
+            let part = &piece.as_str().as_bytes()[from.max(start) - start..to.min(end) - start];
+            if start <= from && to <= end {
+                return Cow::Borrowed(part);
+            }
+            out.get_or_insert_with(|| Vec::with_capacity(to - from))
+                .extend_from_slice(part);
+        }
+        Cow::Owned(out.unwrap_or_default())
+    }
+
+    /// Bytes `from..to` as a `str` where they are in one piece (or the text is one string).
+    fn str_in(&self, from: usize, to: usize) -> Option<&str> {
+        let Some(pieces) = self.pieces() else {
+            return self.as_str().get(from..to);
+        };
+        if from == to {
+            return (to <= self.len()).then_some("");
+        }
+        let mut at = 0;
+        for piece in pieces {
+            let (start, end) = (at, at + piece.len());
+            at = end;
+            if start <= from && to <= end {
+                return piece.as_str().get(from - start..to - start);
+            }
+        }
+        None
+    }
+
+    fn is_char_boundary(&self, at: usize) -> bool {
+        match at.cmp(&self.len()) {
+            std::cmp::Ordering::Less => self.bytes(at, at + 1)[0] & 0xC0 != 0x80,
+            std::cmp::Ordering::Equal => true,
+            std::cmp::Ordering::Greater => false,
+        }
+    }
+}
+
+/// A copy to change ([`Text::make_mut`]): one string, and what it knows of how it was made is
+/// not copied.
 impl Clone for Inner {
     fn clone(&self) -> Self {
         Inner {
-            text: self.text.clone(),
+            body: Body::Flat(self.as_str().to_owned()),
             origin: None,
             marks: OnceLock::new(),
+            digest: OnceLock::new(),
         }
     }
 }
@@ -73,66 +226,190 @@ struct Origin {
 impl Text {
     pub fn new(text: String) -> Self {
         Text(Arc::new(Inner {
-            text,
-            origin: None,
-            marks: OnceLock::new(),
+            body: Body::Flat(text),
+            ..Inner::default()
         }))
     }
 
+    /// The text as one `str` (written out from its pieces the first time, if it is in pieces).
     pub fn as_str(&self) -> &str {
-        &self.0.text
+        self.0.as_str()
+    }
+
+    /// Its length in bytes (without writing it out).
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether byte `at` starts a character or is the text's end (without writing it out).
+    pub fn is_char_boundary(&self, at: usize) -> bool {
+        self.0.is_char_boundary(at)
     }
 
     /// The text to change in place: this holder's own (copied first when it is shared).
     pub fn make_mut(&mut self) -> &mut String {
+        if matches!(self.0.body, Body::Pieces(_)) {
+            *self = Text::new(self.as_str().to_owned());
+        }
         let inner = Arc::make_mut(&mut self.0);
         inner.origin = None;
         inner.marks = OnceLock::new();
-        &mut inner.text
+        inner.digest = OnceLock::new();
+        match &mut inner.body {
+            Body::Flat(text) => text,
+            Body::Pieces(_) => unreachable!("written out above"),
+        }
     }
 
-    /// The text as a `String`: moved out when this is its only holder, else copied.
+    /// The text as a `String`: moved out when this is its only holder and one string, else
+    /// copied.
     pub fn into_string(self) -> String {
         match Arc::try_unwrap(self.0) {
-            Ok(inner) => inner.text,
-            Err(shared) => shared.text.clone(),
+            Ok(Inner {
+                body: Body::Flat(text),
+                ..
+            }) => text,
+            Ok(inner) => inner.as_str().to_owned(),
+            Err(shared) => shared.as_str().to_owned(),
         }
     }
 
     /// This text with the `removed` bytes at byte `at` replaced by `insert`, remembering that
     /// splice (see [`Text::splice_from`]). `None` when the range is not in the text or does not
-    /// start and end on character boundaries.
+    /// start and end on character boundaries. A long text is not copied: the new one is made
+    /// of its pieces and `insert`.
     pub fn spliced(&self, at: usize, removed: usize, insert: &str) -> Option<Text> {
         let end = at.checked_add(removed)?;
-        let (head, tail) = (self.get(..at)?, self.get(end..)?);
-        let mut text = String::with_capacity(head.len() + insert.len() + tail.len());
-        text.push_str(head);
-        text.push_str(insert);
-        text.push_str(tail);
-        let marks = OnceLock::new();
-        if let Some(old) = self.0.marks.get()
-            && text.len() >= MARKS_FROM
-        {
-            // The old text's marks, moved by the splice: counted only around it.
-            let _ = marks.set(spliced_marks(old, &text, at, removed, insert.len()));
+        if end > self.len() || !self.is_char_boundary(at) || !self.is_char_boundary(end) {
+            return None;
         }
-        Some(Text(Arc::new(Inner {
-            text,
+        let len = self.len() - removed + insert.len();
+        let body = if len < PIECES_FROM {
+            let mut text = String::with_capacity(len);
+            text.push_str(self.str_or_bytes(0, at).as_ref());
+            text.push_str(insert);
+            text.push_str(self.str_or_bytes(end, self.len()).as_ref());
+            Body::Flat(text)
+        } else {
+            self.spliced_pieces(at, end, insert, len)
+        };
+        let marks = OnceLock::new();
+        let digest = OnceLock::new();
+        let inner = Inner {
+            body,
             origin: Some(Origin {
                 from: Arc::downgrade(&self.0),
                 at,
                 removed,
                 inserted: insert.len(),
             }),
+            marks: OnceLock::new(),
+            digest: OnceLock::new(),
+        };
+        if len >= MARKS_FROM {
+            if let Some(old) = self.0.marks.get() {
+                // The old text's marks, moved by the splice: counted only around it.
+                let _ = marks.set(spliced_marks(old, &inner, at, removed, insert.len()));
+            }
+            if let Some(old) = self.0.digest.get() {
+                // The old text's chunks, moved by the splice: hashed only around it.
+                let _ = digest
+                    .set(old.spliced(at, removed, insert.len(), len, |a, b| inner.bytes(a, b)));
+            }
+        }
+        Some(Text(Arc::new(Inner {
             marks,
+            digest,
+            ..inner
         })))
+    }
+
+    /// The pieces of this text before `at` and from `end`, with `insert` between (or the text
+    /// written out, when they would be too many).
+    fn spliced_pieces(&self, at: usize, end: usize, insert: &str, len: usize) -> Body {
+        let whole;
+        let pieces: &[Piece] = match &self.0.body {
+            // Its own pieces, even when it was written out as well.
+            Body::Pieces(p) => &p.pieces,
+            Body::Flat(_) => {
+                whole = [Piece {
+                    from: Source::Text(self.0.clone()),
+                    start: 0,
+                    end: self.len(),
+                }];
+                &whole
+            }
+        };
+        let mut out = Vec::with_capacity(pieces.len() + 2);
+        let mut offset = 0;
+        let mut put = (!insert.is_empty()).then(|| Piece {
+            from: Source::Put(Arc::from(insert)),
+            start: 0,
+            end: insert.len(),
+        });
+        for piece in pieces {
+            let (start, stop) = (offset, offset + piece.len());
+            offset = stop;
+            if start < at {
+                out.push(Piece {
+                    end: piece.start + (stop.min(at) - start),
+                    ..piece.clone()
+                });
+            }
+            if stop >= at
+                && let Some(put) = put.take()
+            {
+                out.push(put);
+            }
+            if stop > end {
+                out.push(Piece {
+                    start: piece.start + (end.max(start) - start),
+                    ..piece.clone()
+                });
+            }
+        }
+        out.extend(put);
+        out.retain(|p| p.len() > 0);
+        if out.len() > MAX_PIECES {
+            let mut text = String::with_capacity(len);
+            for piece in &out {
+                text.push_str(piece.as_str());
+            }
+            return Body::Flat(text);
+        }
+        Body::Pieces(Pieces {
+            pieces: out,
+            len,
+            flat: OnceLock::new(),
+        })
+    }
+
+    /// Bytes `from..to` (on character boundaries) as text.
+    fn str_or_bytes(&self, from: usize, to: usize) -> Cow<'_, str> {
+        match self.0.str_in(from, to) {
+            Some(text) => Cow::Borrowed(text),
+            None => Cow::Owned(String::from_utf8_lossy(&self.0.bytes(from, to)).into_owned()),
+        }
+    }
+
+    /// The text's digest ([`crate::digest`]): computed whole on first use, taken over (hashed
+    /// only around the splice) by a text spliced from one that has it.
+    pub fn digest(&self) -> u64 {
+        self.0
+            .digest
+            .get_or_init(|| Chunks::of(self.as_str().as_bytes()))
+            .value
     }
 
     /// How many characters start before byte `byte` (the text's length for its end).
     pub fn chars_before(&self, byte: usize) -> usize {
         let byte = byte.min(self.len());
         let mark = self.mark_before(|m| m.byte <= byte);
-        mark.chars + char_count(&self.as_bytes()[mark.byte..byte])
+        mark.chars + char_count(&self.0.bytes(mark.byte, byte))
     }
 
     /// The byte where character `chars` starts (the text's length for its end); `None` past
@@ -148,9 +425,9 @@ impl Text {
         let mark = self.mark_before(|m| m.chars <= chars);
         match known {
             (byte, before) if before <= chars && byte > mark.byte => {
-                advance(self, byte, chars - before, Unit::Chars)
+                self.advance(byte, chars - before, Unit::Chars)
             }
-            _ => advance(self, mark.byte, chars - mark.chars, Unit::Chars),
+            _ => self.advance(mark.byte, chars - mark.chars, Unit::Chars),
         }
     }
 
@@ -158,7 +435,23 @@ impl Text {
     /// `None` past the end or inside a character (half a surrogate pair).
     pub fn byte_at_utf16(&self, units: usize) -> Option<usize> {
         let mark = self.mark_before(|m| m.utf16 <= units);
-        advance(self, mark.byte, units - mark.utf16, Unit::Utf16)
+        self.advance(mark.byte, units - mark.utf16, Unit::Utf16)
+    }
+
+    /// [`advance`] from byte `from`: over the text itself when it is one string; in pieces,
+    /// over the bytes up to the next mark (where the place is, when `from` is at or after the
+    /// mark before it), or the whole text if the place is not there.
+    fn advance(&self, from: usize, n: usize, unit: Unit) -> Option<usize> {
+        if self.0.pieces().is_none() {
+            return advance(self.as_str().as_bytes(), 0, from, n, unit);
+        }
+        let to = self.len().min(from.saturating_add(MARK_EVERY + 4));
+        let window = self.0.bytes(from.min(to), to);
+        match advance(&window, from, from, n, unit) {
+            Some(at) => Some(at),
+            None if to == self.len() => None,
+            None => advance(self.as_str().as_bytes(), 0, from, n, unit),
+        }
     }
 
     /// The last mark `before` accepts (they are in order), or the text's start.
@@ -171,10 +464,7 @@ impl Text {
         if self.len() < MARKS_FROM {
             return START;
         }
-        let marks = self
-            .0
-            .marks
-            .get_or_init(|| marks_from(&self.0.text, START, &[]));
+        let marks = self.0.marks.get_or_init(|| marks_from(&self.0, START, &[]));
         match marks.partition_point(before) {
             0 => START,
             n => marks[n - 1],
@@ -190,7 +480,7 @@ impl Text {
         if !std::ptr::eq(origin.from.as_ptr(), Arc::as_ptr(&old.0)) {
             return None;
         }
-        let inserted = self.get(origin.at..origin.at + origin.inserted)?;
+        let inserted = self.0.str_in(origin.at, origin.at + origin.inserted)?;
         Some((origin.at, origin.removed, inserted))
     }
 
@@ -198,12 +488,30 @@ impl Text {
     pub fn ptr_eq(a: &Text, b: &Text) -> bool {
         Arc::ptr_eq(&a.0, &b.0)
     }
+
+    /// Whether the text is held as pieces not yet written out (for tests of what reads it).
+    #[doc(hidden)]
+    pub fn is_in_pieces(&self) -> bool {
+        self.0.pieces().is_some()
+    }
 }
 
-/// The same text: one shared value is equal to itself without comparing it.
+/// The same text: one shared value is equal to itself without comparing it, and a text
+/// spliced from the other is compared by its splice alone.
 impl PartialEq for Text {
     fn eq(&self, other: &Self) -> bool {
-        Text::ptr_eq(self, other) || self.0.text == other.0.text
+        if Text::ptr_eq(self, other) {
+            return true;
+        }
+        if self.len() != other.len() {
+            return false;
+        }
+        for (a, b) in [(self, other), (other, self)] {
+            if let Some((at, removed, put)) = a.splice_from(b) {
+                return *b.0.bytes(at, at + removed) == *put.as_bytes();
+            }
+        }
+        self.as_str() == other.as_str()
     }
 }
 
@@ -270,18 +578,23 @@ impl fmt::Debug for Text {
     }
 }
 
+/// Written piece by piece when the text is in pieces.
 impl fmt::Display for Text {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(self.as_str(), f)
+        match self.0.pieces() {
+            Some(pieces) => pieces.iter().try_for_each(|p| f.write_str(p.as_str())),
+            None => f.write_str(self.as_str()),
+        }
     }
 }
 
 /// The marks of `text` after `from` (a mark of it): one every [`MARK_EVERY`] bytes or so, up to
 /// the first of `then`, which follow with the same gaps in both counts (marks of the text it
 /// was spliced from, moved to this one).
-fn marks_from(text: &str, from: Mark, then: &[Mark]) -> Vec<Mark> {
-    let mut out = Vec::with_capacity(text.len() / MARK_EVERY + 2);
-    let end = then.first().map_or(text.len(), |m| m.byte);
+fn marks_from(text: &Inner, from: Mark, then: &[Mark]) -> Vec<Mark> {
+    let len = text.len();
+    let mut out = Vec::with_capacity(len / MARK_EVERY + 2);
+    let end = then.first().map_or(len, |m| m.byte);
     let mut mark = from;
     out.push(mark);
     loop {
@@ -289,10 +602,11 @@ fn marks_from(text: &str, from: Mark, then: &[Mark]) -> Vec<Mark> {
         if next >= end {
             break;
         }
-        while !text.is_char_boundary(next) {
+        let part = text.bytes(mark.byte, (next + 4).min(len));
+        while part[next - mark.byte] & 0xC0 == 0x80 {
             next -= 1;
         }
-        let part = &text.as_bytes()[mark.byte..next];
+        let part = &part[..next - mark.byte];
         mark = Mark {
             byte: next,
             chars: mark.chars + char_count(part),
@@ -301,8 +615,11 @@ fn marks_from(text: &str, from: Mark, then: &[Mark]) -> Vec<Mark> {
         out.push(mark);
     }
     if let Some(first) = then.first() {
-        let part = &text.as_bytes()[mark.byte..end];
-        let (chars, utf16) = (mark.chars + char_count(part), mark.utf16 + utf16_len(part));
+        let part = text.bytes(mark.byte, end);
+        let (chars, utf16) = (
+            mark.chars + char_count(&part),
+            mark.utf16 + utf16_len(&part),
+        );
         out.extend(then.iter().map(|m| Mark {
             byte: m.byte,
             chars: m.chars - first.chars + chars,
@@ -317,7 +634,7 @@ fn marks_from(text: &str, from: Mark, then: &[Mark]) -> Vec<Mark> {
 /// it moved, and marks counted afresh between the last before and the first after.
 fn spliced_marks(
     old: &[Mark],
-    text: &str,
+    text: &Inner,
     at: usize,
     removed: usize,
     inserted: usize,
@@ -351,19 +668,22 @@ impl Unit {
         }
     }
 
-    fn of(self, ch: char) -> usize {
+    /// The units of the character whose first byte is `lead`.
+    fn of(self, lead: u8) -> usize {
         match self {
             Unit::Chars => 1,
-            Unit::Utf16 => ch.len_utf16(),
+            Unit::Utf16 if lead >= 0xF0 => 2,
+            Unit::Utf16 => 1,
         }
     }
 }
 
-/// The byte `n` units after byte `from` of `text`, if that is a character boundary in it.
+/// The byte `n` units after byte `from` of the text, if that is a character boundary in it;
+/// `bytes` are the text's from byte `start` (a character boundary at or before `from`) on.
 /// Whole blocks are counted at memory speed while the place lies beyond them, then the last
 /// characters one at a time.
-fn advance(text: &str, from: usize, n: usize, unit: Unit) -> Option<usize> {
-    let bytes = text.as_bytes().get(from..)?;
+fn advance(bytes: &[u8], start: usize, from: usize, n: usize, unit: Unit) -> Option<usize> {
+    let bytes = bytes.get(from.checked_sub(start)?..)?;
     // ASCII all the way there (checked at memory speed): a unit a byte.
     if bytes.get(..n).is_some_and(<[u8]>::is_ascii) {
         return Some(from + n);
@@ -385,16 +705,29 @@ fn advance(text: &str, from: usize, n: usize, unit: Unit) -> Option<usize> {
         i += 1;
     }
     while counted < n {
-        let ch = text.get(from + i..)?.chars().next()?;
-        counted += unit.of(ch);
-        i += ch.len_utf8();
+        let lead = *bytes.get(i)?;
+        counted += unit.of(lead);
+        i += utf8_width(lead);
     }
-    (counted == n).then_some(from + i)
+    (counted == n && i <= bytes.len()).then_some(from + i)
+}
+
+/// The bytes of the UTF-8 character whose first byte is `lead`.
+fn utf8_width(lead: u8) -> usize {
+    match lead {
+        0..0xC0 => 1,
+        0xC0..0xE0 => 2,
+        0xE0..0xF0 => 3,
+        _ => 4,
+    }
 }
 
 impl Serialize for Text {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self)
+        match self.0.pieces() {
+            Some(_) => serializer.collect_str(self),
+            None => serializer.serialize_str(self),
+        }
     }
 }
 
@@ -590,11 +923,80 @@ mod tests {
             assert_eq!(text.byte_at_utf16(u), want, "{u} units");
         }
         assert_eq!(
-            advance(&text, 10, 8, Unit::Utf16),
+            advance(text.as_bytes(), 0, 10, 8, Unit::Utf16),
             Some(23),
             "from the first b: b, c, newline, then a, é, € and 😀 (8 units, 13 bytes)"
         );
-        assert_eq!(advance(&text, 10, 7, Unit::Chars), Some(23));
+        assert_eq!(advance(text.as_bytes(), 0, 10, 7, Unit::Chars), Some(23));
+    }
+
+    /// A long text spliced again and again is made of pieces, not copied, until it would have
+    /// too many; read any way (its places, length, splice, digest, equality, JSON, bytes), it is
+    /// the text a copy spliced the same way holds.
+    #[test]
+    fn a_long_text_spliced_is_pieces_that_read_as_the_text_they_stand_for() {
+        let mut seed = 5;
+        let mut text = Text::from(some_text(100_000, &mut seed));
+        let mut copy = text.as_str().to_owned();
+        let first_digest = text.digest();
+        assert_eq!(first_digest, crate::digest::digest(&copy));
+        let (mut pieced, mut written_out) = (0, 0);
+        for round in 0..200 {
+            let len = text.len();
+            let mut at = next(&mut seed) % (len + 1);
+            while !copy.is_char_boundary(at) {
+                at -= 1;
+            }
+            let mut end = (at + next(&mut seed) % 5).min(len);
+            while !copy.is_char_boundary(end) {
+                end += 1;
+            }
+            let insert = if round % 17 == 0 {
+                String::new()
+            } else {
+                some_text(next(&mut seed) % 6, &mut seed)
+            };
+            // Asked only through what a save asks: no reading as one `str`.
+            let before = text.clone();
+            let _ = text.byte_at_char(next(&mut seed) % 1000);
+            let spliced = text.spliced(at, end - at, &insert).unwrap();
+            copy.replace_range(at..end, &insert);
+            if spliced.is_in_pieces() {
+                pieced += 1;
+            } else {
+                written_out += 1;
+            }
+            assert_eq!(spliced.len(), copy.len());
+            assert_eq!(
+                spliced.splice_from(&before),
+                Some((at, end - at, insert.as_str()))
+            );
+            assert_eq!(
+                spliced.digest(),
+                crate::digest::digest(&copy),
+                "round {round}"
+            );
+            assert_eq!(spliced == before, copy == before.as_str());
+            assert!(spliced.is_char_boundary(at) && spliced.is_char_boundary(copy.len()));
+            assert_eq!(spliced.to_string(), copy, "written piece by piece");
+            assert_eq!(
+                serde_json::to_string(&spliced).unwrap(),
+                serde_json::to_string(&copy).unwrap()
+            );
+            text = spliced;
+            if round % 50 == 49 {
+                check_places(&text, &mut seed);
+            }
+        }
+        assert!(pieced > 150, "{pieced} spliced as pieces");
+        assert!(written_out >= 2, "{written_out} written out whole");
+        // Read as one `str` once, it is that text; a holder's change copies it.
+        assert_eq!(text.as_str(), copy);
+        assert!(!text.is_in_pieces());
+        let mut mine = text.clone();
+        mine.make_mut().push('!');
+        assert_eq!(text, copy.as_str());
+        assert_eq!(mine.into_string(), format!("{copy}!"));
     }
 
     #[test]

@@ -453,7 +453,7 @@ fn append_version(
         let kept = current.stored(&tab.id).is_some_and(|(was, _)| was == *at);
         let hash = match current.hashes.get(&tab.id) {
             Some(&hash) if kept => Some(hash),
-            _ if *at == next && splice::may_splice(text.len(), 0) => Some(splice::hash(text)),
+            _ if *at == next && splice::may_splice(text.len(), 0) => Some(text.digest()),
             _ => None,
         };
         if let Some(hash) = hash {
@@ -619,6 +619,7 @@ fn rebase(
         cut,
         put: put.to_owned(),
         base_hash: None,
+        old_hash: None,
         more: Vec::new(),
     });
     let point = splice::rebase_point(&chain);
@@ -657,7 +658,14 @@ fn splice_of<'a>(
 ) -> Result<(Option<NewSplice<'a>>, Written)> {
     match (before, after) {
         (TabData::Markdown(old), TabData::Markdown(new)) => {
-            let splice = splice::worth(base, old, new, chain, before_hash, kept);
+            // A text the batch spliced from this one knows its splice: neither is read whole
+            // (the new one may be pieces of the old one).
+            let splice = match new.splice_from(old) {
+                Some((keep, cut, put)) => {
+                    splice::known(base, old, new.len(), (keep, cut, put), chain, before_hash)
+                }
+                None => splice::worth(base, old, new, chain, before_hash, kept),
+            };
             return Ok((splice, None));
         }
         (TabData::Sheet(old), TabData::Sheet(new)) => {

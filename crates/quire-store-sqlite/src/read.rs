@@ -576,14 +576,17 @@ pub(super) fn markdown_chain(
                     // Only `known` is kept here: its hash is the kept text's.
                     Foot::Kept(text) => Root {
                         at: root,
-                        hash: known.map_or_else(|| splice::hash(&text), |known| known.hash),
+                        hash: known.map_or_else(|| text.digest(), |known| known.hash),
                         text,
                     },
-                    Foot::Read(text) => Root {
-                        at: root,
-                        hash: splice::hash(&text),
-                        text: Text::new(text),
-                    },
+                    Foot::Read(text) => {
+                        let text = Text::new(text);
+                        Root {
+                            at: root,
+                            hash: text.digest(),
+                            text,
+                        }
+                    }
                 };
                 Some((root, splices))
             }
@@ -618,10 +621,11 @@ fn content_at(
         Foot::Read(text) => text,
         Foot::Kept(text) => text.into_string(),
     };
+    let mut chunks = None;
     for (i, splice) in splices.iter().enumerate().rev() {
         // The version whose row holds this splice: the one it rebuilds.
         let made = if i == 0 { at } else { splices[i - 1].base };
-        splice::apply(&mut text, splice).map_err(|misfit| {
+        splice::apply_chained(&mut text, splice, &mut chunks).map_err(|misfit| {
             corrupt(match misfit {
                 Misfit::OtherText => format!(
                     "version {made} cannot be rebuilt: its splice was made on other bytes than \

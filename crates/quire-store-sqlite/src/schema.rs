@@ -20,6 +20,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0011_search_runs.sql"),
     include_str!("migrations/0012_smaller_history.sql"),
     include_str!("migrations/0013_search_after_write.sql"),
+    include_str!("migrations/0014_splice_digests.sql"),
 ];
 
 /// The schema of the search index as this build cuts it (it made the index at 10 and re-made

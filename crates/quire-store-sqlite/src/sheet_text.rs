@@ -269,6 +269,7 @@ mod tests {
             cut: first.cut,
             put: first.put,
             base_hash: Some(splice::hash(old)),
+            old_hash: None,
             more: hunks.collect(),
         };
         let mut text = old.to_owned();

@@ -8,10 +8,12 @@
 //! content however it was read). A tab's content is a chain of at most [`MAX_CHAIN`] splices
 //! on top of a whole content, so reading any version costs a bounded number of rows.
 //!
-//! A splice also holds the hash of the text it was made on (`base_hash`, XXH3-64), and a
-//! reader checks it before applying the splice: a splice is applied to the very bytes it was
-//! computed on, or the read fails loudly (it never yields a silently different content).
-//! Splices written before the hash existed have none and are applied unchecked.
+//! A splice also holds the hash of the text it was made on (`hash`: its digest,
+//! `quire_model::digest`, which a spliced text keeps without hashing itself whole; splices
+//! written before schema 14 hold `base_hash`, the XXH3-64 of the whole text), and a reader
+//! checks it before applying the splice: a splice is applied to the very bytes it was computed
+//! on, or the read fails loudly (it never yields a silently different content). Splices
+//! written before either existed have none and are applied unchecked.
 //!
 //! A splice may replace several ranges (`more`, since schema 8): a sheet whose cells were written
 //! here and there stores each written row, not the whole grid from the first to the last.
@@ -21,7 +23,8 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use quire_model::Version;
+use quire_model::digest::Chunks;
+use quire_model::{Text, Version};
 use serde::{Deserialize, Serialize};
 
 /// Contents shorter than this (in bytes of text) are stored whole: a splice (its JSON about a
@@ -48,9 +51,14 @@ pub(super) struct Splice {
     #[serde(default)]
     pub cut: usize,
     pub put: String,
-    /// [`hash`] of the text the splice was made on; absent in splices stored before it was.
-    #[serde(default)]
+    /// [`hash`] of the text the splice was made on (`hash` in the row); absent in splices
+    /// stored before schema 14.
+    #[serde(default, rename = "hash")]
     pub base_hash: Option<u64>,
+    /// The XXH3-64 of the text the splice was made on ([`old_hash`]; `base_hash` in the row),
+    /// in splices stored from schema 6 until schema 14.
+    #[serde(default, rename = "base_hash")]
+    pub old_hash: Option<u64>,
     /// Further ranges replaced, after the first, in ascending order (schema 8).
     #[serde(default)]
     pub more: Vec<Hunk>,
@@ -109,6 +117,7 @@ pub(super) struct NewSplice<'a> {
     #[serde(skip_serializing_if = "is_zero")]
     pub cut: usize,
     pub put: Cow<'a, str>,
+    #[serde(rename = "hash")]
     pub base_hash: u64,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub more: Vec<Hunk<Cow<'a, str>>>,
@@ -123,8 +132,14 @@ pub(super) enum Misfit {
     OutOfRange,
 }
 
-/// The hash a splice keeps of the text it was made on (the one search knows long texts by).
+/// The hash a splice keeps of the text it was made on (the one search knows long texts by):
+/// its digest, which a `Text` made by a splice keeps ([`quire_model::Text::digest`]).
 pub(super) fn hash(text: &str) -> u64 {
+    quire_model::digest::digest(text)
+}
+
+/// The hash splices stored before schema 14 kept of the text they were made on.
+pub(super) fn old_hash(text: &str) -> u64 {
     quire_store::search::text_hash(text)
 }
 
@@ -150,6 +165,32 @@ pub(super) fn worth<'a>(
         cut,
         put: Cow::Borrowed(put),
         base_hash: quire_store::search::known_or_hash(old, old_hash),
+        more: Vec::new(),
+    })
+}
+
+/// The splice `(keep, cut, put)` that made the Markdown text `new` (of `new_len` bytes) from
+/// `old` (held by version `base`), as the text knows it ([`Text::splice_from`]), if storing it
+/// is worth it (as [`worth`] decides). `old_hash`: `old`'s [`hash`], if the writer kept it;
+/// else `old` keeps it or hashes itself.
+pub(super) fn known<'a>(
+    base: Version,
+    old: &Text,
+    new_len: usize,
+    (keep, cut, put): (usize, usize, &'a str),
+    depth: u32,
+    old_hash: Option<u64>,
+) -> Option<NewSplice<'a>> {
+    if !may_splice(new_len, depth) || put.len() > new_len / 4 {
+        return None;
+    }
+    debug_assert!(old_hash.is_none_or(|hash| hash == old.digest()));
+    Some(NewSplice {
+        base,
+        keep,
+        cut,
+        put: Cow::Borrowed(put),
+        base_hash: old_hash.unwrap_or_else(|| old.digest()),
         more: Vec::new(),
     })
 }
@@ -484,7 +525,12 @@ pub(super) fn diff_kept<'a>(
 /// Applies the splice to `text` in place, if `text` is the text it was made on (by its hash,
 /// where the splice has one) and its range fits; otherwise `text` is left unchanged.
 pub(super) fn apply(text: &mut String, splice: &Splice) -> Result<(), Misfit> {
-    if splice.base_hash.is_some_and(|want| want != hash(text)) {
+    let other = match (splice.base_hash, splice.old_hash) {
+        (Some(want), _) => want != hash(text),
+        (None, Some(want)) => want != old_hash(text),
+        (None, None) => false,
+    };
+    if other {
         return Err(Misfit::OtherText);
     }
     if splice.more.is_empty() {
@@ -497,6 +543,58 @@ pub(super) fn apply(text: &mut String, splice: &Splice) -> Result<(), Misfit> {
         return Ok(());
     }
     *text = rebuild(text, splice.ranges()).ok_or(Misfit::OutOfRange)?;
+    Ok(())
+}
+
+/// [`apply`], for a chain of splices applied one after the other: `chunks` holds the digest's
+/// chunks of `text` once a splice that names its base by digest asked for them (taken whole
+/// then), and each splice applied updates them around its ranges, so a chain of 32 splices
+/// hashes its text whole once, not 32 times.
+pub(super) fn apply_chained(
+    text: &mut String,
+    splice: &Splice,
+    chunks: &mut Option<Chunks>,
+) -> Result<(), Misfit> {
+    let other = match (splice.base_hash, splice.old_hash) {
+        (Some(want), _) => {
+            let known = chunks.get_or_insert_with(|| Chunks::of(text.as_bytes()));
+            want != known.value
+        }
+        (None, Some(want)) => want != old_hash(text),
+        (None, None) => false,
+    };
+    if other {
+        return Err(Misfit::OtherText);
+    }
+    let Some(known) = chunks.take() else {
+        return apply(
+            text,
+            &Splice {
+                base_hash: None,
+                old_hash: None,
+                ..splice.clone()
+            },
+        );
+    };
+    let mut ranges: Vec<(usize, usize, &str)> = splice.ranges().collect();
+    let mut from = usize::MAX;
+    for &(at, cut, _) in &ranges {
+        let end = at.checked_add(cut).ok_or(Misfit::OutOfRange)?;
+        if text.get(at..end).is_none() || (from != usize::MAX && at < from) {
+            return Err(Misfit::OutOfRange);
+        }
+        from = end;
+    }
+    // The last range first: the ones before it stay where they are in the text.
+    ranges.reverse();
+    let mut known = known;
+    for (at, cut, put) in ranges {
+        text.replace_range(at..at + cut, put);
+        known = known.spliced(at, cut, put.len(), text.len(), |a, b| {
+            Cow::Borrowed(&text.as_bytes()[a..b])
+        });
+    }
+    *chunks = Some(known);
     Ok(())
 }
 
@@ -515,6 +613,7 @@ mod tests {
             cut,
             put: put.to_owned(),
             base_hash: Some(hash(old)),
+            old_hash: None,
             more: Vec::new(),
         };
         let mut text = old.to_owned();
@@ -584,6 +683,7 @@ mod tests {
             cut,
             put: "x".into(),
             base_hash: None,
+            old_hash: None,
             more: Vec::new(),
         };
         for (text, splice) in [
@@ -615,6 +715,7 @@ mod tests {
             cut,
             put: put.to_owned(),
             base_hash: Some(hash(made_on)),
+            old_hash: None,
             more: Vec::new(),
         };
         let mut text = rebuilt.to_owned();
@@ -623,6 +724,102 @@ mod tests {
         let mut text = made_on.to_owned();
         assert_eq!(apply(&mut text, &splice), Ok(()));
         assert_eq!(text, r#"[[1e-30,"xxxx"],[1]]"#);
+    }
+
+    /// A chain applied with its chunks kept rebuilds every text as [`apply`] does, checks each
+    /// splice's base as [`apply`] does (the chunks updated around each splice, ranges of several
+    /// included, are those of the text), and refuses a splice made on other bytes.
+    #[test]
+    fn a_chain_applied_with_its_chunks_is_checked_at_every_splice() {
+        let mut text: String = (0..3000)
+            .map(|n| format!("{n:05} line of the chain é\n"))
+            .collect();
+        let root = text.clone();
+        let mut chain = Vec::new();
+        let mut seed = 9u64;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        for round in 0..40 {
+            let base_hash = Some(hash(&text));
+            let mut at = next(text.len() - 40);
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            let (keep, cut, put) = (at, 1 + next(3), format!("put {round}\n"));
+            let cut = (keep + cut..).find(|&e| text.is_char_boundary(e)).unwrap() - keep;
+            let mut splice = Splice {
+                base: Version(round),
+                keep,
+                cut,
+                put,
+                base_hash,
+                old_hash: None,
+                more: Vec::new(),
+            };
+            if round % 4 == 1 {
+                let at = (keep + cut + 100..)
+                    .find(|&e| text.is_char_boundary(e))
+                    .unwrap();
+                splice.more.push(Hunk {
+                    at,
+                    cut: 0,
+                    put: "more\n".to_owned(),
+                });
+            }
+            apply(&mut text, &splice).unwrap();
+            chain.push(splice);
+        }
+        let (mut chained, mut chunks) = (root.clone(), None);
+        for splice in &chain {
+            apply_chained(&mut chained, splice, &mut chunks).unwrap();
+            assert_eq!(chunks.as_ref().unwrap(), &Chunks::of(chained.as_bytes()));
+        }
+        assert_eq!(chained, text);
+        let mut wrong = chain.clone();
+        wrong[20].base_hash = Some(hash("other bytes"));
+        let (mut chained, mut chunks) = (root, None);
+        let refused = wrong
+            .iter()
+            .position(|s| apply_chained(&mut chained, s, &mut chunks).is_err());
+        assert_eq!(refused, Some(20));
+    }
+
+    /// A splice stored before schema 14 names its base by the XXH3-64 of the whole text
+    /// (`base_hash` in the row): still checked, by that hash, and refused on other bytes.
+    #[test]
+    fn a_splice_stored_before_digests_is_checked_by_its_own_hash() {
+        let made_on = "word ".repeat(300);
+        let json = format!(
+            r#"{{"markdown":{{"keep":5,"cut":4,"put":"name","base_hash":{}}}}}"#,
+            old_hash(&made_on)
+        );
+        let splice = stored(&json, Version(4))
+            .unwrap()
+            .remove("markdown")
+            .unwrap();
+        assert_eq!(
+            (splice.base_hash, splice.old_hash),
+            (None, Some(old_hash(&made_on)))
+        );
+        assert_ne!(old_hash(&made_on), hash(&made_on), "two different hashes");
+        let mut other = made_on.replacen("word", "worm", 1);
+        assert_eq!(apply(&mut other, &splice), Err(Misfit::OtherText));
+        let mut text = made_on.clone();
+        assert_eq!(apply(&mut text, &splice), Ok(()));
+        assert!(text.starts_with("word name word"));
+        // Written now, a splice names its base by its digest, under `hash`.
+        let new = format!("{made_on}more");
+        let splice = worth(Version(2), &made_on, &new, 0, None, (0, 0)).unwrap();
+        let row = serde_json::to_string(&splice).unwrap();
+        assert!(
+            row.contains(&format!(r#""hash":{}"#, hash(&made_on))),
+            "{row}"
+        );
+        assert!(!row.contains("base_hash"), "{row}");
     }
 
     #[test]
@@ -644,6 +841,7 @@ mod tests {
             cut: 1,
             put: "B".into(),
             base_hash: Some(hash("abcdéf")),
+            old_hash: None,
             more,
         };
         let hunk = |at, cut, put: &str| Hunk {
@@ -680,6 +878,7 @@ mod tests {
             cut,
             put: put.to_owned(),
             base_hash: None,
+            old_hash: None,
             more: Vec::new(),
         }
     }
@@ -689,7 +888,7 @@ mod tests {
     #[test]
     fn stored_splices_read_with_or_without_their_base_and_cut() {
         let old = r#"{"markdown":{"base":3,"keep":1,"cut":0,"put":"x","base_hash":7}}"#;
-        let new = r#"{"markdown":{"keep":1,"put":"x","base_hash":7,"more":[{"at":5,"put":"y"}]}}"#;
+        let new = r#"{"markdown":{"keep":1,"put":"x","hash":8,"more":[{"at":5,"put":"y"}]}}"#;
         let read = |json: &str| {
             stored(json, Version(9))
                 .unwrap()
@@ -697,8 +896,12 @@ mod tests {
                 .unwrap()
         };
         let (old, new) = (read(old), read(new));
-        assert_eq!((old.base, old.cut, old.base_hash), (Version(3), 0, Some(7)));
+        assert_eq!(
+            (old.base, old.cut, old.old_hash, old.base_hash),
+            (Version(3), 0, Some(7), None)
+        );
         assert_eq!((new.base, new.cut, new.keep), (Version(8), 0, 1));
+        assert_eq!((new.base_hash, new.old_hash), (Some(8), None));
         assert_eq!(
             new.more,
             vec![Hunk {
@@ -722,6 +925,7 @@ mod tests {
                     cut: 0,
                     put: "x".to_owned(),
                     base_hash: None,
+                    old_hash: None,
                     more: Vec::new(),
                 })
                 .collect()
@@ -871,7 +1075,7 @@ mod tests {
                 .chain(chars[end..].iter())
                 .collect();
             let (keep, cut, put) = diff(&old, &new);
-            let splice = Splice { base: Version(1), keep, cut, put: put.to_owned(), base_hash: Some(hash(&old)), more: Vec::new() };
+            let splice = Splice { base: Version(1), keep, cut, put: put.to_owned(), base_hash: Some(hash(&old)), old_hash: None, more: Vec::new() };
             let mut text = old.clone();
             prop_assert_eq!(apply(&mut text, &splice), Ok(()));
             prop_assert_eq!(text, new.clone());

@@ -231,7 +231,7 @@ async fn a_splice_on_other_bytes_is_a_loud_error_not_another_content() {
         )
         .expect("the spliced version's row");
     assert!(
-        deltas.is_some_and(|d| d.contains("base_hash")),
+        deltas.is_some_and(|d| d.contains(r#""hash""#)),
         "version {spliced} is a splice"
     );
     let changed = file

@@ -605,6 +605,17 @@ async fn a_full_chain_goes_on_from_the_whole_text_not_from_a_new_copy() {
         stored < 2 * text_bytes,
         "{stored} bytes stored for a text of {text_bytes}"
     );
+    // Each splice names its base by the digest its text kept (schema 14), not the XXH3 of old.
+    let named: (i64, i64) = file
+        .query_row(
+            "SELECT count(json_extract(deltas, '$.markdown.hash')),
+                    count(json_extract(deltas, '$.markdown.base_hash'))
+             FROM versions WHERE deltas IS NOT NULL",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .expect("count");
+    assert_eq!(named, (saves as i64, 0));
     let bases = splice_bases(&file);
     let whole = 2; // The version of the first save, the text whole.
     let rebased = bases.iter().filter(|&(v, b)| v - b > 1).count();

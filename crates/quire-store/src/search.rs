@@ -553,6 +553,7 @@ impl EndsCache {
 }
 
 pub use quire_model::bytes::{common_prefix, common_suffix};
+use quire_model::digest::digest;
 
 /// A text's key in [`ENDS`]: its hash (`known`, if the caller has it) and length.
 fn ends_key(text: &str, known: Option<u64>) -> (u64, usize) {
@@ -797,7 +798,7 @@ pub fn plan<'a>(old: Option<&'a Note>, new: &'a Note, changed: Option<&[TabId]>)
 }
 
 /// What a caller already knows of the Markdown texts a write changed, by tab, so that the plan
-/// need not hash them again: the [`text_hash`] of the text before the write and after it (a
+/// need not hash them again: the digest ([`known_or_hash`]) of the text before the write and after it (a
 /// long text's chunks are found by its hash; a store that keeps the hashes of the texts it
 /// wrote hashes none again). What is given here must be true of the texts (checked in debug
 /// builds).
@@ -814,22 +815,24 @@ struct TextHints {
     after: Option<u64>,
 }
 
-/// The hash a long text is known by (XXH3-64 of its bytes, seed 0), here and in what the stores
-/// keep: splices name the text they were made on by it, chunks are keyed by it. Its values are
+/// The hash a chunk is known by (XXH3-64 of its bytes, seed 0): chunks are keyed by it (and
+/// splices stored before SQLite's schema 14 name the text they were made on by it). Its values are
 /// the algorithm's, whatever computes them (twox-hash picks AVX2 at run time where the CPU has
 /// it); a test holds them to reference values, so databases written before stay readable.
 pub fn text_hash(text: &str) -> u64 {
     twox_hash::XxHash3_64::oneshot(text.as_bytes())
 }
 
-/// `text`'s [`text_hash`]: `known` if the caller kept it (checked in debug builds), else taken.
+/// `text`'s digest (`quire_model::digest`, what a long text is known by in what the stores
+/// keep: splices name the text they were made on by it, and a spliced `Text` keeps it without
+/// hashing itself whole): `known` if the caller kept it (checked in debug builds), else taken.
 pub fn known_or_hash(text: &str, known: Option<u64>) -> u64 {
     match known {
         Some(hash) => {
-            debug_assert_eq!(hash, text_hash(text), "a known hash is the text's own");
+            debug_assert_eq!(hash, digest(text), "a known hash is the text's own");
             hash
         }
-        None => text_hash(text),
+        None => digest(text),
     }
 }
 

@@ -1,0 +1,5 @@
+-- No table changes. From this schema on a splice names the text it was made on by its digest
+-- (`hash`: `quire_model::digest`, which a spliced text keeps without hashing itself whole)
+-- where rows before held the XXH3-64 of the whole text (`base_hash`); a reader checks each by
+-- its own. An older build, which would apply the new splices unchecked, refuses the file by its
+-- number.
