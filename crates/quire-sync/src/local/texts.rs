@@ -3,7 +3,8 @@
 //! A Markdown tab's text is in the draft (its base, the person's text, the pending save's), in
 //! the Note's base and in the newest seen version, most often the same text in all of them. A
 //! row's JSON holds no string of [`TEXT_OUT_MIN`] bytes or more: each is a row of `texts` (its
-//! key: the XXH3-128 of its bytes and its length), and `text_refs` says which owner (a draft, a
+//! key: its digest, `quire_model::digest`, and its length; keys written before were the XXH3-128
+//! of its bytes and its length, and are still read as such), and `text_refs` says which owner (a draft, a
 //! base, a seen tab) holds which text where (a JSON Pointer into the owner's JSON). A keystroke
 //! in a 10 MiB tab then writes the new text once, not five times, and its acknowledgement writes
 //! no text at all. A text no owner holds any more is deleted in the same transaction.
@@ -87,7 +88,8 @@ impl Recent {
         self.texts.truncate(RECENT_KEPT);
     }
 
-    /// `body`'s key, computed once for a shared text.
+    /// `body`'s key, computed once for a shared text (from the digest the text keeps: a
+    /// keystroke's text, spliced from one whose key was taken, is not hashed whole).
     fn key(&mut self, body: &Body) -> String {
         let Body::Shared(data) = body else {
             return key_of(body.as_str());
@@ -99,7 +101,10 @@ impl Recent {
         {
             return key.clone();
         }
-        let key = key_of(body.as_str());
+        let key = match body.shared_text() {
+            Some(text) => key_by_digest(text.digest(), text.len()),
+            None => key_of(body.as_str()),
+        };
         self.keys.push_front((Arc::downgrade(data), key.clone()));
         self.keys.truncate(KEYS_KEPT);
         key
@@ -131,6 +136,14 @@ impl Body {
                 _ => None,
             },
             Body::Owned(_) => None,
+        }
+    }
+
+    /// Its length, without writing out a text held in pieces.
+    fn len(&self) -> usize {
+        match self {
+            Body::Owned(text) => text.len(),
+            Body::Shared(_) => self.shared_text().map_or(0, quire_model::Text::len),
         }
     }
 
@@ -261,13 +274,28 @@ impl Prepared {
     }
 }
 
-/// `text`'s key: its XXH3-128 and its length (two texts share a key only if both match).
+/// `text`'s key: its digest and its length (two texts share a key only if both match).
 fn key_of(text: &str) -> String {
+    key_by_digest(quire_model::digest::digest(text), text.len())
+}
+
+/// The key of a text with this digest and length: `d:` (no key of before starts so), the
+/// digest, its length.
+fn key_by_digest(digest: u64, len: usize) -> String {
+    format!("d:{digest:016x}-{len}")
+}
+
+/// Whether `text` is the one `key` names: by its digest, or for a key written before digests
+/// (32 hexadecimal digits, a dash, the length), by its XXH3-128.
+fn is_key_of(text: &str, key: &str) -> bool {
+    if key.starts_with("d:") {
+        return key_of(text) == key;
+    }
     format!(
         "{:032x}-{}",
         XxHash3_128::oneshot(text.as_bytes()),
         text.len()
-    )
+    ) == key
 }
 
 /// Moves every string of [`TEXT_OUT_MIN`] bytes or more out of `value`, and every placeholder of
@@ -359,8 +387,8 @@ pub fn write(
 /// changed: writing 10 MiB again every [`MAX_DEPTH`] keystrokes (and freeing the 10 MiB it
 /// replaced) cost that keystroke 70-90 ms.
 fn insert(conn: &Connection, key: &str, new: &Body, recent: &mut Recent) -> Result<i64> {
-    let body = new.as_str();
-    let small = |removed: usize, inserted: &str| (removed + inserted.len()) * 2 < body.len();
+    let len = new.len();
+    let small = |removed: usize, inserted: &str| (removed + inserted.len()) * 2 < len;
     let mut best: Option<(&str, i64, (usize, usize, &str))> = None;
     // The first recent text found whose chain is full.
     let mut full: Option<&str> = None;
@@ -398,7 +426,7 @@ fn insert(conn: &Connection, key: &str, new: &Body, recent: &mut Recent) -> Resu
         }
     }
     conn.prepare_cached("INSERT INTO texts (key, body, depth) VALUES (?1, ?2, 0)")?
-        .execute(params![key, body])?;
+        .execute(params![key, new.as_str()])?;
     Ok(0)
 }
 
@@ -459,7 +487,7 @@ fn foot_of(conn: &Connection, key: &str, recent: &mut Recent) -> Result<Option<(
         .query_row([&foot], |r| r.get(0))
         .optional()?;
     Ok(match whole {
-        Some(whole) if key_of(&whole) == foot => {
+        Some(whole) if is_key_of(&whole, &foot) => {
             let whole = Body::Owned(whole).into_shared();
             recent.put_foot(&foot, whole.clone());
             Some((foot, whole))
@@ -593,7 +621,7 @@ fn text(conn: &Connection, what: &'static str, key: &str) -> Result<String> {
         }
         text.replace_range(at..end, &inserted);
     }
-    if key_of(&text) != key {
+    if !is_key_of(&text, key) {
         return Err(corrupt(format!("text {key} does not read back as stored")));
     }
     Ok(text)
@@ -714,19 +742,24 @@ mod tests {
             unreachable!()
         };
         // The unit typed again at the start: comparing finds it inserted at the end.
+        let conn = store();
+        let (mut released, mut recent) = (Vec::new(), Recent::default());
+        let prepared = Prepared::new("test", &old, &mut recent).unwrap();
+        write(&conn, "o", prepared, &mut released, &mut recent).unwrap();
+        // Typed once the text before it is stored (as the engine does).
         let new_text = crate::content::splice_utf16(old_text, 0, 0, unit).unwrap();
+        let new = Content::new(TabData::Markdown(new_text.clone()));
+        let prepared = Prepared::new("test", &new, &mut recent).unwrap();
+        let json = write(&conn, "p", prepared, &mut released, &mut recent).unwrap();
+        // Keyed from the digest it kept and stored as its splice: never written out whole.
+        assert!(
+            new_text.is_in_pieces(),
+            "the keystroke's text was read whole"
+        );
         assert_eq!(
             splice_between(old_text, &new_text),
             (old_text.len(), 0, unit)
         );
-        let new = Content::new(TabData::Markdown(new_text.clone()));
-        let conn = store();
-        let (mut released, mut recent) = (Vec::new(), Recent::default());
-        let mut json = String::new();
-        for (owner, content) in [("o", &old), ("p", &new)] {
-            let prepared = Prepared::new("test", content, &mut recent).unwrap();
-            json = write(&conn, owner, prepared, &mut released, &mut recent).unwrap();
-        }
         let row: (i64, i64, String) = conn
             .query_row(
                 "SELECT at, removed, body FROM texts WHERE key = ?1",
@@ -737,6 +770,39 @@ mod tests {
         assert_eq!(row, (0, 0, unit.to_owned()));
         let back: Value = read(&conn, "test", "p", &json).unwrap();
         assert_eq!(back["data"], json!(new_text.as_str()));
+    }
+
+    /// A text stored under a key of before digests (its XXH3-128 and length) reads back, checked
+    /// by that hash: other bytes under it are an error, not another text.
+    #[test]
+    fn a_text_keyed_before_digests_is_checked_by_its_own_hash() {
+        let text = "une ligne\n".repeat(TEXT_OUT_MIN / 8);
+        let old_key = format!(
+            "{:032x}-{}",
+            XxHash3_128::oneshot(text.as_bytes()),
+            text.len()
+        );
+        assert_ne!(old_key, key_of(&text));
+        let conn = store();
+        conn.execute(
+            "INSERT INTO texts (key, body, depth) VALUES (?1, ?2, 0)",
+            params![old_key, text],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO text_refs (owner, pointer, key) VALUES ('o', '/t', ?1)",
+            [&old_key],
+        )
+        .unwrap();
+        let back: Value = read(&conn, "test", "o", r#"{"t":null}"#).unwrap();
+        assert_eq!(back["t"], json!(text));
+        conn.execute("UPDATE texts SET body = 'other'", []).unwrap();
+        let refused = read::<Value>(&conn, "test", "o", r#"{"t":null}"#);
+        assert!(
+            matches!(&refused, Err(LocalError::Corrupt { reason, .. }) if reason.contains("does not read back")),
+            "{:?}",
+            refused.err()
+        );
     }
 
     /// A Note's long text that is a shared text whose key is known (the text of a save just
