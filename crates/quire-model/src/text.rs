@@ -60,8 +60,9 @@ impl Default for Body {
 struct Pieces {
     pieces: Vec<Piece>,
     len: usize,
-    /// The text written out, once something read it as one `str`.
-    flat: OnceLock<String>,
+    /// The text written out, once something read it as one `str`. Texts spliced from this one
+    /// then stand on it, not on the pieces, so that the texts the pieces stand on can go.
+    flat: OnceLock<Arc<String>>,
 }
 
 /// `start..end` of a string's bytes, on character boundaries.
@@ -78,6 +79,8 @@ enum Source {
     Text(Arc<Inner>),
     /// Text a splice inserted.
     Put(Arc<str>),
+    /// A text in pieces, written out.
+    Flat(Arc<String>),
 }
 
 impl Source {
@@ -85,6 +88,7 @@ impl Source {
         match self {
             Source::Text(inner) => inner.as_str(),
             Source::Put(put) => put,
+            Source::Flat(flat) => flat,
         }
     }
 }
@@ -115,7 +119,7 @@ impl Inner {
                 for piece in &p.pieces {
                     out.push_str(piece.as_str());
                 }
-                out
+                Arc::new(out)
             }),
         }
     }
@@ -333,8 +337,17 @@ impl Text {
     fn spliced_pieces(&self, at: usize, end: usize, insert: &str, len: usize) -> Body {
         let whole;
         let pieces: &[Piece] = match &self.0.body {
-            // Its own pieces, even when it was written out as well.
-            Body::Pieces(p) => &p.pieces,
+            Body::Pieces(p) if p.flat.get().is_none() => &p.pieces,
+            // Written out: the new text stands on that, and lets go of what the pieces stood on.
+            Body::Pieces(p) => {
+                let flat = p.flat.get().cloned().unwrap_or_default();
+                whole = [Piece {
+                    from: Source::Flat(flat),
+                    start: 0,
+                    end: self.len(),
+                }];
+                &whole
+            }
             Body::Flat(_) => {
                 whole = [Piece {
                     from: Source::Text(self.0.clone()),
@@ -997,6 +1010,29 @@ mod tests {
         mine.make_mut().push('!');
         assert_eq!(text, copy.as_str());
         assert_eq!(mine.into_string(), format!("{copy}!"));
+    }
+
+    /// A text in pieces holds the text it stands on; once written out, the texts spliced from it
+    /// stand on what it wrote, and the text under its pieces can go.
+    #[test]
+    fn texts_spliced_from_one_written_out_let_go_of_what_its_pieces_stood_on() {
+        let base = Text::from("a line of text\n".repeat(10_000));
+        let under = Arc::downgrade(&base.0);
+        let spliced = base.spliced(15, 0, "new ").unwrap();
+        drop(base);
+        assert!(
+            spliced.is_in_pieces() && under.upgrade().is_some(),
+            "held by the pieces"
+        );
+        let written = spliced.as_str().to_owned();
+        let next = spliced.spliced(0, 1, "A").unwrap();
+        assert!(next.is_in_pieces());
+        drop(spliced);
+        assert!(
+            under.upgrade().is_none(),
+            "the text under the pieces is gone"
+        );
+        assert_eq!(next.as_str(), format!("A{}", &written[1..]));
     }
 
     #[test]
