@@ -401,6 +401,13 @@ impl Text {
         })
     }
 
+    /// Bytes `from..to` of the text, without writing it out when it is in pieces (a part that
+    /// spans pieces is copied); `None` when the range is not in it on character boundaries.
+    pub fn part(&self, from: usize, to: usize) -> Option<Cow<'_, str>> {
+        (from <= to && self.is_char_boundary(from) && self.is_char_boundary(to))
+            .then(|| self.str_or_bytes(from, to))
+    }
+
     /// Bytes `from..to` (on character boundaries) as text.
     fn str_or_bytes(&self, from: usize, to: usize) -> Cow<'_, str> {
         match self.0.str_in(from, to) {
@@ -502,8 +509,8 @@ impl Text {
         Arc::ptr_eq(&a.0, &b.0)
     }
 
-    /// Whether the text is held as pieces not yet written out (for tests of what reads it).
-    #[doc(hidden)]
+    /// Whether the text is held as pieces not yet written out: a pass over it that need not
+    /// keep it written out can copy it instead (see `Text::part`).
     pub fn is_in_pieces(&self) -> bool {
         self.0.pieces().is_some()
     }
@@ -992,6 +999,14 @@ mod tests {
             assert_eq!(spliced == before, copy == before.as_str());
             assert!(spliced.is_char_boundary(at) && spliced.is_char_boundary(copy.len()));
             assert_eq!(spliced.to_string(), copy, "written piece by piece");
+            let (a, b) = (at.saturating_sub(20_000), (at + 20_000).min(copy.len()));
+            let (a, b) = (
+                (0..=a).rev().find(|&i| copy.is_char_boundary(i)).unwrap(),
+                (b..=copy.len())
+                    .find(|&i| copy.is_char_boundary(i))
+                    .unwrap(),
+            );
+            assert_eq!(spliced.part(a, b).as_deref(), Some(&copy[a..b]));
             assert_eq!(
                 serde_json::to_string(&spliced).unwrap(),
                 serde_json::to_string(&copy).unwrap()

@@ -238,7 +238,12 @@ pub(super) fn text_part(
         total,
         start,
         next,
-        text: text[start..next].to_owned(),
+        // Read from its pieces if it is in pieces (a keystroke's text): not written out and
+        // kept whole beside the text its pieces stand on.
+        text: text
+            .part(start, next)
+            .map(|part| part.into_owned())
+            .unwrap_or_default(),
     })
 }
 
