@@ -4,12 +4,11 @@
 //! The text is cut into chunks where its content says (after a line whose end, the line break
 //! and up to [`LINE_END`] bytes before it, mixes to a value with six high zero bits: a line in
 //! 64 on average; and after [`MAX_CHUNK`] bytes without such a line), each chunk is hashed
-//! (XXH3-64), and the
-//! digest is the XXH3-64 of the chunks' hashes and the text's length. Where a chunk ends depends
-//! only on the bytes since the chunk before ended, so after a splice the chunks past it are
-//! the same as before, shifted: only the chunks around the splice are hashed again
-//! ([`Chunks::spliced`]). The value is a function of the bytes alone, however the text was made:
-//! [`digest`] of the same bytes gives the same value.
+//! (XXH3-64), and the digest is the XXH3-64 of the chunks' hashes and the text's length. Where
+//! a chunk ends depends only on the bytes since the chunk before ended, so after a splice the
+//! chunks past it are the same as before, shifted: only the chunks around the splice are hashed
+//! again ([`Chunks::spliced`]). The value is a function of the bytes alone, however the text was
+//! made: [`digest`] of the same bytes gives the same value.
 
 use std::borrow::Cow;
 
@@ -120,8 +119,8 @@ impl Chunks {
 }
 
 /// Cuts the text into chunks from byte `from` (a chunk's start), given its bytes from `start`
-/// (`window`; `start` is 0 or at least [`LINE_END`] bytes before `from`), handing each chunk's end and hash
-/// to `each` until it returns true. `at_end`: the window reaches the text's end, whose last
+/// (`window`; `start` is 0 or at least [`LINE_END`] bytes before `from`), handing each chunk's
+/// end and hash to `each` until it returns true. `at_end`: the window reaches the text's end, whose last
 /// chunk then ends there. Returns where the last chunk handed over ends (where a scan of a
 /// longer window goes on from).
 fn scan(

@@ -103,6 +103,15 @@ impl Piece {
     }
 }
 
+/// The pieces' text, `len` bytes, as one string.
+fn joined(pieces: &[Piece], len: usize) -> String {
+    let mut out = String::with_capacity(len);
+    for piece in pieces {
+        out.push_str(piece.as_str());
+    }
+    out
+}
+
 /// A text spliced into more pieces than this is written out whole (one copy of it in this
 /// many splices), so that reading a place in it never walks a long list.
 const MAX_PIECES: usize = 64;
@@ -114,13 +123,7 @@ impl Inner {
     fn as_str(&self) -> &str {
         match &self.body {
             Body::Flat(text) => text,
-            Body::Pieces(p) => p.flat.get_or_init(|| {
-                let mut out = String::with_capacity(p.len);
-                for piece in &p.pieces {
-                    out.push_str(piece.as_str());
-                }
-                Arc::new(out)
-            }),
+            Body::Pieces(p) => p.flat.get_or_init(|| Arc::new(joined(&p.pieces, p.len))),
         }
     }
 
@@ -301,8 +304,6 @@ impl Text {
         } else {
             self.spliced_pieces(at, end, insert, len)
         };
-        let marks = OnceLock::new();
-        let digest = OnceLock::new();
         let inner = Inner {
             body,
             origin: Some(Origin {
@@ -317,43 +318,42 @@ impl Text {
         if len >= MARKS_FROM {
             if let Some(old) = self.0.marks.get() {
                 // The old text's marks, moved by the splice: counted only around it.
-                let _ = marks.set(spliced_marks(old, &inner, at, removed, insert.len()));
+                let _ = inner
+                    .marks
+                    .set(spliced_marks(old, &inner, at, removed, insert.len()));
             }
             if let Some(old) = self.0.digest.get() {
                 // The old text's chunks, moved by the splice: hashed only around it.
-                let _ = digest
-                    .set(old.spliced(at, removed, insert.len(), len, |a, b| inner.bytes(a, b)));
+                let chunks = old.spliced(at, removed, insert.len(), len, |a, b| inner.bytes(a, b));
+                let _ = inner.digest.set(chunks);
             }
         }
-        Some(Text(Arc::new(Inner {
-            marks,
-            digest,
-            ..inner
-        })))
+        Some(Text(Arc::new(inner)))
     }
 
     /// The pieces of this text before `at` and from `end`, with `insert` between (or the text
     /// written out, when they would be too many).
     fn spliced_pieces(&self, at: usize, end: usize, insert: &str, len: usize) -> Body {
         let whole;
+        let stands_on = |from| {
+            [Piece {
+                from,
+                start: 0,
+                end: self.len(),
+            }]
+        };
         let pieces: &[Piece] = match &self.0.body {
-            Body::Pieces(p) if p.flat.get().is_none() => &p.pieces,
-            // Written out: the new text stands on that, and lets go of what the pieces stood on.
-            Body::Pieces(p) => {
-                let flat = p.flat.get().cloned().unwrap_or_default();
-                whole = [Piece {
-                    from: Source::Flat(flat),
-                    start: 0,
-                    end: self.len(),
-                }];
-                &whole
-            }
+            Body::Pieces(p) => match p.flat.get() {
+                None => &p.pieces,
+                // Written out: the new text stands on that, and lets go of what the pieces
+                // stood on.
+                Some(flat) => {
+                    whole = stands_on(Source::Flat(flat.clone()));
+                    &whole
+                }
+            },
             Body::Flat(_) => {
-                whole = [Piece {
-                    from: Source::Text(self.0.clone()),
-                    start: 0,
-                    end: self.len(),
-                }];
+                whole = stands_on(Source::Text(self.0.clone()));
                 &whole
             }
         };
@@ -388,11 +388,7 @@ impl Text {
         out.extend(put);
         out.retain(|p| p.len() > 0);
         if out.len() > MAX_PIECES {
-            let mut text = String::with_capacity(len);
-            for piece in &out {
-                text.push_str(piece.as_str());
-            }
-            return Body::Flat(text);
+            return Body::Flat(joined(&out, len));
         }
         Body::Pieces(Pieces {
             pieces: out,

@@ -51,7 +51,7 @@ pub(super) struct Splice {
     #[serde(default)]
     pub cut: usize,
     pub put: String,
-    /// [`hash`] of the text the splice was made on (`hash` in the row); absent in splices
+    /// The digest of the text the splice was made on (`hash` in the row); absent in splices
     /// stored before schema 14.
     #[serde(default, rename = "hash")]
     pub base_hash: Option<u64>,
@@ -133,7 +133,9 @@ pub(super) enum Misfit {
 }
 
 /// The hash a splice keeps of the text it was made on (the one search knows long texts by):
-/// its digest, which a `Text` made by a splice keeps ([`quire_model::Text::digest`]).
+/// its digest, which a `Text` made by a splice keeps ([`quire_model::Text::digest`]) and the
+/// writer keeps for the texts it wrote, so the store itself takes it only in its tests.
+#[cfg(test)]
 pub(super) fn hash(text: &str) -> u64 {
     quire_model::digest::digest(text)
 }
@@ -145,7 +147,7 @@ pub(super) fn old_hash(text: &str) -> u64 {
 
 /// The splice turning the text `old` (held by version `base`) into `new`, if storing it is
 /// worth it: `new` is long, the chain under `old` (`depth` splices) has room, and the edit
-/// leaves most of the text as it was. `old_hash`: `old`'s [`hash`], if the writer kept it;
+/// leaves most of the text as it was. `old_hash`: `old`'s digest, if the writer kept it;
 /// `kept`: as [`diff_kept`] takes it.
 pub(super) fn worth<'a>(
     base: Version,
@@ -158,39 +160,46 @@ pub(super) fn worth<'a>(
     if !may_splice(new.len(), depth) {
         return None;
     }
-    let (keep, cut, put) = diff_kept(old, new, kept);
-    (put.len() <= new.len() / 4).then(|| NewSplice {
-        base,
-        keep,
-        cut,
-        put: Cow::Borrowed(put),
-        base_hash: quire_store::search::known_or_hash(old, old_hash),
-        more: Vec::new(),
+    let range = diff_kept(old, new, kept);
+    one_range(base, range, new.len(), depth, || {
+        quire_store::search::known_or_hash(old, old_hash)
     })
 }
 
 /// The splice `(keep, cut, put)` that made the Markdown text `new` (of `new_len` bytes) from
 /// `old` (held by version `base`), as the text knows it ([`Text::splice_from`]), if storing it
-/// is worth it (as [`worth`] decides). `old_hash`: `old`'s [`hash`], if the writer kept it;
+/// is worth it (as [`worth`] decides). `old_hash`: `old`'s digest, if the writer kept it;
 /// else `old` keeps it or hashes itself.
 pub(super) fn known<'a>(
     base: Version,
     old: &Text,
     new_len: usize,
-    (keep, cut, put): (usize, usize, &'a str),
+    range: (usize, usize, &'a str),
     depth: u32,
     old_hash: Option<u64>,
 ) -> Option<NewSplice<'a>> {
-    if !may_splice(new_len, depth) || put.len() > new_len / 4 {
-        return None;
-    }
     debug_assert!(old_hash.is_none_or(|hash| hash == old.digest()));
-    Some(NewSplice {
+    one_range(base, range, new_len, depth, || {
+        old_hash.unwrap_or_else(|| old.digest())
+    })
+}
+
+/// The splice of one range `(keep, cut, put)` that makes a text of `new_len` bytes, if storing
+/// it is worth it (the text long, the chain with room, what it puts at most a quarter of the
+/// text); `base_hash` gives the hash of the text it is made on, asked only then.
+fn one_range<'a>(
+    base: Version,
+    (keep, cut, put): (usize, usize, &'a str),
+    new_len: usize,
+    depth: u32,
+    base_hash: impl FnOnce() -> u64,
+) -> Option<NewSplice<'a>> {
+    (may_splice(new_len, depth) && put.len() <= new_len / 4).then(|| NewSplice {
         base,
         keep,
         cut,
         put: Cow::Borrowed(put),
-        base_hash: old_hash.unwrap_or_else(|| old.digest()),
+        base_hash: base_hash(),
         more: Vec::new(),
     })
 }
@@ -208,7 +217,7 @@ pub(super) fn of_hunks<'a>(
     of_hunks_hashed(base, old, None, new_len, hunks, depth)
 }
 
-/// [`of_hunks`], told `old`'s [`hash`] if it is known.
+/// [`of_hunks`], told `old`'s digest if it is known.
 fn of_hunks_hashed<'a>(
     base: Version,
     old: &str,
@@ -250,7 +259,7 @@ fn of_hunks_hashed<'a>(
 /// there. Made by [`compose`]: the chain's own ranges, no diff of the texts.
 ///
 /// The splice is checked before it is returned: applied to `root`, it gives `new` (else `None`,
-/// and the writer stores the text whole). `root_hash`: `root`'s [`hash`].
+/// and the writer stores the text whole). `root_hash`: `root`'s digest.
 pub(super) fn rebased(
     base: Version,
     root: &str,
@@ -522,17 +531,60 @@ pub(super) fn diff_kept<'a>(
     )
 }
 
-/// Applies the splice to `text` in place, if `text` is the text it was made on (by its hash,
-/// where the splice has one) and its range fits; otherwise `text` is left unchanged.
+/// One splice applied on its own ([`apply_chained`] with no chunks kept: the store applies
+/// splices only in chains).
+#[cfg(test)]
 pub(super) fn apply(text: &mut String, splice: &Splice) -> Result<(), Misfit> {
-    let other = match (splice.base_hash, splice.old_hash) {
-        (Some(want), _) => want != hash(text),
-        (None, Some(want)) => want != old_hash(text),
-        (None, None) => false,
+    apply_chained(text, splice, &mut None)
+}
+
+/// Applies the splice to `text` in place, if `text` is the text it was made on (by its hash,
+/// where the splice has one) and its ranges fit; otherwise `text` is left unchanged. For a
+/// chain of splices applied one after the other: `chunks` holds the digest's chunks of `text`
+/// once a splice that names its base by digest asked for them (taken whole then), and each
+/// splice applied updates them around the span of its ranges, so a chain of 32 splices hashes
+/// its text whole once, not 32 times.
+pub(super) fn apply_chained(
+    text: &mut String,
+    splice: &Splice,
+    chunks: &mut Option<Chunks>,
+) -> Result<(), Misfit> {
+    let digest = || {
+        chunks
+            .get_or_insert_with(|| Chunks::of(text.as_bytes()))
+            .value
     };
-    if other {
+    if !made_on(splice, text, digest) {
         return Err(Misfit::OtherText);
     }
+    let was = text.len();
+    apply_ranges(text, splice)?;
+    if let Some(known) = chunks.take() {
+        // The span from the first range's start to the last one's end, replaced.
+        let at = splice.keep;
+        let end = (splice.ranges().last()).map_or(at, |(last, cut, _)| last + cut);
+        let inserted = text.len() + (end - at) - was;
+        *chunks = Some(known.spliced(at, end - at, inserted, text.len(), |a, b| {
+            Cow::Borrowed(&text.as_bytes()[a..b])
+        }));
+    }
+    Ok(())
+}
+
+/// Whether `text` is the text `splice` was made on, by the hash the splice keeps: its digest
+/// (`digest` gives `text`'s, asked only then) or, stored before schema 14, its XXH3; a splice
+/// with neither is taken as made on it.
+fn made_on(splice: &Splice, text: &str, digest: impl FnOnce() -> u64) -> bool {
+    match (splice.base_hash, splice.old_hash) {
+        (Some(want), _) => want == digest(),
+        (None, Some(want)) => want == old_hash(text),
+        (None, None) => true,
+    }
+}
+
+/// Replaces the splice's ranges of `text`, if each is inside it on character boundaries, after
+/// the one before it; otherwise `text` is left unchanged.
+fn apply_ranges(text: &mut String, splice: &Splice) -> Result<(), Misfit> {
     if splice.more.is_empty() {
         // One range: in place, once it is inside the text on character boundaries.
         let end = (splice.keep.checked_add(splice.cut)).ok_or(Misfit::OutOfRange)?;
@@ -543,58 +595,6 @@ pub(super) fn apply(text: &mut String, splice: &Splice) -> Result<(), Misfit> {
         return Ok(());
     }
     *text = rebuild(text, splice.ranges()).ok_or(Misfit::OutOfRange)?;
-    Ok(())
-}
-
-/// [`apply`], for a chain of splices applied one after the other: `chunks` holds the digest's
-/// chunks of `text` once a splice that names its base by digest asked for them (taken whole
-/// then), and each splice applied updates them around its ranges, so a chain of 32 splices
-/// hashes its text whole once, not 32 times.
-pub(super) fn apply_chained(
-    text: &mut String,
-    splice: &Splice,
-    chunks: &mut Option<Chunks>,
-) -> Result<(), Misfit> {
-    let other = match (splice.base_hash, splice.old_hash) {
-        (Some(want), _) => {
-            let known = chunks.get_or_insert_with(|| Chunks::of(text.as_bytes()));
-            want != known.value
-        }
-        (None, Some(want)) => want != old_hash(text),
-        (None, None) => false,
-    };
-    if other {
-        return Err(Misfit::OtherText);
-    }
-    let Some(known) = chunks.take() else {
-        return apply(
-            text,
-            &Splice {
-                base_hash: None,
-                old_hash: None,
-                ..splice.clone()
-            },
-        );
-    };
-    let mut ranges: Vec<(usize, usize, &str)> = splice.ranges().collect();
-    let mut from = usize::MAX;
-    for &(at, cut, _) in &ranges {
-        let end = at.checked_add(cut).ok_or(Misfit::OutOfRange)?;
-        if text.get(at..end).is_none() || (from != usize::MAX && at < from) {
-            return Err(Misfit::OutOfRange);
-        }
-        from = end;
-    }
-    // The last range first: the ones before it stay where they are in the text.
-    ranges.reverse();
-    let mut known = known;
-    for (at, cut, put) in ranges {
-        text.replace_range(at..at + cut, put);
-        known = known.spliced(at, cut, put.len(), text.len(), |a, b| {
-            Cow::Borrowed(&text.as_bytes()[a..b])
-        });
-    }
-    *chunks = Some(known);
     Ok(())
 }
 

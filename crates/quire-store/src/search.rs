@@ -798,9 +798,9 @@ pub fn plan<'a>(old: Option<&'a Note>, new: &'a Note, changed: Option<&[TabId]>)
 }
 
 /// What a caller already knows of the Markdown texts a write changed, by tab, so that the plan
-/// need not hash them again: the digest ([`known_or_hash`]) of the text before the write and after it (a
-/// long text's chunks are found by its hash; a store that keeps the hashes of the texts it
-/// wrote hashes none again). What is given here must be true of the texts (checked in debug
+/// need not hash them again: the digest ([`known_or_hash`]) of the text before the write and
+/// after it (a long text's chunks are found by it; a store that keeps the digests of the texts
+/// it wrote takes none again). What is given here must be true of the texts (checked in debug
 /// builds).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct KnownHashes<'h> {

@@ -3,11 +3,11 @@
 //! A Markdown tab's text is in the draft (its base, the person's text, the pending save's), in
 //! the Note's base and in the newest seen version, most often the same text in all of them. A
 //! row's JSON holds no string of [`TEXT_OUT_MIN`] bytes or more: each is a row of `texts` (its
-//! key: its digest, `quire_model::digest`, and its length; keys written before were the XXH3-128
-//! of its bytes and its length, and are still read as such), and `text_refs` says which owner (a draft, a
-//! base, a seen tab) holds which text where (a JSON Pointer into the owner's JSON). A keystroke
-//! in a 10 MiB tab then writes the new text once, not five times, and its acknowledgement writes
-//! no text at all. A text no owner holds any more is deleted in the same transaction.
+//! key: its digest, `quire_model::digest`, and its length; keys written before were the
+//! XXH3-128 of its bytes and its length, and are still read as such), and `text_refs` says which
+//! owner (a draft, a base, a seen tab) holds which text where (a JSON Pointer into the owner's
+//! JSON). A keystroke in a 10 MiB tab then writes the new text once, not five times, and its
+//! acknowledgement writes no text at all. A text no owner holds any more is deleted in the same transaction.
 //!
 //! A new text that differs a little from one written or read lately ([`Recent`]) is kept as
 //! that text and a splice (`base`, `at`, `removed`, and what it inserts as `body`), at most
